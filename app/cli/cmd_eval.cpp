@@ -1,0 +1,35 @@
+#include <cstdio>
+
+#include "app/cli/commands.h"
+#include "app/cli/model_setup.h"
+#include "engine/common/atomic_file.h"
+#include "engine/common/error.h"
+#include "engine/session/prefill.h"
+
+namespace snapdoc::cli {
+
+// Runs the given ids as one prompt and writes every position's logits, [T, vocab] little-endian f32.
+int cmd_eval(int argc, char** argv) {
+    auto flags = model_flags();
+    flags.insert(flags.end(), {{{"--ids"}}, {{"--logits-out"}}});
+    const Args args(flags, argc, argv, 2);
+    const auto ids = parse_int_list(args.required("ids"), "--ids");
+    if (ids.empty()) throw Error("--ids is empty");
+    const std::string out_path = args.required("logits-out");
+    LoadedModel lm = load_for_cli(args, /*need_tokenizer=*/false, /*need_backend=*/true);
+
+    auto kv = make_full_kv_cache(*lm.backend, static_cast<int>(ids.size()));
+    std::vector<float> logits;
+    PrefillOptions opts;
+    opts.cancel = &install_interrupt_flag();
+    prefill(*lm.backend, ids, 0, *kv, opts, &logits);
+
+    static_assert(sizeof(float) == 4);
+    AtomicFileWriter out(out_path);
+    out.write(logits.data(), logits.size() * sizeof(float));
+    out.commit();
+    std::fprintf(stderr, "wrote %zu x %d logits to %s\n", ids.size(), lm.model->config.vocab_size, out_path.c_str());
+    return 0;
+}
+
+}  // namespace snapdoc::cli

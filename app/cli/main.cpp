@@ -1,0 +1,56 @@
+// snapdoc-cli: the engine from the command line (generate, tokenize, eval, info).
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <string>
+
+#include "app/cli/commands.h"
+#include "engine/common/error.h"
+
+namespace {
+
+void usage(std::FILE* out) {
+    std::fputs(
+        "usage: snapdoc-cli COMMAND [flags]\n"
+        "\n"
+        "commands:\n"
+        "  generate -m MODEL -p PROMPT [-n N] [--temp T] [--top-k K] [--top-p P] [--min-p P]\n"
+        "           [--repeat-penalty R] [--seed S] [--threads N] [--no-bos]\n"
+        "                 generate text; only the generated text goes to stdout, stats to stderr\n"
+        "  tokenize -m MODEL -p TEXT [--bos]     print token ids, space-separated\n"
+        "  eval -m MODEL --ids \"1 2 3\" --logits-out FILE\n"
+        "                 write every position's logits as little-endian f32 [T, vocab]\n"
+        "  info -m MODEL  architecture, shapes, dtype, parameters, memory, tokenizer\n"
+        "\n"
+        "MODEL is a .gguf file or a Hugging Face folder (config.json, *.safetensors, tokenizer.model).\n"
+        "Common flags: --threads N (0 = all cores), --log-level trace|debug|info|warn|error|off\n"
+        "(default from SNAPDOC_LOG_LEVEL, else warn).\n",
+        out);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    const std::string cmd = argv[1];
+    try {
+        if (cmd == "generate") return snapdoc::cli::cmd_generate(argc, argv);
+        if (cmd == "tokenize") return snapdoc::cli::cmd_tokenize(argc, argv);
+        if (cmd == "eval") return snapdoc::cli::cmd_eval(argc, argv);
+        if (cmd == "info") return snapdoc::cli::cmd_info(argc, argv);
+        std::fprintf(stderr, "snapdoc-cli: unknown command '%s' (try --help)\n", cmd.c_str());
+        return 2;
+    } catch (const snapdoc::Error& e) {
+        std::fprintf(stderr, "snapdoc-cli %s: error: %s\n", cmd.c_str(), e.what());
+        return 1;
+    } catch (const std::bad_alloc&) {
+        std::fprintf(stderr, "snapdoc-cli %s: error: out of memory\n", cmd.c_str());
+        return 1;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "snapdoc-cli %s: error: %s\n", cmd.c_str(), e.what());
+        return 1;
+    }
+}

@@ -1,0 +1,30 @@
+// snapdoc-bench: performance numbers (never pass/fail). See benches.h for the subcommands.
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <string>
+
+#include "bench/benches.h"
+
+int main(int argc, char** argv) {
+    if (argc < 2 || !std::strcmp(argv[1], "--help")) {
+        std::fputs(
+            "usage: snapdoc-bench COMMAND [flags]\n"
+            "  tokenizer --tokenizer FILE --text FILE [--tokens N] [--repeat R]\n"
+            "  model -m MODEL [--prompt-tokens N] [--gen-tokens N] [--threads N] [--repeat R]\n"
+            "  synthetic --shape NAME [--dtype f32|f16|bf16|q8_0] [--out FILE] [model flags]\n",
+            argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    const std::string cmd = argv[1];
+    try {
+        if (cmd == "tokenizer") return snapdoc::bench::bench_tokenizer(argc, argv);
+        if (cmd == "model") return snapdoc::bench::bench_model(argc, argv);
+        if (cmd == "synthetic") return snapdoc::bench::bench_synthetic(argc, argv);
+        std::fprintf(stderr, "snapdoc-bench: unknown command '%s'\n", cmd.c_str());
+        return 2;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "snapdoc-bench %s: error: %s\n", cmd.c_str(), e.what());
+        return 1;
+    }
+}

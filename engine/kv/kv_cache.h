@@ -1,0 +1,66 @@
+// The attention KV cache, shaped for SnapKV from the start: for every (layer, cache head) there is
+// a separate segment with its own length and capacity, so a compressed cache can keep a different
+// number of positions per head ("ragged") and still append generated tokens in place.
+//
+// A "cache head" is a KV head (kv-head mode / an uncompressed cache) or a query head (query-head
+// mode, where each query head keeps its own set). Query head q reads cache head q / group, with
+// group = n_query_heads / n_cache_heads.
+//
+// This base class holds the host-side bookkeeping (lengths, true token positions of the stored
+// entries). Where the K/V numbers live is up to the backend that created the cache.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace snapdoc {
+
+struct KvCacheSpec {
+    int n_layers = 0;
+    int n_heads = 0;   // cache heads per layer
+    int head_dim = 0;
+    int group = 1;     // query heads per cache head
+    // capacity[layer * n_heads + head]: entries the segment can hold without reallocation.
+    std::vector<int> capacity;
+
+    // Every segment gets the same capacity (an uncompressed cache for `max_tokens` tokens).
+    static KvCacheSpec uniform(int n_layers, int n_heads, int head_dim, int group, int max_tokens);
+    int segment(int layer, int head) const { return layer * n_heads + head; }
+    int64_t total_capacity() const;
+};
+
+class KvCache {
+public:
+    explicit KvCache(KvCacheSpec spec);
+    virtual ~KvCache() = default;
+    KvCache(const KvCache&) = delete;
+    KvCache& operator=(const KvCache&) = delete;
+
+    const KvCacheSpec& spec() const { return spec_; }
+    int length(int layer, int head) const { return static_cast<int>(positions_[spec_.segment(layer, head)].size()); }
+    int capacity(int layer, int head) const { return spec_.capacity[spec_.segment(layer, head)]; }
+    // True token positions of the stored entries, ascending.
+    const std::vector<int32_t>& positions(int layer, int head) const { return positions_[spec_.segment(layer, head)]; }
+    // Number of stored entries across all segments.
+    int64_t total_entries() const;
+    // Bytes of K and V storage actually reserved (capacity), as the backend holds them.
+    virtual std::size_t reserved_bytes() const = 0;
+    // Bytes of K and V for the stored entries.
+    std::size_t used_bytes() const;
+    // Empties every segment (capacity is kept).
+    virtual void clear();
+    // Drops every entry whose position is >= first_dropped_position in all segments (e.g. to roll
+    // back a conversation turn or forget a question). Capacity is kept.
+    virtual void truncate(int32_t first_dropped_position);
+
+protected:
+    // Backends call this after writing entries so bookkeeping stays in step with the data.
+    void record_append(int layer, int head, int32_t position);
+    std::vector<int32_t>& mutable_positions(int layer, int head) { return positions_[spec_.segment(layer, head)]; }
+
+    KvCacheSpec spec_;
+    std::vector<std::vector<int32_t>> positions_;
+};
+
+}  // namespace snapdoc

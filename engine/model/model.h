@@ -1,0 +1,65 @@
+// A loaded model: configuration, weight views into memory-mapped files, and what is needed to
+// build its tokenizer. Loading never reads a whole weight file into memory: tensors stay in the
+// mapping and are converted by the backend when it needs them.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/model/model_config.h"
+#include "engine/model/tensor.h"
+
+namespace snapdoc {
+
+class MappedFile;
+
+struct LayerWeights {
+    TensorView attn_norm;  // [dim]
+    TensorView wq;         // [n_heads*head_dim, dim]
+    TensorView wk;         // [n_kv_heads*head_dim, dim]
+    TensorView wv;         // [n_kv_heads*head_dim, dim]
+    TensorView wo;         // [dim, n_heads*head_dim]
+    TensorView ffn_norm;   // [dim]
+    TensorView w_gate;     // [ffn_dim, dim]
+    TensorView w_up;       // [ffn_dim, dim]
+    TensorView w_down;     // [dim, ffn_dim]
+};
+
+struct ModelWeights {
+    TensorView tok_embeddings;  // [vocab, dim]
+    std::vector<LayerWeights> layers;
+    TensorView out_norm;  // [dim]
+    TensorView output;    // [vocab, dim]; same view as tok_embeddings when tied
+};
+
+enum class ModelFormat : uint8_t { Gguf, HuggingFace };
+
+struct Model {
+    ModelConfig config;
+    ModelWeights weights;
+    ModelFormat format = ModelFormat::Gguf;
+    std::filesystem::path path;
+
+    // Serialized SentencePiece ModelProto (built from GGUF metadata, or the bytes of the HF folder's
+    // tokenizer.model). Empty if the model carries no tokenizer.
+    std::string tokenizer_proto;
+    // Jinja chat template text from GGUF `tokenizer.chat_template` or tokenizer_config.json ("" if none).
+    std::string chat_template;
+
+    // Keeps the mappings (and any owned converted buffers) alive as long as the views are used.
+    std::vector<std::shared_ptr<const MappedFile>> mappings;
+    std::vector<std::shared_ptr<const std::vector<uint8_t>>> owned_buffers;
+
+    int64_t parameter_count() const;
+    // Bytes of all weight tensors as stored in the file(s).
+    int64_t weight_bytes() const;
+};
+
+// Opens a `.gguf` file or a Hugging Face folder (config.json + *.safetensors + tokenizer.model).
+// Throws FormatError with a message naming the file and what is wrong.
+Model load_model(const std::filesystem::path& path);
+
+}  // namespace snapdoc

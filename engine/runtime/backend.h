@@ -1,0 +1,56 @@
+// The compute backend interface. It is deliberately coarse: one call runs a whole transformer layer
+// over a chunk of tokens, so a GPU backend can fuse normalisation, projections, RoPE, attention and
+// the FFN as it sees fit. Callers (sessions, the CLI, benches) only ever talk to this interface.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "engine/kv/kv_cache.h"
+#include "engine/model/model_config.h"
+
+namespace snapdoc {
+
+struct Model;
+
+// Hidden states [rows, dim] held wherever the backend computes (host memory for the CPU backend).
+class Activations {
+public:
+    virtual ~Activations() = default;
+    virtual int max_rows() const = 0;
+};
+
+struct BackendOptions {
+    int threads = 0;  // 0 = all available cores
+    // Rows per internal prefill block (bounds scratch memory); callers may pass longer chunks.
+    int max_chunk_rows = 512;
+};
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+    virtual std::string name() const = 0;
+    virtual const ModelConfig& config() const = 0;
+
+    virtual std::unique_ptr<KvCache> create_kv_cache(const KvCacheSpec& spec) = 0;
+    virtual std::unique_ptr<Activations> create_activations(int max_rows) = 0;
+
+    // Writes the embeddings of `n` tokens into rows [row0, row0 + n).
+    virtual void embed(const int32_t* tokens, int n, Activations& act, int row0) = 0;
+
+    // Runs transformer layer `layer` in place on rows [row0, row0 + n) whose token positions are
+    // `positions[0..n)`. The rows' keys/values (keys after RoPE) are appended to every head segment
+    // of `kv` for this layer, then each row attends over the entries whose position is <= its own.
+    // If `q_capture` is non-null it receives the rows' post-RoPE queries, [n, n_heads * head_dim],
+    // in host memory (used by SnapKV's observation window).
+    virtual void run_layer(int layer, Activations& act, int row0, int n, const int32_t* positions,
+                           KvCache& kv, float* q_capture) = 0;
+
+    // Final norm + output projection of one row; writes vocab_size floats to host memory `out`.
+    virtual void logits(const Activations& act, int row, float* out) = 0;
+};
+
+std::unique_ptr<Backend> make_cpu_backend(const Model& model, const BackendOptions& options = {});
+
+}  // namespace snapdoc

@@ -1,0 +1,35 @@
+// Causal attention of a block of query rows over a (possibly ragged, per-head) KV cache, tiled with
+// an online softmax so no score matrix larger than one tile per thread ever exists — prompts reach
+// 100K+ tokens. A query at position p sees exactly the cache entries whose position is <= p.
+#pragma once
+
+#include <cstdint>
+
+#include "engine/runtime/cpu/thread_pool.h"
+
+namespace snapdoc::cpu {
+
+struct CacheHeadView {
+    const float* k = nullptr;      // [length, head_dim]
+    const float* v = nullptr;      // [length, head_dim]
+    const int32_t* positions = nullptr;  // [length], ascending
+    int length = 0;
+};
+
+struct AttentionArgs {
+    const float* q = nullptr;          // [n, n_heads * head_dim], after RoPE
+    const int32_t* q_positions = nullptr;  // [n]
+    int n = 0;
+    int n_heads = 0;
+    int head_dim = 0;
+    int group = 1;                     // query heads per cache head
+    const CacheHeadView* heads = nullptr;  // [n_heads / group]
+    float scale = 1.0f;                // usually 1/sqrt(head_dim)
+    float* out = nullptr;              // [n, n_heads * head_dim]
+};
+
+void attention(const AttentionArgs& args, ThreadPool& pool);
+
+inline constexpr int kAttentionTile = 64;
+
+}  // namespace snapdoc::cpu

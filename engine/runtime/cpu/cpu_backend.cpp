@@ -1,0 +1,219 @@
+#include "engine/runtime/cpu/cpu_backend.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <new>
+
+#include "engine/common/error.h"
+#include "engine/model/model.h"
+#include "engine/runtime/cpu/attention.h"
+#include "engine/runtime/cpu/elementwise.h"
+#include "engine/runtime/cpu/matmul.h"
+#include "engine/runtime/cpu/thread_pool.h"
+
+namespace snapdoc::cpu {
+
+CpuKvCache::CpuKvCache(KvCacheSpec spec) : KvCache(std::move(spec)) {
+    const std::size_t segments = spec_.capacity.size();
+    try {
+        k_.resize(segments);
+        v_.resize(segments);
+        for (std::size_t s = 0; s < segments; ++s) {
+            k_[s].resize(static_cast<std::size_t>(spec_.capacity[s]) * spec_.head_dim);
+            v_[s].resize(static_cast<std::size_t>(spec_.capacity[s]) * spec_.head_dim);
+        }
+    } catch (const std::bad_alloc&) {
+        throw Error("out of memory: the KV cache needs " +
+                    std::to_string(spec_.total_capacity() * spec_.head_dim * 2 * 4 / (1 << 20)) + " MiB");
+    }
+}
+
+std::size_t CpuKvCache::reserved_bytes() const {
+    return static_cast<std::size_t>(spec_.total_capacity()) * spec_.head_dim * 2 * sizeof(float);
+}
+
+void CpuKvCache::append(int layer, int head, int32_t position, const float* key, const float* value) {
+    const int at = length(layer, head);
+    record_append(layer, head, position);  // throws when full, before anything is written
+    const int64_t off = static_cast<int64_t>(at) * spec_.head_dim;
+    std::memcpy(k(layer, head) + off, key, sizeof(float) * spec_.head_dim);
+    std::memcpy(v(layer, head) + off, value, sizeof(float) * spec_.head_dim);
+}
+
+namespace {
+
+class CpuActivations : public Activations {
+public:
+    CpuActivations(int max_rows, int dim) : max_rows_(max_rows), data(static_cast<std::size_t>(max_rows) * dim) {}
+    int max_rows() const override { return max_rows_; }
+    int max_rows_;
+    std::vector<float> data;
+};
+
+struct LayerNorms {
+    std::vector<float> attn, ffn;
+};
+
+class CpuBackend : public Backend {
+public:
+    CpuBackend(const Model& model, const BackendOptions& options)
+        : model_(model),
+          cfg_(model.config),
+          pool_(options.threads),
+          matmul_(pool_),
+          rope_(cfg_.head_dim, cfg_.rope_theta, cfg_.rope_linear_scale, cfg_.rope_style),
+          chunk_(std::max(1, options.max_chunk_rows)) {
+        cfg_.validate();
+        openblas_set_num_threads(pool_.size());
+        for (const auto& l : model.weights.layers) norms_.push_back({to_f32(l.attn_norm), to_f32(l.ffn_norm)});
+        out_norm_ = to_f32(model.weights.out_norm);
+        const int c = chunk_;
+        xn_.resize(static_cast<std::size_t>(c) * cfg_.dim);
+        tmp_.resize(static_cast<std::size_t>(c) * cfg_.dim);
+        q_.resize(static_cast<std::size_t>(c) * cfg_.q_dim());
+        attn_.resize(static_cast<std::size_t>(c) * cfg_.q_dim());
+        k_.resize(static_cast<std::size_t>(c) * cfg_.kv_dim());
+        v_.resize(static_cast<std::size_t>(c) * cfg_.kv_dim());
+        gate_.resize(static_cast<std::size_t>(c) * cfg_.ffn_dim);
+        up_.resize(static_cast<std::size_t>(c) * cfg_.ffn_dim);
+    }
+
+    std::string name() const override { return "cpu"; }
+    const ModelConfig& config() const override { return cfg_; }
+
+    std::unique_ptr<KvCache> create_kv_cache(const KvCacheSpec& spec) override {
+        if (spec.n_layers != cfg_.n_layers || spec.head_dim != cfg_.head_dim)
+            throw Error("KV cache shape does not match the model");
+        if (spec.n_heads <= 0 || cfg_.n_heads % spec.n_heads != 0 || spec.n_heads % cfg_.n_kv_heads != 0 ||
+            spec.group != cfg_.n_heads / spec.n_heads)
+            throw Error("KV cache heads must be the model's KV heads or query heads");
+        return std::make_unique<CpuKvCache>(spec);
+    }
+
+    std::unique_ptr<Activations> create_activations(int max_rows) override {
+        try {
+            return std::make_unique<CpuActivations>(max_rows, cfg_.dim);
+        } catch (const std::bad_alloc&) {
+            throw Error("out of memory: hidden states for " + std::to_string(max_rows) + " tokens");
+        }
+    }
+
+    void embed(const int32_t* tokens, int n, Activations& act, int row0) override {
+        auto& a = cast(act);
+        check_rows(a, row0, n);
+        const TensorView& emb = model_.weights.tok_embeddings;
+        for (int i = 0; i < n; ++i) {
+            if (tokens[i] < 0 || tokens[i] >= cfg_.vocab_size)
+                throw Error("token id " + std::to_string(tokens[i]) + " is outside the vocabulary (0.." +
+                            std::to_string(cfg_.vocab_size - 1) + ")");
+            dequantize_row(emb.dtype, emb.row_ptr(tokens[i]), row(a, row0 + i), cfg_.dim);
+        }
+    }
+
+    void run_layer(int layer, Activations& act, int row0, int n, const int32_t* positions, KvCache& kv,
+                   float* q_capture) override {
+        auto& a = cast(act);
+        check_rows(a, row0, n);
+        auto* cache = dynamic_cast<CpuKvCache*>(&kv);
+        if (!cache) throw Error("KV cache was not created by the CPU backend");
+        for (int c0 = 0; c0 < n; c0 += chunk_) {
+            const int c = std::min(chunk_, n - c0);
+            run_chunk(layer, row(a, row0 + c0), c, positions + c0, *cache,
+                      q_capture ? q_capture + static_cast<int64_t>(c0) * cfg_.q_dim() : nullptr);
+        }
+    }
+
+    void logits(const Activations& act, int row_index, float* out) override {
+        const auto& a = static_cast<const CpuActivations&>(act);
+        if (row_index < 0 || row_index >= a.max_rows()) throw Error("logits: row out of range");
+        rms_norm_row(a.data.data() + static_cast<int64_t>(row_index) * cfg_.dim, out_norm_.data(), xn_.data(),
+                     cfg_.dim, cfg_.norm_eps);
+        matmul_(model_.weights.output, xn_.data(), 1, out);
+    }
+
+private:
+    static CpuActivations& cast(Activations& act) {
+        auto* a = dynamic_cast<CpuActivations*>(&act);
+        if (!a) throw Error("activations were not created by the CPU backend");
+        return *a;
+    }
+    float* row(CpuActivations& a, int r) { return a.data.data() + static_cast<int64_t>(r) * cfg_.dim; }
+    static void check_rows(const CpuActivations& a, int row0, int n) {
+        if (row0 < 0 || n < 0 || row0 + n > a.max_rows()) throw Error("activation rows out of range");
+    }
+
+    void run_chunk(int layer, float* h, int n, const int32_t* pos, CpuKvCache& kv, float* q_capture) {
+        const LayerWeights& w = model_.weights.layers[layer];
+        const LayerNorms& norms = norms_[layer];
+        const int dim = cfg_.dim, hd = cfg_.head_dim, qd = cfg_.q_dim(), kvd = cfg_.kv_dim();
+
+        // Attention block.
+        for (int i = 0; i < n; ++i) rms_norm_row(h + i * dim, norms.attn.data(), xn_.data() + i * dim, dim, cfg_.norm_eps);
+        matmul_(w.wq, xn_.data(), n, q_.data());
+        matmul_(w.wk, xn_.data(), n, k_.data());
+        matmul_(w.wv, xn_.data(), n, v_.data());
+        for (int i = 0; i < n; ++i) {
+            rope_.apply(q_.data() + static_cast<int64_t>(i) * qd, cfg_.n_heads, pos[i]);
+            rope_.apply(k_.data() + static_cast<int64_t>(i) * kvd, cfg_.n_kv_heads, pos[i]);
+        }
+        if (q_capture) std::memcpy(q_capture, q_.data(), sizeof(float) * static_cast<std::size_t>(n) * qd);
+
+        const KvCacheSpec& spec = kv.spec();
+        const int cache_heads_per_kv = spec.n_heads / cfg_.n_kv_heads;  // 1, or the group size in query-head mode
+        for (int i = 0; i < n; ++i)
+            for (int ch = 0; ch < spec.n_heads; ++ch) {
+                const int64_t off = static_cast<int64_t>(i) * kvd + static_cast<int64_t>(ch / cache_heads_per_kv) * hd;
+                kv.append(layer, ch, pos[i], k_.data() + off, v_.data() + off);
+            }
+
+        heads_.resize(spec.n_heads);
+        for (int ch = 0; ch < spec.n_heads; ++ch)
+            heads_[ch] = {kv.k(layer, ch), kv.v(layer, ch), kv.positions(layer, ch).data(), kv.length(layer, ch)};
+        AttentionArgs args;
+        args.q = q_.data();
+        args.q_positions = pos;
+        args.n = n;
+        args.n_heads = cfg_.n_heads;
+        args.head_dim = hd;
+        args.group = spec.group;
+        args.heads = heads_.data();
+        args.scale = 1.0f / std::sqrt(static_cast<float>(hd));
+        args.out = attn_.data();
+        attention(args, pool_);
+        matmul_(w.wo, attn_.data(), n, tmp_.data());
+        add_inplace(h, tmp_.data(), static_cast<int64_t>(n) * dim);
+
+        // Feed-forward block (SwiGLU).
+        for (int i = 0; i < n; ++i) rms_norm_row(h + i * dim, norms.ffn.data(), xn_.data() + i * dim, dim, cfg_.norm_eps);
+        matmul_(w.w_gate, xn_.data(), n, gate_.data());
+        matmul_(w.w_up, xn_.data(), n, up_.data());
+        swiglu(gate_.data(), up_.data(), static_cast<int64_t>(n) * cfg_.ffn_dim);
+        matmul_(w.w_down, gate_.data(), n, tmp_.data());
+        add_inplace(h, tmp_.data(), static_cast<int64_t>(n) * dim);
+    }
+
+    const Model& model_;
+    ModelConfig cfg_;
+    ThreadPool pool_;
+    MatMul matmul_;
+    Rope rope_;
+    int chunk_;
+    std::vector<LayerNorms> norms_;
+    std::vector<float> out_norm_;
+    std::vector<float> xn_, tmp_, q_, attn_, k_, v_, gate_, up_;
+    std::vector<CacheHeadView> heads_;
+};
+
+}  // namespace
+}  // namespace snapdoc::cpu
+
+namespace snapdoc {
+
+std::unique_ptr<Backend> make_cpu_backend(const Model& model, const BackendOptions& options) {
+    return std::make_unique<cpu::CpuBackend>(model, options);
+}
+
+}  // namespace snapdoc

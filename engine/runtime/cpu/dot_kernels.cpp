@@ -1,0 +1,129 @@
+#include "engine/runtime/cpu/dot_kernels.h"
+
+#include <cstring>
+
+#if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+#include <immintrin.h>
+#define SNAPDOC_AVX2 1
+#endif
+
+namespace snapdoc::cpu {
+
+#ifdef SNAPDOC_AVX2
+namespace {
+inline float hsum(__m256 v) {
+    __m128 lo = _mm256_castps256_ps128(v);
+    __m128 hi = _mm256_extractf128_ps(v, 1);
+    lo = _mm_add_ps(lo, hi);
+    lo = _mm_hadd_ps(lo, lo);
+    lo = _mm_hadd_ps(lo, lo);
+    return _mm_cvtss_f32(lo);
+}
+inline __m256 load_bf16x8(const uint16_t* p) {
+    __m128i raw = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(raw), 16));
+}
+inline __m256 load_f16x8(const uint16_t* p) {
+    return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+}
+}  // namespace
+#endif
+
+float dot_f32(const float* a, const float* b, int64_t n) {
+    int64_t i = 0;
+    float sum = 0.0f;
+#ifdef SNAPDOC_AVX2
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+    for (; i + 16 <= n; i += 16) {
+        acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), acc0);
+        acc1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(b + i + 8), acc1);
+    }
+    for (; i + 8 <= n; i += 8) acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), acc0);
+    sum = hsum(_mm256_add_ps(acc0, acc1));
+#endif
+    for (; i < n; ++i) sum += a[i] * b[i];
+    return sum;
+}
+
+namespace {
+
+float dot_f16(const uint16_t* w, const float* x, int64_t n) {
+    int64_t i = 0;
+    float sum = 0.0f;
+#ifdef SNAPDOC_AVX2
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+    for (; i + 16 <= n; i += 16) {
+        acc0 = _mm256_fmadd_ps(load_f16x8(w + i), _mm256_loadu_ps(x + i), acc0);
+        acc1 = _mm256_fmadd_ps(load_f16x8(w + i + 8), _mm256_loadu_ps(x + i + 8), acc1);
+    }
+    for (; i + 8 <= n; i += 8) acc0 = _mm256_fmadd_ps(load_f16x8(w + i), _mm256_loadu_ps(x + i), acc0);
+    sum = hsum(_mm256_add_ps(acc0, acc1));
+#endif
+    for (; i < n; ++i) sum += f16_to_f32(w[i]) * x[i];
+    return sum;
+}
+
+float dot_bf16(const uint16_t* w, const float* x, int64_t n) {
+    int64_t i = 0;
+    float sum = 0.0f;
+#ifdef SNAPDOC_AVX2
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+    for (; i + 16 <= n; i += 16) {
+        acc0 = _mm256_fmadd_ps(load_bf16x8(w + i), _mm256_loadu_ps(x + i), acc0);
+        acc1 = _mm256_fmadd_ps(load_bf16x8(w + i + 8), _mm256_loadu_ps(x + i + 8), acc1);
+    }
+    for (; i + 8 <= n; i += 8) acc0 = _mm256_fmadd_ps(load_bf16x8(w + i), _mm256_loadu_ps(x + i), acc0);
+    sum = hsum(_mm256_add_ps(acc0, acc1));
+#endif
+    for (; i < n; ++i) sum += bf16_to_f32(w[i]) * x[i];
+    return sum;
+}
+
+float dot_q8_0(const uint8_t* w, const float* x, int64_t n) {
+    float sum = 0.0f;
+    for (int64_t b = 0; b < n / kQ8BlockSize; ++b) {
+        const uint8_t* block = w + b * kQ8BlockBytes;
+        uint16_t d16;
+        std::memcpy(&d16, block, 2);
+        const int8_t* q = reinterpret_cast<const int8_t*>(block + 2);
+        const float* xb = x + b * kQ8BlockSize;
+#ifdef SNAPDOC_AVX2
+        __m256 acc = _mm256_setzero_ps();
+        for (int j = 0; j < kQ8BlockSize; j += 8) {
+            __m128i q8 = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(q + j));
+            __m256 qf = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(q8));
+            acc = _mm256_fmadd_ps(qf, _mm256_loadu_ps(xb + j), acc);
+        }
+        sum += f16_to_f32(d16) * hsum(acc);
+#else
+        float s = 0.0f;
+        for (int j = 0; j < kQ8BlockSize; ++j) s += static_cast<float>(q[j]) * xb[j];
+        sum += f16_to_f32(d16) * s;
+#endif
+    }
+    return sum;
+}
+
+}  // namespace
+
+float dot_row(DType t, const void* row, const float* x, int64_t n) {
+    switch (t) {
+        case DType::F32: return dot_f32(static_cast<const float*>(row), x, n);
+        case DType::F16: return dot_f16(static_cast<const uint16_t*>(row), x, n);
+        case DType::BF16: return dot_bf16(static_cast<const uint16_t*>(row), x, n);
+        case DType::Q8_0: return dot_q8_0(static_cast<const uint8_t*>(row), x, n);
+    }
+    return 0.0f;
+}
+
+void axpy_f32(float a, const float* x, float* y, int64_t n) {
+    int64_t i = 0;
+#ifdef SNAPDOC_AVX2
+    __m256 av = _mm256_set1_ps(a);
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(y + i, _mm256_fmadd_ps(av, _mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i)));
+#endif
+    for (; i < n; ++i) y[i] += a * x[i];
+}
+
+}  // namespace snapdoc::cpu

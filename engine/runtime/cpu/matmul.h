@@ -1,0 +1,30 @@
+// y[n, out] = x[n, in] · Wᵀ for a weight W [out, in] of any supported dtype.
+// Small batches (decode) stream each weight row once through the dot kernels, in parallel over
+// output rows; larger batches (prefill) go through OpenBLAS sgemm, dequantizing W block by block
+// into a scratch buffer when it is not f32 (weights stay compact in memory).
+#pragma once
+
+#include <vector>
+
+#include "engine/model/tensor.h"
+#include "engine/runtime/cpu/thread_pool.h"
+
+namespace snapdoc::cpu {
+
+class MatMul {
+public:
+    explicit MatMul(ThreadPool& pool) : pool_(pool) {}
+    void operator()(const TensorView& w, const float* x, int n, float* y);
+
+private:
+    void small_batch(const TensorView& w, const float* x, int n, float* y);
+    void blas(const TensorView& w, const float* x, int n, float* y);
+
+    ThreadPool& pool_;
+    std::vector<float> scratch_;  // dequantized weight rows for the sgemm path
+};
+
+// Rows handled by the streaming kernel rather than sgemm.
+inline constexpr int kSmallBatchRows = 4;
+
+}  // namespace snapdoc::cpu

@@ -1,0 +1,77 @@
+#include "engine/runtime/cpu/thread_pool.h"
+
+#include <algorithm>
+
+namespace snapdoc {
+
+ThreadPool::ThreadPool(int n_threads) {
+    if (n_threads <= 0) n_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    n_threads_ = n_threads;
+    for (int i = 1; i < n_threads_; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
+}
+
+ThreadPool::~ThreadPool() {
+    stop_.store(true);
+    generation_.fetch_add(1);
+    generation_.notify_all();
+    for (auto& t : workers_) t.join();
+}
+
+void ThreadPool::run_share(int index) {
+    // Chunks are claimed dynamically so uneven work (e.g. causal attention rows) balances itself.
+    for (;;) {
+        int64_t c = next_chunk_.fetch_add(1);
+        int64_t begin = c * job_chunk_;
+        if (begin >= job_n_) break;
+        (*job_)(begin, std::min(job_n_, begin + job_chunk_), index);
+    }
+}
+
+void ThreadPool::worker_loop(int index) {
+    uint64_t seen = 0;
+    for (;;) {
+        // Spin briefly (a decode step issues the next loop within microseconds), then sleep.
+        uint64_t g = generation_.load(std::memory_order_acquire);
+        for (int spin = 0; g == seen && spin < 20000; ++spin) {
+#if defined(__x86_64__)
+            __builtin_ia32_pause();
+#endif
+            g = generation_.load(std::memory_order_acquire);
+        }
+        while (g == seen) {
+            generation_.wait(seen, std::memory_order_acquire);
+            g = generation_.load(std::memory_order_acquire);
+        }
+        seen = g;
+        if (stop_.load()) return;
+        run_share(index);
+        pending_.fetch_sub(1, std::memory_order_acq_rel);
+    }
+}
+
+void ThreadPool::parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t, int)>& fn) {
+    if (n <= 0) return;
+    grain = std::max<int64_t>(1, grain);
+    if (n_threads_ == 1 || n <= grain) {
+        fn(0, n, 0);
+        return;
+    }
+    // About 4 chunks per thread: enough to balance, few enough to keep claiming cheap.
+    int64_t chunk = std::max(grain, (n + n_threads_ * 4 - 1) / (n_threads_ * 4));
+    job_ = &fn;
+    job_n_ = n;
+    job_chunk_ = chunk;
+    next_chunk_.store(0);
+    pending_.store(n_threads_ - 1, std::memory_order_release);
+    generation_.fetch_add(1, std::memory_order_acq_rel);
+    generation_.notify_all();
+    run_share(0);
+    while (pending_.load(std::memory_order_acquire) != 0) {
+#if defined(__x86_64__)
+        __builtin_ia32_pause();
+#endif
+    }
+    job_ = nullptr;
+}
+
+}  // namespace snapdoc

@@ -1,0 +1,78 @@
+#include "engine/session/generate.h"
+
+#include <chrono>
+
+#include "engine/common/error.h"
+#include "engine/session/prefill.h"
+
+namespace snapdoc {
+
+namespace {
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+}  // namespace
+
+const char* stop_reason_name(StopReason r) {
+    switch (r) {
+        case StopReason::EndOfSequence: return "eos";
+        case StopReason::TokenLimit: return "limit";
+        case StopReason::Cancelled: return "cancelled";
+    }
+    return "?";
+}
+
+GenerationResult generate(Backend& backend, const GenerationRequest& request) {
+    if (request.prompt.empty()) throw Error("generate: the prompt is empty (add BOS)");
+    if (request.max_new_tokens < 0) throw Error("generate: negative token limit");
+    request.sampling.validate();
+    const ModelConfig& cfg = backend.config();
+
+    GenerationResult result;
+    result.prompt_tokens = static_cast<int>(request.prompt.size());
+    const int capacity = result.prompt_tokens + request.max_new_tokens;
+    auto kv = make_full_kv_cache(backend, capacity);
+    result.kv_bytes = kv->reserved_bytes();
+
+    auto t0 = std::chrono::steady_clock::now();
+    PrefillOptions popts;
+    popts.chunk_rows = request.prefill_chunk;
+    popts.cancel = request.cancel;
+    std::vector<float> logits;
+    try {
+        logits = prefill(backend, request.prompt, 0, *kv, popts);
+    } catch (const Cancelled&) {
+        result.stop = StopReason::Cancelled;
+        result.prefill_seconds = seconds_since(t0);
+        return result;
+    }
+    result.prefill_seconds = seconds_since(t0);
+
+    Sampler sampler(request.sampling);
+    std::vector<int32_t> history = request.prompt;
+    auto act = backend.create_activations(1);
+    t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < request.max_new_tokens; ++i) {
+        if (request.cancel && request.cancel->load()) {
+            result.stop = StopReason::Cancelled;
+            break;
+        }
+        const int32_t token = sampler.sample(logits, history);
+        if (request.stop_at_eos && token == cfg.eos_id) {
+            result.stop = StopReason::EndOfSequence;
+            break;
+        }
+        result.tokens.push_back(token);
+        history.push_back(token);
+        if (request.on_token) request.on_token(token);
+        if (i + 1 == request.max_new_tokens) break;  // the last token's logits are never needed
+        const int32_t pos = result.prompt_tokens + i;
+        backend.embed(&token, 1, *act, 0);
+        for (int l = 0; l < cfg.n_layers; ++l) backend.run_layer(l, *act, 0, 1, &pos, *kv, nullptr);
+        backend.logits(*act, 0, logits.data());
+    }
+    result.decode_seconds = seconds_since(t0);
+    return result;
+}
+
+}  // namespace snapdoc

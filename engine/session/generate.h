@@ -1,0 +1,40 @@
+// Plain text generation over a full KV cache: prefill the prompt, then sample token by token until
+// EOS, the token limit or cancellation. Streaming happens through the on_token callback.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "engine/runtime/backend.h"
+#include "engine/session/sampler.h"
+
+namespace snapdoc {
+
+enum class StopReason { EndOfSequence, TokenLimit, Cancelled };
+
+struct GenerationRequest {
+    std::vector<int32_t> prompt;  // must not be empty (callers add BOS)
+    int max_new_tokens = 256;
+    SamplingParams sampling;
+    bool stop_at_eos = true;
+    int prefill_chunk = 512;
+    const std::atomic<bool>* cancel = nullptr;     // checked per token and per prefill chunk
+    std::function<void(int32_t token)> on_token;   // called for each generated token (not for EOS)
+};
+
+struct GenerationResult {
+    std::vector<int32_t> tokens;  // generated tokens (EOS not included)
+    StopReason stop = StopReason::TokenLimit;
+    int prompt_tokens = 0;
+    double prefill_seconds = 0;
+    double decode_seconds = 0;
+    std::size_t kv_bytes = 0;  // reserved KV cache bytes
+};
+
+GenerationResult generate(Backend& backend, const GenerationRequest& request);
+
+const char* stop_reason_name(StopReason r);
+
+}  // namespace snapdoc

@@ -1,0 +1,42 @@
+#include "engine/session/prefill.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "engine/common/error.h"
+
+namespace snapdoc {
+
+std::vector<float> prefill(Backend& backend, std::span<const int32_t> tokens, int start_pos, KvCache& kv,
+                           const PrefillOptions& options, std::vector<float>* all_logits) {
+    const ModelConfig& cfg = backend.config();
+    const int n = static_cast<int>(tokens.size());
+    if (n == 0) throw Error("prefill: no tokens");
+    const int chunk = std::max(1, std::min(options.chunk_rows, n));
+    auto act = backend.create_activations(chunk);
+    std::vector<int32_t> positions(chunk);
+    std::vector<float> last(cfg.vocab_size);
+    if (all_logits) all_logits->assign(static_cast<std::size_t>(n) * cfg.vocab_size, 0.0f);
+
+    for (int c0 = 0; c0 < n; c0 += chunk) {
+        if (options.cancel && options.cancel->load()) throw Cancelled();
+        const int c = std::min(chunk, n - c0);
+        std::iota(positions.begin(), positions.begin() + c, start_pos + c0);
+        backend.embed(tokens.data() + c0, c, *act, 0);
+        for (int l = 0; l < cfg.n_layers; ++l) backend.run_layer(l, *act, 0, c, positions.data(), kv, nullptr);
+        if (all_logits)
+            for (int i = 0; i < c; ++i)
+                backend.logits(*act, i, all_logits->data() + static_cast<std::size_t>(c0 + i) * cfg.vocab_size);
+        if (c0 + c == n) backend.logits(*act, c - 1, last.data());
+        if (options.progress) options.progress(c0 + c, n);
+    }
+    return last;
+}
+
+std::unique_ptr<KvCache> make_full_kv_cache(Backend& backend, int max_tokens) {
+    const ModelConfig& cfg = backend.config();
+    return backend.create_kv_cache(
+        KvCacheSpec::uniform(cfg.n_layers, cfg.n_kv_heads, cfg.head_dim, cfg.group_size(), max_tokens));
+}
+
+}  // namespace snapdoc

@@ -1,0 +1,30 @@
+// Token-major prefill over a full KV cache: every layer runs on one chunk of the prompt before the
+// next chunk starts, so activations stay bounded by the chunk size. (The SnapKV document path uses
+// a layer-major order instead; see the kv/ and session/ modules.)
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "engine/runtime/backend.h"
+
+namespace snapdoc {
+
+struct PrefillOptions {
+    int chunk_rows = 512;
+    const std::atomic<bool>* cancel = nullptr;          // checked between chunks; throws Cancelled
+    std::function<void(int done, int total)> progress;  // called after each chunk
+};
+
+// Runs `tokens` at positions [start_pos, start_pos + n) through the model, appending their K/V to
+// `kv`. Returns the logits of the last token. If `all_logits` is given it receives [n, vocab].
+std::vector<float> prefill(Backend& backend, std::span<const int32_t> tokens, int start_pos, KvCache& kv,
+                           const PrefillOptions& options = {}, std::vector<float>* all_logits = nullptr);
+
+// A full (uncompressed) cache with one segment per KV head, sized for `max_tokens`.
+std::unique_ptr<KvCache> make_full_kv_cache(Backend& backend, int max_tokens);
+
+}  // namespace snapdoc
