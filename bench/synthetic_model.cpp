@@ -1,0 +1,117 @@
+#include "bench/synthetic_model.h"
+
+#include <cmath>
+
+#include "engine/common/error.h"
+#include "engine/model/gguf_writer.h"
+
+namespace snapdoc::bench {
+
+namespace {
+
+ModelConfig llama(int layers, int dim, int heads, int kv_heads, int ffn, int vocab, int ctx, float theta = 10000.f) {
+    ModelConfig c;
+    c.n_layers = layers;
+    c.dim = dim;
+    c.n_heads = heads;
+    c.n_kv_heads = kv_heads;
+    c.head_dim = dim / heads;
+    c.ffn_dim = ffn;
+    c.vocab_size = vocab;
+    c.context_length = ctx;
+    c.rope_theta = theta;
+    return c;
+}
+
+// A cheap deterministic generator: weights only need realistic magnitudes, not quality.
+struct XorShift {
+    uint64_t s;
+    float uniform() {  // in [-1, 1)
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        return static_cast<float>(static_cast<int64_t>(s >> 40) - (int64_t{1} << 23)) / float(1 << 23);
+    }
+};
+
+}  // namespace
+
+const std::vector<SyntheticShape>& synthetic_shapes() {
+    static const std::vector<SyntheticShape> shapes = {
+        {"tiny", "2 layers, dim 64 (tests, smoke runs)", llama(2, 64, 4, 2, 172, 512, 4096)},
+        {"llama-125m", "llama.cpp comparison shape: 12 layers, dim 768, 12/4 heads, FFN 2048, vocab 32000",
+         llama(12, 768, 12, 4, 2048, 32000, 32768)},
+        {"llama-1b", "TinyLlama-1.1B: 22 layers, dim 2048, 32/4 heads, FFN 5632", llama(22, 2048, 32, 4, 5632, 32000, 32768)},
+        {"llama2-7b", "Llama-2-7B: 32 layers, dim 4096, 32 heads (MHA), FFN 11008", llama(32, 4096, 32, 32, 11008, 32000, 4096)},
+        {"mistral-7b", "Mistral-7B: 32 layers, dim 4096, 32/8 heads, FFN 14336",
+         llama(32, 4096, 32, 8, 14336, 32000, 32768, 1000000.f)},
+    };
+    return shapes;
+}
+
+const SyntheticShape& find_shape(const std::string& name) {
+    std::string known;
+    for (const auto& s : synthetic_shapes()) {
+        if (s.name == name) return s;
+        known += (known.empty() ? "" : ", ") + s.name;
+    }
+    throw Error("unknown shape '" + name + "' (known: " + known + ")");
+}
+
+DType parse_dtype(const std::string& name) {
+    if (name == "f32") return DType::F32;
+    if (name == "f16") return DType::F16;
+    if (name == "bf16") return DType::BF16;
+    if (name == "q8_0") return DType::Q8_0;
+    throw Error("unknown dtype '" + name + "' (f32, f16, bf16, q8_0)");
+}
+
+std::filesystem::path write_synthetic_model(const SyntheticShape& shape, DType dtype, const std::filesystem::path& file) {
+    if (std::filesystem::exists(file)) return file;
+    const ModelConfig& c = shape.config;
+    GgufWriter w;
+    w.set_string("general.architecture", "llama");
+    w.set_string("general.name", "synthetic " + shape.name);
+    w.set_u32("llama.block_count", c.n_layers);
+    w.set_u32("llama.embedding_length", c.dim);
+    w.set_u32("llama.feed_forward_length", c.ffn_dim);
+    w.set_u32("llama.attention.head_count", c.n_heads);
+    w.set_u32("llama.attention.head_count_kv", c.n_kv_heads);
+    w.set_u32("llama.context_length", c.context_length);
+    w.set_u32("llama.vocab_size", c.vocab_size);
+    w.set_u32("llama.rope.dimension_count", c.head_dim);
+    w.set_f32("llama.rope.freq_base", c.rope_theta);
+    w.set_f32("llama.attention.layer_norm_rms_epsilon", c.norm_eps);
+
+    uint64_t seed = 1;
+    auto matrix = [&](const std::string& name, int64_t rows, int64_t cols) {
+        const float scale = 1.0f / std::sqrt(static_cast<float>(cols));
+        const uint64_t s = 0x9E3779B97F4A7C15ull * ++seed;
+        w.add_tensor_generated(name, {rows, cols}, dtype, [s, scale](int64_t row, std::span<float> out) {
+            XorShift g{s ^ (static_cast<uint64_t>(row) * 0xBF58476D1CE4E5B9ull) | 1};
+            for (float& x : out) x = g.uniform() * scale * 1.7f;  // uniform with std ≈ scale
+        });
+    };
+    auto ones = [&](const std::string& name, int64_t n) {
+        w.add_tensor_generated(name, {n}, DType::F32, [](int64_t, std::span<float> out) {
+            for (float& x : out) x = 1.0f;
+        });
+    };
+    matrix("token_embd.weight", c.vocab_size, c.dim);
+    for (int l = 0; l < c.n_layers; ++l) {
+        const std::string p = "blk." + std::to_string(l) + ".";
+        ones(p + "attn_norm.weight", c.dim);
+        matrix(p + "attn_q.weight", c.q_dim(), c.dim);
+        matrix(p + "attn_k.weight", c.kv_dim(), c.dim);
+        matrix(p + "attn_v.weight", c.kv_dim(), c.dim);
+        matrix(p + "attn_output.weight", c.dim, c.q_dim());
+        ones(p + "ffn_norm.weight", c.dim);
+        matrix(p + "ffn_gate.weight", c.ffn_dim, c.dim);
+        matrix(p + "ffn_up.weight", c.ffn_dim, c.dim);
+        matrix(p + "ffn_down.weight", c.dim, c.ffn_dim);
+    }
+    ones("output_norm.weight", c.dim);
+    matrix("output.weight", c.vocab_size, c.dim);
+    w.write(file);
+    return file;
+}
+
+}  // namespace snapdoc::bench

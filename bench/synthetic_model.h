@@ -1,0 +1,27 @@
+// Random-weight GGUF models of real shapes, so speed and memory can be measured without
+// downloading a model. The weights are generated row by row while the file is written.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "engine/model/dtype.h"
+#include "engine/model/model_config.h"
+
+namespace snapdoc::bench {
+
+struct SyntheticShape {
+    std::string name;
+    std::string description;
+    ModelConfig config;
+};
+
+const std::vector<SyntheticShape>& synthetic_shapes();
+const SyntheticShape& find_shape(const std::string& name);  // throws Error listing the known names
+DType parse_dtype(const std::string& name);                 // f32 | f16 | bf16 | q8_0
+
+// Writes the model unless `file` already exists; returns the path.
+std::filesystem::path write_synthetic_model(const SyntheticShape& shape, DType dtype, const std::filesystem::path& file);
+
+}  // namespace snapdoc::bench

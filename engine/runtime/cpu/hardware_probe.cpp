@@ -1,0 +1,57 @@
+#include "engine/runtime/cpu/hardware_probe.h"
+
+#include <cblas.h>
+
+#include <chrono>
+#include <vector>
+
+#include "engine/runtime/cpu/dot_kernels.h"
+#include "engine/runtime/cpu/thread_pool.h"
+
+namespace snapdoc::cpu {
+
+namespace {
+double now_s() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+double measure_read_bandwidth_gbs(int threads, double seconds) {
+    const std::size_t n = std::size_t{64} << 20;  // 256 MiB of floats
+    std::vector<float> a(n, 1.0f), ones(1 << 14, 1.0f);
+    ThreadPool pool(threads);
+    volatile float sink = 0;
+    double bytes = 0;
+    const double t0 = now_s();
+    double t = t0;
+    const int64_t block = 1 << 14;
+    while (t - t0 < seconds) {
+        pool.parallel_for(static_cast<int64_t>(n) / block, 16, [&](int64_t b0, int64_t b1, int) {
+            float s = 0;
+            for (int64_t b = b0; b < b1; ++b) s += dot_f32(a.data() + b * block, ones.data(), block);
+            sink = sink + s;
+        });
+        bytes += static_cast<double>(n) * sizeof(float);
+        t = now_s();
+    }
+    return bytes / (t - t0) / 1e9;
+}
+
+double measure_sgemm_gflops(int threads, int m, int n, int k, double seconds) {
+    openblas_set_num_threads(threads);
+    std::vector<float> a(static_cast<std::size_t>(m) * k, 0.5f), b(static_cast<std::size_t>(n) * k, 0.25f),
+        c(static_cast<std::size_t>(m) * n);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0f, a.data(), k, b.data(), k, 0.0f, c.data(), n);
+    int reps = 0;
+    const double t0 = now_s();
+    double t = t0;
+    while (t - t0 < seconds) {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0f, a.data(), k, b.data(), k, 0.0f, c.data(),
+                    n);
+        ++reps;
+        t = now_s();
+    }
+    return 2.0 * m * n * k * reps / (t - t0) / 1e9;
+}
+
+}  // namespace snapdoc::cpu

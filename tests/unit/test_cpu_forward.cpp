@@ -1,0 +1,223 @@
+// The CPU backend against the plain reference forward pass (tests/support/reference_llama), on
+// random-weight models written by the tests in both file formats.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "engine/model/model.h"
+#include "engine/runtime/backend.h"
+#include "engine/session/generate.h"
+#include "engine/session/prefill.h"
+#include "tests/support/reference_llama.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/tiny_model.h"
+
+namespace snapdoc {
+namespace {
+
+using namespace snapdoc::testing;
+
+std::vector<int32_t> some_ids(int n, int vocab, int seed = 3) {
+    std::vector<int32_t> ids(n);
+    uint32_t x = 2463534242u + seed;
+    for (auto& id : ids) {
+        x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+        id = static_cast<int32_t>(x % vocab);
+    }
+    return ids;
+}
+
+std::vector<float> engine_logits(const Model& m, const std::vector<int32_t>& ids, int threads = 2, int chunk = 512,
+                                 int backend_chunk = 512) {
+    BackendOptions o;
+    o.threads = threads;
+    o.max_chunk_rows = backend_chunk;
+    auto backend = make_cpu_backend(m, o);
+    auto kv = make_full_kv_cache(*backend, static_cast<int>(ids.size()));
+    PrefillOptions p;
+    p.chunk_rows = chunk;
+    std::vector<float> logits;
+    prefill(*backend, ids, 0, *kv, p, &logits);
+    return logits;
+}
+
+// Largest |a-b| relative to the largest |b| (logits of random models are O(1)).
+double max_rel_diff(const std::vector<float>& a, const std::vector<double>& b) {
+    double md = 0, mb = 1e-12;
+    for (std::size_t i = 0; i < b.size(); ++i) {
+        md = std::max(md, std::fabs(a[i] - b[i]));
+        mb = std::max(mb, std::fabs(b[i]));
+    }
+    return md / mb;
+}
+
+struct ShapeCase {
+    const char* name;
+    int n_heads, n_kv_heads;
+    bool tied;
+    float rope_scale;
+};
+
+class CpuForward : public ::testing::TestWithParam<ShapeCase> {};
+
+TEST_P(CpuForward, MatchesReferenceInBothFormats) {
+    const ShapeCase c = GetParam();
+    TempDir dir;
+    TinyModelSpec spec;
+    spec.n_heads = c.n_heads;
+    spec.n_kv_heads = c.n_kv_heads;
+    spec.tied = c.tied;
+    spec.rope_linear_scale = c.rope_scale;
+    spec.seed = 11;
+    const TinyWeights w = make_tiny_weights(spec);
+    write_tiny_gguf(dir.path() / "m.gguf", w, DType::F32);
+    write_tiny_hf(dir.path() / "hf", w, DType::F32);
+    const auto ids = some_ids(70, spec.vocab_size);
+    const auto ref = reference_logits(w, ids);
+    const auto gguf = engine_logits(load_model(dir.path() / "m.gguf"), ids);
+    const auto hf = engine_logits(load_model(dir.path() / "hf"), ids);
+    EXPECT_LT(max_rel_diff(gguf, ref), 1e-4) << "GGUF (adjacent-pair RoPE)";
+    EXPECT_LT(max_rel_diff(hf, ref), 1e-4) << "HF (rotate-half RoPE)";
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, CpuForward,
+                         ::testing::Values(ShapeCase{"gqa", 4, 2, false, 1.0f}, ShapeCase{"mha", 4, 4, false, 1.0f},
+                                           ShapeCase{"mqa", 4, 1, true, 1.0f},
+                                           ShapeCase{"linear_rope_scaling", 4, 2, false, 4.0f}),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+// Low-precision files: the GGUF and HF copies hold identical rounded weights, so they must agree
+// tightly with each other, and stay close to the f32 reference.
+class CpuForwardDtype : public ::testing::TestWithParam<DType> {};
+
+TEST_P(CpuForwardDtype, FormatsAgreeAndStayNearReference) {
+    const DType dt = GetParam();
+    TempDir dir;
+    TinyModelSpec spec;
+    spec.seed = 5;
+    const TinyWeights w = make_tiny_weights(spec);
+    write_tiny_gguf(dir.path() / "m.gguf", w, dt);
+    const auto ids = some_ids(40, spec.vocab_size, 9);
+    const auto ref = reference_logits(w, ids);
+    const auto gguf = engine_logits(load_model(dir.path() / "m.gguf"), ids);
+    const double tol = dt == DType::F16 ? 5e-3 : 3e-2;  // f16: 11-bit mantissa; bf16/q8_0: ~8 bits
+    EXPECT_LT(max_rel_diff(gguf, ref), tol);
+    if (dt != DType::Q8_0) {  // safetensors has no Q8_0
+        write_tiny_hf(dir.path() / "hf", w, dt);
+        const auto hf = engine_logits(load_model(dir.path() / "hf"), ids);
+        std::vector<double> g(gguf.begin(), gguf.end());
+        EXPECT_LT(max_rel_diff(hf, g), 1e-4);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, CpuForwardDtype, ::testing::Values(DType::F16, DType::BF16, DType::Q8_0),
+                         [](const auto& info) { return std::string(dtype_name(info.param)); });
+
+// Chunking (prefill chunks and the backend's internal blocks) and thread count change nothing
+// beyond float rounding.
+TEST(CpuForwardChunking, ChunkSizesAndThreadsAgree) {
+    TempDir dir;
+    TinyModelSpec spec;
+    const TinyWeights w = make_tiny_weights(spec);
+    write_tiny_gguf(dir.path() / "m.gguf", w, DType::F16);
+    const Model m = load_model(dir.path() / "m.gguf");
+    const auto ids = some_ids(37, spec.vocab_size);
+    const auto base = engine_logits(m, ids, 2, 512, 512);
+    std::vector<double> b(base.begin(), base.end());
+    EXPECT_LT(max_rel_diff(engine_logits(m, ids, 1, 512, 512), b), 1e-5);
+    EXPECT_LT(max_rel_diff(engine_logits(m, ids, 2, 5, 512), b), 1e-5);
+    EXPECT_LT(max_rel_diff(engine_logits(m, ids, 2, 512, 3), b), 1e-5);
+    EXPECT_LT(max_rel_diff(engine_logits(m, ids, 2, 1, 1), b), 1e-5);
+}
+
+// Decoding token by token over the KV cache gives the same logits as one batched prefill.
+TEST(CpuForwardDecode, IncrementalEqualsBatched) {
+    TempDir dir;
+    TinyModelSpec spec;
+    const TinyWeights w = make_tiny_weights(spec);
+    write_tiny_hf(dir.path() / "hf", w, DType::F32);
+    const Model m = load_model(dir.path() / "hf");
+    const auto ids = some_ids(25, spec.vocab_size);
+    const auto batched = engine_logits(m, ids);
+    auto backend = make_cpu_backend(m);
+    auto kv = make_full_kv_cache(*backend, 25);
+    auto act = backend->create_activations(1);
+    std::vector<float> row(spec.vocab_size);
+    const auto ref = reference_logits(w, ids);
+    for (int t = 0; t < 25; ++t) {
+        backend->embed(&ids[t], 1, *act, 0);
+        for (int l = 0; l < spec.n_layers; ++l) backend->run_layer(l, *act, 0, 1, &t, *kv, nullptr);
+        backend->logits(*act, 0, row.data());
+        for (int v = 0; v < spec.vocab_size; ++v)
+            ASSERT_NEAR(row[v], batched[static_cast<std::size_t>(t) * spec.vocab_size + v], 1e-4) << "t=" << t;
+    }
+    EXPECT_EQ(kv->length(0, 0), 25);
+    // The cache refuses a 26th token instead of writing past its capacity.
+    const int32_t pos = 25;
+    backend->embed(&ids[0], 1, *act, 0);
+    EXPECT_THROW(backend->run_layer(0, *act, 0, 1, &pos, *kv, nullptr), Error);
+}
+
+TEST(CpuForwardErrors, TokenOutsideVocabularyIsAnError) {
+    TempDir dir;
+    TinyModelSpec spec;
+    write_tiny_gguf(dir.path() / "m.gguf", make_tiny_weights(spec), DType::F32);
+    const Model m = load_model(dir.path() / "m.gguf");
+    auto backend = make_cpu_backend(m);
+    auto act = backend->create_activations(1);
+    const int32_t bad = spec.vocab_size;
+    EXPECT_THROW(backend->embed(&bad, 1, *act, 0), Error);
+}
+
+TEST(Generation, GreedyIsDeterministicAndStopsAtLimit) {
+    TempDir dir;
+    TinyModelSpec spec;
+    write_tiny_gguf(dir.path() / "m.gguf", make_tiny_weights(spec), DType::F32);
+    const Model m = load_model(dir.path() / "m.gguf");
+    auto backend = make_cpu_backend(m);
+    GenerationRequest req;
+    req.prompt = {1, 50, 60};
+    req.max_new_tokens = 12;
+    req.sampling.temperature = 0;
+    req.stop_at_eos = false;
+    const auto a = generate(*backend, req);
+    const auto b = generate(*backend, req);
+    EXPECT_EQ(a.tokens, b.tokens);
+    EXPECT_EQ(a.tokens.size(), 12u);
+    EXPECT_EQ(a.stop, StopReason::TokenLimit);
+    // Greedy continuation equals the argmax of the reference logits, step by step.
+    std::vector<int32_t> seq = req.prompt;
+    for (int i = 0; i < 4; ++i) {
+        const auto ref = reference_logits(make_tiny_weights(spec), seq);
+        const std::size_t off = (seq.size() - 1) * spec.vocab_size;
+        int best = 0;
+        for (int v = 1; v < spec.vocab_size; ++v)
+            if (ref[off + v] > ref[off + best]) best = v;
+        EXPECT_EQ(a.tokens[i], best) << "step " << i;
+        seq.push_back(best);
+    }
+}
+
+TEST(Generation, CancellationStopsCleanly) {
+    TempDir dir;
+    TinyModelSpec spec;
+    write_tiny_gguf(dir.path() / "m.gguf", make_tiny_weights(spec), DType::F32);
+    const Model m = load_model(dir.path() / "m.gguf");
+    auto backend = make_cpu_backend(m);
+    std::atomic<bool> cancel{false};
+    GenerationRequest req;
+    req.prompt = {1, 2, 3};
+    req.max_new_tokens = 100;
+    req.stop_at_eos = false;
+    req.cancel = &cancel;
+    int produced = 0;
+    req.on_token = [&](int32_t) {
+        if (++produced == 5) cancel = true;
+    };
+    const auto r = generate(*backend, req);
+    EXPECT_EQ(r.stop, StopReason::Cancelled);
+    EXPECT_EQ(r.tokens.size(), 5u);
+}
+
+}  // namespace
+}  // namespace snapdoc
