@@ -1,6 +1,7 @@
 #include "engine/kv/kv_cache.h"
 
 #include <algorithm>
+#include <atomic>
 
 #include "engine/common/error.h"
 
@@ -22,6 +23,18 @@ int64_t KvCacheSpec::total_capacity() const {
     return total;
 }
 
+namespace {
+std::atomic<int64_t> g_live_bytes{0};
+std::atomic<int64_t> g_peak_bytes{0};
+int64_t spec_bytes(const KvCacheSpec& s) { return s.total_capacity() * s.head_dim * 2 * int64_t{sizeof(float)}; }
+}  // namespace
+
+int64_t KvCache::live_bytes() { return g_live_bytes.load(); }
+int64_t KvCache::peak_live_bytes() { return g_peak_bytes.load(); }
+void KvCache::reset_peak_live_bytes() { g_peak_bytes.store(g_live_bytes.load()); }
+
+KvCache::~KvCache() { g_live_bytes.fetch_sub(spec_bytes(spec_)); }
+
 KvCache::KvCache(KvCacheSpec spec) : spec_(std::move(spec)) {
     if (spec_.n_layers <= 0 || spec_.n_heads <= 0 || spec_.head_dim <= 0 || spec_.group <= 0)
         throw Error("KV cache: layers, heads, head_dim and group must be positive");
@@ -31,6 +44,10 @@ KvCache::KvCache(KvCacheSpec spec) : spec_(std::move(spec)) {
         if (c < 0) throw Error("KV cache: negative segment capacity");
     positions_.resize(spec_.capacity.size());
     for (std::size_t i = 0; i < positions_.size(); ++i) positions_[i].reserve(spec_.capacity[i]);
+    const int64_t now = g_live_bytes.fetch_add(spec_bytes(spec_)) + spec_bytes(spec_);
+    int64_t peak = g_peak_bytes.load();
+    while (now > peak && !g_peak_bytes.compare_exchange_weak(peak, now)) {
+    }
 }
 
 int64_t KvCache::total_entries() const {

@@ -33,7 +33,7 @@ struct KvCacheSpec {
 class KvCache {
 public:
     explicit KvCache(KvCacheSpec spec);
-    virtual ~KvCache() = default;
+    virtual ~KvCache();
     KvCache(const KvCache&) = delete;
     KvCache& operator=(const KvCache&) = delete;
 
@@ -53,6 +53,12 @@ public:
     // Drops every entry whose position is >= first_dropped_position in all segments (e.g. to roll
     // back a conversation turn or forget a question). Capacity is kept.
     virtual void truncate(int32_t first_dropped_position);
+
+    // Process-wide accounting of K/V storage held by live caches (capacity × head_dim × K and V in
+    // f32), so tests and benches can check what is resident at once (e.g. layer-major prefill).
+    static int64_t live_bytes();
+    static int64_t peak_live_bytes();
+    static void reset_peak_live_bytes();
 
 protected:
     // Backends call this after writing entries so bookkeeping stays in step with the data.

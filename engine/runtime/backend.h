@@ -49,6 +49,20 @@ public:
 
     // Final norm + output projection of one row; writes vocab_size floats to host memory `out`.
     virtual void logits(const Activations& act, int row, float* out) = 0;
+
+    // SnapKV scoring of one layer. `kv` is an uncompressed cache (cache heads = KV heads) holding
+    // the prompt's keys for `layer`; `q_window` [n_window, n_heads * head_dim] are the post-RoPE
+    // queries of the window rows at `q_positions`. For every query head h and prefix entry
+    // j < n_prefix: out[h * n_prefix + j] = Σ_i softmax_i(j), the softmax of window query i running
+    // over all entries visible to it (position <= its own).
+    virtual void window_scores(const KvCache& kv, int layer, const float* q_window, const int32_t* q_positions,
+                               int n_window, int n_prefix, float* out) = 0;
+
+    // Copies entries [first, first + n) of one segment to host arrays k and v ([n, head_dim] each).
+    virtual void read_kv(const KvCache& kv, int layer, int head, int first, int n, float* k, float* v) = 0;
+    // Appends n entries from host arrays to one segment (positions ascending, after the segment's last).
+    virtual void append_kv(KvCache& kv, int layer, int head, const int32_t* positions, int n, const float* k,
+                           const float* v) = 0;
 };
 
 std::unique_ptr<Backend> make_cpu_backend(const Model& model, const BackendOptions& options = {});

@@ -1,5 +1,6 @@
 #include "engine/session/generate.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "engine/common/error.h"
@@ -48,17 +49,28 @@ GenerationResult generate(Backend& backend, const GenerationRequest& request) {
     }
     result.prefill_seconds = seconds_since(t0);
 
+    decode_loop(backend, *kv, std::move(logits), result.prompt_tokens, request.prompt, request, result);
+    return result;
+}
+
+void decode_loop(Backend& backend, KvCache& kv, std::vector<float> logits, int next_pos,
+                 std::vector<int32_t> history, const GenerationRequest& request, GenerationResult& result) {
+    const ModelConfig& cfg = backend.config();
     Sampler sampler(request.sampling);
-    std::vector<int32_t> history = request.prompt;
     auto act = backend.create_activations(1);
-    t0 = std::chrono::steady_clock::now();
+    const auto t0 = std::chrono::steady_clock::now();
+    result.stop = StopReason::TokenLimit;
     for (int i = 0; i < request.max_new_tokens; ++i) {
         if (request.cancel && request.cancel->load()) {
             result.stop = StopReason::Cancelled;
             break;
         }
+        if (request.on_logits) request.on_logits(logits);
         const int32_t token = sampler.sample(logits, history);
-        if (request.stop_at_eos && token == cfg.eos_id) {
+        const bool is_stop = (request.stop_at_eos && token == cfg.eos_id) ||
+                             std::find(request.stop_tokens.begin(), request.stop_tokens.end(), token) !=
+                                 request.stop_tokens.end();
+        if (is_stop) {
             result.stop = StopReason::EndOfSequence;
             break;
         }
@@ -66,13 +78,12 @@ GenerationResult generate(Backend& backend, const GenerationRequest& request) {
         history.push_back(token);
         if (request.on_token) request.on_token(token);
         if (i + 1 == request.max_new_tokens) break;  // the last token's logits are never needed
-        const int32_t pos = result.prompt_tokens + i;
+        const int32_t pos = next_pos + i;
         backend.embed(&token, 1, *act, 0);
-        for (int l = 0; l < cfg.n_layers; ++l) backend.run_layer(l, *act, 0, 1, &pos, *kv, nullptr);
+        for (int l = 0; l < cfg.n_layers; ++l) backend.run_layer(l, *act, 0, 1, &pos, kv, nullptr);
         backend.logits(*act, 0, logits.data());
     }
     result.decode_seconds = seconds_since(t0);
-    return result;
 }
 
 }  // namespace snapdoc

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <vector>
 
 #include "engine/runtime/backend.h"
@@ -19,9 +20,11 @@ struct GenerationRequest {
     int max_new_tokens = 256;
     SamplingParams sampling;
     bool stop_at_eos = true;
+    std::vector<int32_t> stop_tokens;              // further tokens that end the answer (e.g. <|im_end|>)
     int prefill_chunk = 512;
     const std::atomic<bool>* cancel = nullptr;     // checked per token and per prefill chunk
     std::function<void(int32_t token)> on_token;   // called for each generated token (not for EOS)
+    std::function<void(std::span<const float> logits)> on_logits;  // each step's logits, before sampling
 };
 
 struct GenerationResult {
@@ -34,6 +37,12 @@ struct GenerationResult {
 };
 
 GenerationResult generate(Backend& backend, const GenerationRequest& request);
+
+// The sampling loop shared by every path: starting from the logits of the prompt's last token,
+// samples, streams and decodes tokens at positions next_pos, next_pos + 1, ... on `kv` until a stop
+// condition. `history` is the prompt (for the repetition penalty). Fills tokens/stop/decode_seconds.
+void decode_loop(Backend& backend, KvCache& kv, std::vector<float> logits, int next_pos,
+                 std::vector<int32_t> history, const GenerationRequest& request, GenerationResult& result);
 
 const char* stop_reason_name(StopReason r);
 

@@ -47,7 +47,8 @@ void rope(Mat& x, int T, int n_heads, int hd, double theta, double scale) {
 
 }  // namespace
 
-std::vector<double> reference_logits(const TinyWeights& w, const std::vector<int32_t>& ids) {
+std::vector<double> reference_logits(const TinyWeights& w, const std::vector<int32_t>& ids,
+                                     const AttentionFilter& filter) {
     const TinyModelSpec& s = w.spec;
     const int T = static_cast<int>(ids.size()), dim = s.dim, hd = s.dim / s.n_heads;
     const int qd = s.n_heads * hd, kvd = s.n_kv_heads * hd, group = s.n_heads / s.n_kv_heads;
@@ -55,7 +56,8 @@ std::vector<double> reference_logits(const TinyWeights& w, const std::vector<int
     for (int t = 0; t < T; ++t)
         for (int i = 0; i < dim; ++i) h[t * dim + i] = w.tok_embeddings[static_cast<std::size_t>(ids[t]) * dim + i];
 
-    for (const auto& L : w.layers) {
+    for (int layer = 0; layer < static_cast<int>(w.layers.size()); ++layer) {
+        const auto& L = w.layers[layer];
         Mat xn = rms_norm(h, T, dim, L.attn_norm, s.norm_eps);
         Mat q = linear(xn, T, dim, L.wq, qd), k = linear(xn, T, dim, L.wk, kvd), v = linear(xn, T, dim, L.wv, kvd);
         rope(q, T, s.n_heads, hd, s.rope_theta, s.rope_linear_scale);
@@ -67,13 +69,17 @@ std::vector<double> reference_logits(const TinyWeights& w, const std::vector<int
                 std::vector<double> scores(t + 1);
                 double mx = -1e300;
                 for (int j = 0; j <= t; ++j) {
+                    if (filter && !filter(layer, hh, t, j)) {
+                        scores[j] = -1e300;
+                        continue;
+                    }
                     double d = 0;
                     for (int i = 0; i < hd; ++i) d += q[t * qd + hh * hd + i] * k[j * kvd + kh * hd + i];
                     scores[j] = d / std::sqrt(static_cast<double>(hd));
                     mx = std::max(mx, scores[j]);
                 }
                 double z = 0;
-                for (double& sc : scores) z += (sc = std::exp(sc - mx));
+                for (double& sc : scores) z += (sc = sc <= -1e300 ? 0.0 : std::exp(sc - mx));
                 for (int j = 0; j <= t; ++j)
                     for (int i = 0; i < hd; ++i) att[t * qd + hh * hd + i] += scores[j] / z * v[j * kvd + kh * hd + i];
             }

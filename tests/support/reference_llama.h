@@ -4,13 +4,19 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "tests/support/tiny_model.h"
 
 namespace snapdoc::testing {
 
+// Whether query head `head` of `layer` at position `query` may attend to key position `key`
+// (on top of causality). Used to express "attend only to the kept positions".
+using AttentionFilter = std::function<bool(int layer, int head, int query, int key)>;
+
 // Logits [T, vocab] for `ids` at positions 0..T-1.
-std::vector<double> reference_logits(const TinyWeights& w, const std::vector<int32_t>& ids);
+std::vector<double> reference_logits(const TinyWeights& w, const std::vector<int32_t>& ids,
+                                     const AttentionFilter& filter = {});
 
 }  // namespace snapdoc::testing

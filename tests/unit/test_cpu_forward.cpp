@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "engine/common/error.h"
 #include "engine/model/model.h"
 #include "engine/runtime/backend.h"
 #include "engine/session/generate.h"
@@ -86,8 +87,9 @@ INSTANTIATE_TEST_SUITE_P(Shapes, CpuForward,
                                            ShapeCase{"linear_rope_scaling", 4, 2, false, 4.0f}),
                          [](const auto& info) { return std::string(info.param.name); });
 
-// Low-precision files: the GGUF and HF copies hold identical rounded weights, so they must agree
-// tightly with each other, and stay close to the f32 reference.
+// Low-precision files stay close to the f32 reference in both formats. (They are not compared with
+// each other tightly: the GGUF writer keeps norm weights in f32 as llama.cpp does, the HF folder
+// stores them in the file's dtype.)
 class CpuForwardDtype : public ::testing::TestWithParam<DType> {};
 
 TEST_P(CpuForwardDtype, FormatsAgreeAndStayNearReference) {
@@ -105,8 +107,7 @@ TEST_P(CpuForwardDtype, FormatsAgreeAndStayNearReference) {
     if (dt != DType::Q8_0) {  // safetensors has no Q8_0
         write_tiny_hf(dir.path() / "hf", w, dt);
         const auto hf = engine_logits(load_model(dir.path() / "hf"), ids);
-        std::vector<double> g(gguf.begin(), gguf.end());
-        EXPECT_LT(max_rel_diff(hf, g), 1e-4);
+        EXPECT_LT(max_rel_diff(hf, ref), tol);
     }
 }
 

@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <new>
 
 #include "engine/common/error.h"
 #include "engine/model/model.h"
 #include "engine/runtime/cpu/attention.h"
+#include "engine/runtime/cpu/dot_kernels.h"
 #include "engine/runtime/cpu/elementwise.h"
 #include "engine/runtime/cpu/matmul.h"
 #include "engine/runtime/cpu/thread_pool.h"
@@ -117,8 +119,7 @@ public:
                    float* q_capture) override {
         auto& a = cast(act);
         check_rows(a, row0, n);
-        auto* cache = dynamic_cast<CpuKvCache*>(&kv);
-        if (!cache) throw Error("KV cache was not created by the CPU backend");
+        auto* cache = &cast(kv);
         for (int c0 = 0; c0 < n; c0 += chunk_) {
             const int c = std::min(chunk_, n - c0);
             run_chunk(layer, row(a, row0 + c0), c, positions + c0, *cache,
@@ -134,7 +135,63 @@ public:
         matmul_(model_.weights.output, xn_.data(), 1, out);
     }
 
+    void window_scores(const KvCache& kv, int layer, const float* q_window, const int32_t* q_positions, int n_window,
+                       int n_prefix, float* out) override {
+        const auto& cache = cast(kv);
+        if (cache.spec().n_heads != cfg_.n_kv_heads) throw Error("window scores need an uncompressed cache");
+        const int hd = cfg_.head_dim, qd = cfg_.q_dim(), group = cfg_.group_size();
+        const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+        std::fill(out, out + static_cast<int64_t>(cfg_.n_heads) * n_prefix, 0.0f);
+        // One task per query head: it owns its output row, so no synchronisation is needed.
+        pool_.parallel_for(cfg_.n_heads, 1, [&](int64_t h0, int64_t h1, int) {
+            std::vector<float> probs;
+            for (int64_t h = h0; h < h1; ++h) {
+                const int kvh = static_cast<int>(h) / group;
+                const auto& pos = cache.positions(layer, kvh);
+                const float* k = cache.k(layer, kvh);
+                float* dst = out + h * n_prefix;
+                for (int i = 0; i < n_window; ++i) {
+                    const float* q = q_window + static_cast<int64_t>(i) * qd + h * hd;
+                    const int visible =
+                        static_cast<int>(std::upper_bound(pos.begin(), pos.end(), q_positions[i]) - pos.begin());
+                    probs.resize(visible);
+                    float mx = -std::numeric_limits<float>::infinity();
+                    for (int j = 0; j < visible; ++j) {
+                        probs[j] = dot_f32(q, k + static_cast<int64_t>(j) * hd, hd) * scale;
+                        mx = std::max(mx, probs[j]);
+                    }
+                    double z = 0;
+                    for (int j = 0; j < visible; ++j) z += (probs[j] = std::exp(probs[j] - mx));
+                    const float inv = static_cast<float>(1.0 / z);
+                    for (int j = 0; j < std::min(visible, n_prefix); ++j) dst[j] += probs[j] * inv;
+                }
+            }
+        });
+    }
+
+    void read_kv(const KvCache& kv, int layer, int head, int first, int n, float* k, float* v) override {
+        const auto& cache = cast(kv);
+        if (first < 0 || n < 0 || first + n > cache.length(layer, head)) throw Error("read_kv: range out of bounds");
+        const int64_t off = static_cast<int64_t>(first) * cfg_.head_dim, count = static_cast<int64_t>(n) * cfg_.head_dim;
+        std::memcpy(k, cache.k(layer, head) + off, sizeof(float) * count);
+        std::memcpy(v, cache.v(layer, head) + off, sizeof(float) * count);
+    }
+
+    void append_kv(KvCache& kv, int layer, int head, const int32_t* positions, int n, const float* k,
+                   const float* v) override {
+        auto& cache = cast(kv);
+        for (int i = 0; i < n; ++i)
+            cache.append(layer, head, positions[i], k + static_cast<int64_t>(i) * cfg_.head_dim,
+                         v + static_cast<int64_t>(i) * cfg_.head_dim);
+    }
+
 private:
+    static const CpuKvCache& cast(const KvCache& kv) {
+        auto* c = dynamic_cast<const CpuKvCache*>(&kv);
+        if (!c) throw Error("KV cache was not created by the CPU backend");
+        return *c;
+    }
+    static CpuKvCache& cast(KvCache& kv) { return const_cast<CpuKvCache&>(cast(static_cast<const KvCache&>(kv))); }
     static CpuActivations& cast(Activations& act) {
         auto* a = dynamic_cast<CpuActivations*>(&act);
         if (!a) throw Error("activations were not created by the CPU backend");

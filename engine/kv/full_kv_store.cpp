@@ -1,0 +1,57 @@
+#include "engine/kv/full_kv_store.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "engine/common/error.h"
+
+namespace snapdoc {
+
+FullKvStore::FullKvStore(int n_layers, int n_kv_heads, int head_dim, int tokens, int64_t ram_cap_bytes,
+                         const std::filesystem::path& spill_dir)
+    : n_layers_(n_layers), n_kv_heads_(n_kv_heads), head_dim_(head_dim), tokens_(tokens) {
+    bytes_ = int64_t{2} * n_layers * n_kv_heads * head_dim * static_cast<int64_t>(tokens) * sizeof(float);
+    if (bytes_ == 0) return;
+    if (bytes_ <= ram_cap_bytes) {
+        data_ = static_cast<float*>(std::malloc(static_cast<std::size_t>(bytes_)));
+        if (!data_) throw Error("out of memory: the document's full KV needs " + std::to_string(bytes_ >> 20) + " MiB");
+        return;
+    }
+    // Spill: an unlinked temporary file, sized up front so a full disk fails now, not mid-prefill.
+    std::string tmpl = (spill_dir / "snapdoc-kv-XXXXXX").string();
+    const int fd = ::mkstemp(tmpl.data());
+    if (fd < 0) throw Error("cannot create KV spill file in " + spill_dir.string() + ": " + std::strerror(errno));
+    ::unlink(tmpl.c_str());
+    const int rc = ::posix_fallocate(fd, 0, bytes_);
+    if (rc != 0) {
+        ::close(fd);
+        throw Error("cannot reserve " + std::to_string(bytes_ >> 20) + " MiB for the KV spill file in " +
+                    spill_dir.string() + ": " + std::strerror(rc));
+    }
+    void* p = ::mmap(nullptr, static_cast<std::size_t>(bytes_), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    ::close(fd);
+    if (p == MAP_FAILED) throw Error(std::string("cannot map the KV spill file: ") + std::strerror(errno));
+    data_ = static_cast<float*>(p);
+    file_backed_ = true;
+}
+
+FullKvStore::~FullKvStore() {
+    if (!data_) return;
+    if (file_backed_)
+        ::munmap(data_, static_cast<std::size_t>(bytes_));
+    else
+        std::free(data_);
+}
+
+float* FullKvStore::base(int layer, int head, int which) {
+    const int64_t segment = (static_cast<int64_t>(layer) * n_kv_heads_ + head) * 2 + which;
+    return data_ + segment * tokens_ * head_dim_;
+}
+
+}  // namespace snapdoc

@@ -1,0 +1,248 @@
+#include "engine/session/document_session.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <numeric>
+
+#include "engine/common/error.h"
+
+namespace snapdoc {
+
+DocumentSession::DocumentSession(Backend& backend, DocumentSessionOptions options)
+    : backend_(backend), cfg_(backend.config()), options_(std::move(options)) {
+    if (options_.chunk_rows < 1) throw Error("document session: chunk_rows must be >= 1");
+    if (options_.max_window < 1) throw Error("document session: max_window must be >= 1");
+}
+
+std::unique_ptr<KvCache> DocumentSession::layer_cache(int layer, int capacity) {
+    // A cache shaped like the model's, with room only in `layer`: the other layers cost nothing.
+    KvCacheSpec spec = KvCacheSpec::uniform(cfg_.n_layers, cfg_.n_kv_heads, cfg_.head_dim, cfg_.group_size(), 0);
+    for (int h = 0; h < cfg_.n_kv_heads; ++h) spec.capacity[spec.segment(layer, h)] = capacity;
+    return backend_.create_kv_cache(spec);
+}
+
+void DocumentSession::run_layer(int layer, Activations& act, int row0, int n, const int32_t* pos, KvCache& kv,
+                                float* q_capture) {
+    backend_.run_layer(layer, act, row0, n, pos, kv, q_capture);
+    counters_.layer_forward_calls++;
+    counters_.rows_forwarded += n;
+}
+
+void DocumentSession::require_document() const {
+    if (!store_) throw Error("no document has been prefilled");
+}
+
+void DocumentSession::prefill_document(std::span<const int32_t> tokens, const Progress& progress,
+                                       const std::atomic<bool>* cancel) {
+    const int D = static_cast<int>(tokens.size());
+    if (D < 1) throw Error("the document has no tokens");
+    // Drop any previous document first so its memory is free for this one.
+    store_.reset();
+    question_.clear();
+    scores_ = {};
+    doc_len_ = 0;
+    store_ = std::make_unique<FullKvStore>(cfg_.n_layers, cfg_.n_kv_heads, cfg_.head_dim, D,
+                                           options_.kv_ram_cap_bytes, options_.spill_dir);
+    const int qd = cfg_.q_dim(), hd = cfg_.head_dim;
+    doc_tail_rows_ = std::min(D, options_.max_window);
+    doc_tail_q_.assign(cfg_.n_layers, std::vector<float>(static_cast<std::size_t>(doc_tail_rows_) * qd));
+    const int tail_start = D - doc_tail_rows_;
+
+    auto act = backend_.create_activations(D);
+    const int chunk = std::min(options_.chunk_rows, D);
+    for (int c0 = 0; c0 < D; c0 += chunk) backend_.embed(tokens.data() + c0, std::min(chunk, D - c0), *act, c0);
+    std::vector<int32_t> positions(D);
+    std::iota(positions.begin(), positions.end(), 0);
+    std::vector<float> q_chunk(static_cast<std::size_t>(chunk) * qd);
+    prefill_peak_cache_bytes_ = 0;
+
+    for (int l = 0; l < cfg_.n_layers; ++l) {
+        auto cache = layer_cache(l, D);
+        prefill_peak_cache_bytes_ = std::max<int64_t>(prefill_peak_cache_bytes_, cache->reserved_bytes());
+        for (int c0 = 0; c0 < D; c0 += chunk) {
+            if (cancel && cancel->load()) {
+                store_.reset();
+                throw Cancelled();
+            }
+            const int c = std::min(chunk, D - c0);
+            const bool has_tail = c0 + c > tail_start;
+            run_layer(l, *act, c0, c, positions.data() + c0, *cache, has_tail ? q_chunk.data() : nullptr);
+            if (has_tail) {
+                const int from = std::max(c0, tail_start);
+                std::memcpy(doc_tail_q_[l].data() + static_cast<std::size_t>(from - tail_start) * qd,
+                            q_chunk.data() + static_cast<std::size_t>(from - c0) * qd,
+                            sizeof(float) * static_cast<std::size_t>(c0 + c - from) * qd);
+            }
+        }
+        // Layer ℓ is done: its full K/V leave the backend for the host store.
+        for (int h = 0; h < cfg_.n_kv_heads; ++h) backend_.read_kv(*cache, l, h, 0, D, store_->k(l, h), store_->v(l, h));
+        if (progress) progress(l + 1, cfg_.n_layers);
+    }
+    (void)hd;
+    doc_len_ = D;
+}
+
+void DocumentSession::load_layer(int layer, KvCache& cache, bool with_question) {
+    const int D = doc_len_, Q = static_cast<int>(question_.size()), hd = cfg_.head_dim;
+    std::vector<int32_t> pos(D + Q);
+    std::iota(pos.begin(), pos.end(), 0);
+    for (int h = 0; h < cfg_.n_kv_heads; ++h) {
+        backend_.append_kv(cache, layer, h, pos.data(), D, store_->k(layer, h), store_->v(layer, h));
+        if (with_question && Q > 0)
+            backend_.append_kv(cache, layer, h, pos.data() + D, Q,
+                               question_k_[layer].data() + static_cast<std::size_t>(h) * Q * hd,
+                               question_v_[layer].data() + static_cast<std::size_t>(h) * Q * hd);
+    }
+}
+
+void DocumentSession::score_layer(int layer, KvCache& cache) {
+    // The window's queries: the last W prompt rows, reaching into the document tail when the
+    // question is shorter than W.
+    const int D = doc_len_, Q = static_cast<int>(question_.size()), L = D + Q, W = scores_.window, qd = cfg_.q_dim();
+    std::vector<float> qwin(static_cast<std::size_t>(W) * qd);
+    std::vector<int32_t> qpos(W);
+    for (int i = 0; i < W; ++i) {
+        const int p = L - W + i;
+        qpos[i] = p;
+        const float* src = p >= D ? question_q_[layer].data() + static_cast<std::size_t>(p - D) * qd
+                                  : doc_tail_q_[layer].data() + static_cast<std::size_t>(p - (D - doc_tail_rows_)) * qd;
+        std::memcpy(qwin.data() + static_cast<std::size_t>(i) * qd, src, sizeof(float) * qd);
+    }
+    scores_.layers[layer].assign(static_cast<std::size_t>(cfg_.n_heads) * (L - W), 0.0f);
+    backend_.window_scores(cache, layer, qwin.data(), qpos.data(), W, L - W, scores_.layers[layer].data());
+    counters_.scoring_passes++;
+}
+
+void DocumentSession::set_question(std::span<const int32_t> question_tokens, int window,
+                                   const std::atomic<bool>* cancel) {
+    require_document();
+    const int D = doc_len_, Q = static_cast<int>(question_tokens.size()), L = D + Q;
+    if (Q < 1) throw Error("the question has no tokens");
+    if (window < 1) throw Error("SnapKV window must be >= 1");
+    const int W = std::min(window, L);
+    if (W - Q > doc_tail_rows_)
+        throw Error("window " + std::to_string(W) + " reaches further back than the question (" + std::to_string(Q) +
+                    " tokens) plus the kept document tail (" + std::to_string(doc_tail_rows_) + " tokens)");
+    question_.assign(question_tokens.begin(), question_tokens.end());
+    const int qd = cfg_.q_dim(), hd = cfg_.head_dim;
+    question_q_.assign(cfg_.n_layers, std::vector<float>(static_cast<std::size_t>(Q) * qd));
+    question_k_.assign(cfg_.n_layers, std::vector<float>(static_cast<std::size_t>(cfg_.n_kv_heads) * Q * hd));
+    question_v_.assign(cfg_.n_layers, std::vector<float>(static_cast<std::size_t>(cfg_.n_kv_heads) * Q * hd));
+    scores_ = {};
+    scores_.prompt_len = L;
+    scores_.window = W;
+    scores_.n_layers = cfg_.n_layers;
+    scores_.n_heads = cfg_.n_heads;
+    scores_.n_kv_heads = cfg_.n_kv_heads;
+    scores_.layers.resize(cfg_.n_layers);
+
+    auto act = backend_.create_activations(Q);
+    backend_.embed(question_.data(), Q, *act, 0);
+    std::vector<int32_t> pos(Q);
+    std::iota(pos.begin(), pos.end(), D);
+    for (int l = 0; l < cfg_.n_layers; ++l) {
+        if (cancel && cancel->load()) {
+            question_.clear();
+            throw Cancelled();
+        }
+        auto cache = layer_cache(l, L);
+        load_layer(l, *cache, /*with_question=*/false);
+        run_layer(l, *act, 0, Q, pos.data(), *cache, question_q_[l].data());
+        for (int h = 0; h < cfg_.n_kv_heads; ++h)
+            backend_.read_kv(*cache, l, h, D, Q, question_k_[l].data() + static_cast<std::size_t>(h) * Q * hd,
+                             question_v_[l].data() + static_cast<std::size_t>(h) * Q * hd);
+        score_layer(l, *cache);
+    }
+    last_logits_.resize(cfg_.vocab_size);
+    backend_.logits(*act, Q - 1, last_logits_.data());
+}
+
+void DocumentSession::set_window(int window) {
+    require_document();
+    if (question_.empty()) throw Error("no question has been set");
+    const int Q = static_cast<int>(question_.size()), L = doc_len_ + Q;
+    if (window < 1) throw Error("SnapKV window must be >= 1");
+    const int W = std::min(window, L);
+    if (W - Q > doc_tail_rows_) throw Error("window " + std::to_string(W) + " reaches beyond the kept document tail");
+    if (W == scores_.window) return;
+    scores_.window = W;
+    for (int l = 0; l < cfg_.n_layers; ++l) {
+        auto cache = layer_cache(l, L);
+        load_layer(l, *cache, /*with_question=*/true);
+        score_layer(l, *cache);
+    }
+}
+
+std::shared_ptr<const Selection> DocumentSession::select(const SnapKvConfig& config) const {
+    if (question_.empty()) throw Error("no question has been set");
+    if (config.enabled && config.window != scores_.window && config.window < scores_.prompt_len)
+        throw Error("the window scores were computed for W=" + std::to_string(scores_.window) +
+                    "; call set_window first");
+    return select_positions(config, scores_);
+}
+
+int64_t DocumentSession::compressed_bytes(const Selection& s, int spare) const {
+    return (s.kept_entries() + static_cast<int64_t>(spare) * cfg_.n_layers * s.cache_heads) * cfg_.head_dim * 2 *
+           static_cast<int64_t>(sizeof(float));
+}
+
+AnswerResult DocumentSession::answer(const Selection& sel, const GenerationRequest& request) {
+    require_document();
+    if (question_.empty()) throw Error("no question has been set");
+    if (sel.prompt_len != prompt_tokens() || sel.window != scores_.window)
+        throw Error("the selection was made for a different prompt");
+    const int D = doc_len_, Q = question_tokens(), L = D + Q, W = sel.window, hd = cfg_.head_dim;
+    const int spare = std::max(0, request.max_new_tokens);
+
+    // The ragged cache: per (layer, cache head) exactly the kept positions + window + room to grow.
+    KvCacheSpec spec;
+    spec.n_layers = cfg_.n_layers;
+    spec.n_heads = sel.cache_heads;
+    spec.head_dim = hd;
+    spec.group = cfg_.n_heads / sel.cache_heads;
+    spec.capacity.resize(static_cast<std::size_t>(cfg_.n_layers) * sel.cache_heads);
+    for (int l = 0; l < cfg_.n_layers; ++l)
+        for (int c = 0; c < sel.cache_heads; ++c)
+            spec.capacity[spec.segment(l, c)] = static_cast<int>(sel.layers[l][c].kept.size()) + W + spare;
+    auto kv = backend_.create_kv_cache(spec);
+
+    const int cache_per_kv = sel.cache_heads / cfg_.n_kv_heads;
+    std::vector<int32_t> positions;
+    std::vector<float> kbuf, vbuf;
+    for (int l = 0; l < cfg_.n_layers; ++l)
+        for (int c = 0; c < sel.cache_heads; ++c) {
+            const int kvh = c / cache_per_kv;
+            positions = sel.layers[l][c].kept;
+            for (int p = L - W; p < L; ++p) positions.push_back(p);
+            kbuf.resize(positions.size() * hd);
+            vbuf.resize(positions.size() * hd);
+            for (std::size_t i = 0; i < positions.size(); ++i) {
+                const int p = positions[i];
+                const float* ks = p < D ? store_->k(l, kvh) + static_cast<int64_t>(p) * hd
+                                        : question_k_[l].data() + (static_cast<std::size_t>(kvh) * Q + (p - D)) * hd;
+                const float* vs = p < D ? store_->v(l, kvh) + static_cast<int64_t>(p) * hd
+                                        : question_v_[l].data() + (static_cast<std::size_t>(kvh) * Q + (p - D)) * hd;
+                std::memcpy(kbuf.data() + i * hd, ks, sizeof(float) * hd);
+                std::memcpy(vbuf.data() + i * hd, vs, sizeof(float) * hd);
+            }
+            backend_.append_kv(*kv, l, c, positions.data(), static_cast<int>(positions.size()), kbuf.data(), vbuf.data());
+        }
+
+    AnswerResult result;
+    result.prompt_tokens = L;
+    result.kv_bytes = kv->reserved_bytes();
+    result.kv_bytes_full = int64_t{2} * L * cfg_.n_layers * cfg_.kv_dim() * static_cast<int64_t>(sizeof(float));
+    result.kv_bytes_compressed = compressed_bytes(sel);
+    std::vector<int32_t> history(question_.begin(), question_.end());
+    const int64_t calls_before = counters_.layer_forward_calls;
+    decode_loop(backend_, *kv, last_logits_, L, std::move(history), request, result);
+    // decode_loop calls the backend directly; account for its layer calls.
+    const int64_t steps = std::max<int64_t>(0, static_cast<int64_t>(result.tokens.size()) -
+                                                   (result.stop == StopReason::TokenLimit ? 1 : 0));
+    counters_.layer_forward_calls = calls_before + steps * cfg_.n_layers;
+    counters_.rows_forwarded += steps * cfg_.n_layers;
+    return result;
+}
+
+}  // namespace snapdoc

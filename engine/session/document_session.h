@@ -1,0 +1,101 @@
+// A document held open for questions, SnapKV-style.
+//
+//  prefill_document  layer-major: all document tokens go through layer ℓ (in chunks), layer ℓ's full
+//                    K/V moves to the host store, then layer ℓ+1 — only one layer's full K/V sits in
+//                    the backend's memory at a time.
+//  set_question      runs only the question tokens through the layers, attending over the stored
+//                    document K/V (the document is never re-read), and records SnapKV's window scores.
+//  select            turns window scores into kept positions (budget, kernel, pooling, GQA mode,
+//                    policy) — no forward pass, so UI sliders are instant.
+//  answer            builds the ragged compressed cache from the store and decodes.
+// The result equals a fresh prefill of document + question with the same settings, because the
+// document's K/V do not depend on what follows them.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "engine/kv/full_kv_store.h"
+#include "engine/kv/selection.h"
+#include "engine/runtime/backend.h"
+#include "engine/session/generate.h"
+
+namespace snapdoc {
+
+struct DocumentSessionOptions {
+    int chunk_rows = 512;
+    // Queries of the last `max_window` document rows are kept per layer, so a window larger than a
+    // short question can reach back into the document.
+    int max_window = 256;
+    int64_t kv_ram_cap_bytes = int64_t{8} << 30;  // above this the store spills to a mapped temp file
+    std::filesystem::path spill_dir = std::filesystem::temp_directory_path();
+};
+
+struct SessionCounters {
+    int64_t layer_forward_calls = 0;  // Backend::run_layer calls (prefill chunks + question + decode)
+    int64_t rows_forwarded = 0;       // token rows through run_layer, summed over layers
+    int64_t scoring_passes = 0;       // window-score computations (one per layer per set_question/window)
+};
+
+struct AnswerResult : GenerationResult {
+    int64_t kv_bytes_full = 0;        // the uncompressed cache for this prompt
+    int64_t kv_bytes_compressed = 0;  // the cache the answer was decoded on (before generated tokens)
+};
+
+class DocumentSession {
+public:
+    using Progress = std::function<void(int done_layers, int total_layers)>;
+
+    DocumentSession(Backend& backend, DocumentSessionOptions options = {});
+
+    void prefill_document(std::span<const int32_t> tokens, const Progress& progress = {},
+                          const std::atomic<bool>* cancel = nullptr);
+    void set_question(std::span<const int32_t> question_tokens, int window, const std::atomic<bool>* cancel = nullptr);
+    // Recomputes window scores for a new window size from stored queries and keys (no forward pass).
+    void set_window(int window);
+
+    std::shared_ptr<const Selection> select(const SnapKvConfig& config) const;
+    AnswerResult answer(const Selection& selection, const GenerationRequest& request);
+
+    int document_tokens() const { return doc_len_; }
+    int question_tokens() const { return static_cast<int>(question_.size()); }
+    int prompt_tokens() const { return doc_len_ + question_tokens(); }
+    const WindowScores& window_scores() const { return scores_; }
+    const std::vector<float>& last_logits() const { return last_logits_; }
+    const SessionCounters& counters() const { return counters_; }
+    int64_t full_store_bytes() const { return store_ ? store_->bytes() : 0; }
+    bool store_file_backed() const { return store_ && store_->file_backed(); }
+    // Largest backend KV cache alive at once during the last prefill_document (bytes).
+    int64_t prefill_peak_cache_bytes() const { return prefill_peak_cache_bytes_; }
+    // Bytes of a cache holding `selection` (+ `spare` generated tokens per head).
+    int64_t compressed_bytes(const Selection& selection, int spare = 0) const;
+
+private:
+    std::unique_ptr<KvCache> layer_cache(int layer, int capacity);
+    void load_layer(int layer, KvCache& cache, bool with_question);
+    void run_layer(int layer, Activations& act, int row0, int n, const int32_t* pos, KvCache& kv, float* q_capture);
+    void score_layer(int layer, KvCache& cache);
+    void require_document() const;
+
+    Backend& backend_;
+    ModelConfig cfg_;
+    DocumentSessionOptions options_;
+    int doc_len_ = 0;
+    std::unique_ptr<FullKvStore> store_;
+    std::vector<std::vector<float>> doc_tail_q_;  // [layer][tail rows × q_dim]
+    int doc_tail_rows_ = 0;
+    std::vector<int32_t> question_;
+    std::vector<std::vector<float>> question_q_;  // [layer][Q × q_dim]
+    std::vector<std::vector<float>> question_k_, question_v_;  // [layer][kv head][Q × head_dim] flattened
+    std::vector<float> last_logits_;
+    WindowScores scores_;
+    SessionCounters counters_;
+    int64_t prefill_peak_cache_bytes_ = 0;
+};
+
+}  // namespace snapdoc

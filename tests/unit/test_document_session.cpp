@@ -1,0 +1,276 @@
+// Document sessions: layer-major prefill, re-snap for new questions, selection without forward
+// passes, and decoding on the ragged compressed cache — each checked against an independent path
+// (token-major prefill, a differently split prompt, or the reference forward pass with attention
+// restricted to the kept positions).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "engine/common/error.h"
+#include "engine/model/model.h"
+#include "engine/runtime/backend.h"
+#include "engine/session/document_session.h"
+#include "engine/session/generate.h"
+#include "engine/session/prefill.h"
+#include "tests/support/reference_llama.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/tiny_model.h"
+
+namespace snapdoc {
+namespace {
+
+using namespace snapdoc::testing;
+
+std::vector<int32_t> random_ids(int n, int vocab, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::vector<int32_t> ids(n);
+    for (auto& x : ids) x = 3 + static_cast<int32_t>(rng() % (vocab - 3));
+    return ids;
+}
+
+std::vector<int32_t> concat(std::vector<int32_t> a, const std::vector<int32_t>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+
+class DocumentSessionTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        spec.n_layers = 3;
+        spec.n_heads = 4;
+        spec.n_kv_heads = 2;
+        spec.seed = 21;
+        weights = make_tiny_weights(spec);
+        write_tiny_gguf(dir.path() / "m.gguf", weights, DType::F32);
+        model = std::make_unique<Model>(load_model(dir.path() / "m.gguf"));
+        backend = make_cpu_backend(*model);
+        doc = random_ids(180, spec.vocab_size, 1);
+        q1 = random_ids(12, spec.vocab_size, 2);
+        q2 = random_ids(9, spec.vocab_size, 3);
+    }
+
+    GenerationRequest greedy(int n) {
+        GenerationRequest r;
+        r.max_new_tokens = n;
+        r.sampling.temperature = 0;
+        r.stop_at_eos = false;
+        return r;
+    }
+
+    TempDir dir;
+    TinyModelSpec spec;
+    TinyWeights weights;
+    std::unique_ptr<Model> model;
+    std::unique_ptr<Backend> backend;
+    std::vector<int32_t> doc, q1, q2;
+};
+
+void expect_same_kept(const Selection& a, const Selection& b) {
+    ASSERT_EQ(a.layers.size(), b.layers.size());
+    for (std::size_t l = 0; l < a.layers.size(); ++l)
+        for (std::size_t h = 0; h < a.layers[l].size(); ++h) {
+            const auto& pa = a.layers[l][h].pooled;
+            const auto& pb = b.layers[l][h].pooled;
+            ASSERT_EQ(pa.size(), pb.size());
+            for (std::size_t i = 0; i < pa.size(); ++i) ASSERT_NEAR(pa[i], pb[i], 1e-4) << "layer " << l << " head " << h;
+            EXPECT_EQ(a.layers[l][h].kept, b.layers[l][h].kept) << "layer " << l << " head " << h;
+        }
+}
+
+TEST_F(DocumentSessionTest, LastLogitsEqualTokenMajorPrefill) {
+    DocumentSession s(*backend);
+    s.prefill_document(doc);
+    s.set_question(q1, 8);
+    const auto prompt = concat(doc, q1);
+    auto kv = make_full_kv_cache(*backend, static_cast<int>(prompt.size()));
+    const auto ref = prefill(*backend, prompt, 0, *kv);
+    for (std::size_t i = 0; i < ref.size(); ++i) ASSERT_NEAR(s.last_logits()[i], ref[i], 1e-4);
+}
+
+TEST_F(DocumentSessionTest, ResnapEqualsFreshPrefillForLaterQuestions) {
+    SnapKvConfig cfg;
+    cfg.budget = 40;
+    cfg.window = 8;
+    DocumentSession s(*backend);
+    s.prefill_document(doc);
+    for (const auto& q : {q1, q2, q1}) {
+        s.set_question(q, cfg.window);
+        const auto sel = s.select(cfg);
+        const auto ans = s.answer(*sel, greedy(6));
+        // Fresh: a new session over the same prompt, split elsewhere (the "document" now ends 3
+        // tokens before the end, so the window reaches back into its tail).
+        const auto prompt = concat(doc, q);
+        DocumentSession fresh(*backend);
+        fresh.prefill_document(std::span(prompt).first(prompt.size() - 3));
+        fresh.set_question(std::span(prompt).last(3), cfg.window);
+        const auto fsel = fresh.select(cfg);
+        expect_same_kept(*sel, *fsel);
+        const auto fans = fresh.answer(*fsel, greedy(6));
+        EXPECT_EQ(ans.tokens, fans.tokens);
+        for (std::size_t i = 0; i < s.last_logits().size(); ++i)
+            ASSERT_NEAR(s.last_logits()[i], fresh.last_logits()[i], 1e-4);
+    }
+}
+
+TEST_F(DocumentSessionTest, ReselectionNeedsNoForwardPass) {
+    DocumentSession s(*backend);
+    s.prefill_document(doc);
+    s.set_question(q1, 8);
+    const auto before = s.counters();
+    for (int budget : {16, 40, 100}) {
+        for (auto gqa : {GqaMode::KvHead, GqaMode::QueryHead})
+            for (auto policy : {BudgetPolicy::Uniform, BudgetPolicy::Pyramid, BudgetPolicy::Adaptive})
+                for (auto pool : {Pooling::Max, Pooling::Avg}) {
+                    SnapKvConfig cfg;
+                    cfg.budget = budget;
+                    cfg.window = 8;
+                    cfg.kernel = 5;
+                    cfg.gqa = gqa;
+                    cfg.policy = policy;
+                    cfg.pooling = pool;
+                    s.select(cfg);
+                }
+    }
+    EXPECT_EQ(s.counters().layer_forward_calls, before.layer_forward_calls);
+    EXPECT_EQ(s.counters().scoring_passes, before.scoring_passes);
+    // A different window re-scores (no layer forward either).
+    s.set_window(16);
+    EXPECT_EQ(s.counters().layer_forward_calls, before.layer_forward_calls);
+    EXPECT_GT(s.counters().scoring_passes, before.scoring_passes);
+}
+
+TEST_F(DocumentSessionTest, AskingANewQuestionRunsOnlyTheQuestion) {
+    DocumentSession s(*backend);
+    s.prefill_document(doc);
+    s.set_question(q1, 8);
+    const auto before = s.counters();
+    s.set_question(q2, 8);
+    EXPECT_EQ(s.counters().rows_forwarded - before.rows_forwarded,
+              static_cast<int64_t>(q2.size()) * spec.n_layers);
+}
+
+TEST_F(DocumentSessionTest, BudgetCoveringThePromptEqualsFullCache) {
+    DocumentSession s(*backend);
+    s.prefill_document(doc);
+    s.set_question(q1, 8);
+    SnapKvConfig big;
+    big.budget = 4096;
+    big.window = 8;
+    SnapKvConfig full = big;
+    full.enabled = false;
+    const auto a = s.answer(*s.select(big), greedy(10));
+    const auto b = s.answer(*s.select(full), greedy(10));
+    EXPECT_EQ(a.tokens, b.tokens);
+    // ...and equals plain generation over the same prompt.
+    GenerationRequest r = greedy(10);
+    r.prompt = concat(doc, q1);
+    EXPECT_EQ(generate(*backend, r).tokens, a.tokens);
+}
+
+// The decisive check: each decode step on the compressed cache equals the reference forward pass
+// in which every head of every layer attends only to its kept positions, the window and the
+// generated tokens (the prompt itself is processed with full attention, as SnapKV does).
+TEST_F(DocumentSessionTest, DecodingOnCompressedCacheEqualsRestrictedAttention) {
+    for (auto gqa : {GqaMode::KvHead, GqaMode::QueryHead})
+        for (auto policy : {BudgetPolicy::Uniform, BudgetPolicy::Adaptive}) {
+            DocumentSession s(*backend);
+            s.prefill_document(doc);
+            s.set_question(q1, 8);
+            SnapKvConfig cfg;
+            cfg.budget = 30;
+            cfg.window = 8;
+            cfg.gqa = gqa;
+            cfg.policy = policy;
+            const auto sel = s.select(cfg);
+            ASSERT_TRUE(sel->compressed);
+            std::vector<std::vector<float>> step_logits;
+            GenerationRequest r = greedy(5);
+            r.on_logits = [&](std::span<const float> l) { step_logits.emplace_back(l.begin(), l.end()); };
+            const auto ans = s.answer(*sel, r);
+            ASSERT_EQ(ans.tokens.size(), 5u);
+
+            const int L = s.prompt_tokens(), W = sel->window, group_q = spec.n_heads / sel->cache_heads;
+            std::vector<std::vector<std::vector<char>>> allowed(spec.n_layers);
+            for (int l = 0; l < spec.n_layers; ++l)
+                for (int c = 0; c < sel->cache_heads; ++c) {
+                    std::vector<char> a(L, 0);
+                    for (int32_t p : sel->layers[l][c].kept) a[p] = 1;
+                    for (int p = L - W; p < L; ++p) a[p] = 1;
+                    allowed[l].push_back(std::move(a));
+                }
+            const AttentionFilter filter = [&](int layer, int head, int query, int key) {
+                if (query < L || key >= L) return true;
+                return allowed[layer][head / group_q][key] != 0;
+            };
+            const auto seq = concat(concat(doc, q1), std::vector<int32_t>(ans.tokens.begin(), ans.tokens.end() - 1));
+            const auto ref = reference_logits(weights, seq, filter);
+            for (int step = 0; step < 5; ++step) {
+                const std::size_t row = static_cast<std::size_t>(L - 1 + step) * spec.vocab_size;
+                double md = 0, mx = 0;
+                for (int v = 0; v < spec.vocab_size; ++v) {
+                    md = std::max(md, std::fabs(step_logits[step][v] - ref[row + v]));
+                    mx = std::max(mx, std::fabs(ref[row + v]));
+                }
+                EXPECT_LT(md / mx, 1e-4) << "step " << step << " gqa " << gqa_mode_name(gqa);
+            }
+            // The cache's bytes match the kept counts (ragged, no padding to the largest head).
+            EXPECT_EQ(ans.kv_bytes_compressed, sel->kept_entries() * 2 * 4 * (spec.dim / spec.n_heads));
+            EXPECT_EQ(static_cast<int64_t>(ans.kv_bytes),
+                      (sel->kept_entries() + 5LL * spec.n_layers * sel->cache_heads) * 2 * 4 * (spec.dim / spec.n_heads));
+            EXPECT_LT(ans.kv_bytes_compressed, ans.kv_bytes_full);
+        }
+}
+
+TEST_F(DocumentSessionTest, LayerMajorPrefillHoldsOneLayerOfFullKv) {
+    DocumentSession s(*backend);
+    KvCache::reset_peak_live_bytes();
+    const int64_t before = KvCache::live_bytes();
+    s.prefill_document(doc);
+    const int64_t one_layer = static_cast<int64_t>(doc.size()) * spec.n_kv_heads * (spec.dim / spec.n_heads) * 2 * 4;
+    EXPECT_LE(KvCache::peak_live_bytes() - before, one_layer);
+    EXPECT_EQ(s.prefill_peak_cache_bytes(), one_layer);
+}
+
+TEST_F(DocumentSessionTest, SpillsTheFullStoreToAFileAboveTheRamCap) {
+    DocumentSessionOptions o;
+    o.kv_ram_cap_bytes = 1024;  // far below the store's size
+    o.spill_dir = dir.path();
+    DocumentSession spilled(*backend, o);
+    spilled.prefill_document(doc);
+    EXPECT_TRUE(spilled.store_file_backed());
+    // The spill file is unlinked at creation: nothing is left in the directory, even after a crash.
+    int entries = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++entries;
+    EXPECT_EQ(entries, 1);  // just m.gguf
+    DocumentSession ram(*backend);
+    ram.prefill_document(doc);
+    EXPECT_FALSE(ram.store_file_backed());
+    spilled.set_question(q1, 8);
+    ram.set_question(q1, 8);
+    SnapKvConfig cfg;
+    cfg.budget = 40;
+    cfg.window = 8;
+    EXPECT_EQ(spilled.answer(*spilled.select(cfg), greedy(5)).tokens, ram.answer(*ram.select(cfg), greedy(5)).tokens);
+}
+
+TEST_F(DocumentSessionTest, ClearErrors) {
+    DocumentSession s(*backend);
+    EXPECT_THROW(s.set_question(q1, 8), Error);  // no document yet
+    EXPECT_THROW(s.prefill_document({}), Error);
+    s.prefill_document(doc);
+    EXPECT_THROW(s.set_question({}, 8), Error);
+    s.set_question(q1, 8);
+    SnapKvConfig cfg;
+    cfg.window = 8;
+    cfg.budget = 8;
+    EXPECT_THROW(s.select(cfg), Error);  // B <= W
+    cfg.budget = 40;
+    cfg.window = 16;
+    EXPECT_THROW(s.select(cfg), Error);  // scores were made for W=8
+    std::atomic<bool> cancel{true};
+    EXPECT_THROW(s.prefill_document(doc, {}, &cancel), Cancelled);
+}
+
+}  // namespace
+}  // namespace snapdoc
