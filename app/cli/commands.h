@@ -8,5 +8,7 @@ int cmd_generate(int argc, char** argv);
 int cmd_tokenize(int argc, char** argv);
 int cmd_eval(int argc, char** argv);
 int cmd_info(int argc, char** argv);
+int cmd_ask(int argc, char** argv);
+int cmd_inspect(int argc, char** argv);
 
 }  // namespace snapdoc::cli

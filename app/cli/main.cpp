@@ -21,6 +21,12 @@ void usage(std::FILE* out) {
         "  eval -m MODEL --ids \"1 2 3\" --logits-out FILE\n"
         "                 write every position's logits as little-endian f32 [T, vocab]\n"
         "  info -m MODEL  architecture, shapes, dtype, parameters, memory, tokenizer\n"
+        "  ask -m MODEL --doc FILE (--question Q)... [--budget 1024] [--window 32] [--kernel 7]\n"
+        "      [--pool max|avg] [--gqa kv-head|query-head] [--policy uniform|pyramid|adaptive] [--full]\n"
+        "      [--template NAME] [--system TEXT] [-n 256] [--temp 0] [--json OUT]\n"
+        "                 answer each question over one document prefill (re-snapping per question)\n"
+        "  inspect -m MODEL (--doc FILE --question Q | --ids \"...\") [compression flags] --json OUT\n"
+        "                 prefill and select only; write each head's kept positions and pooled scores\n"
         "\n"
         "MODEL is a .gguf file or a Hugging Face folder (config.json, *.safetensors, tokenizer.model).\n"
         "Common flags: --threads N (0 = all cores), --log-level trace|debug|info|warn|error|off\n"
@@ -41,6 +47,8 @@ int main(int argc, char** argv) {
         if (cmd == "tokenize") return snapdoc::cli::cmd_tokenize(argc, argv);
         if (cmd == "eval") return snapdoc::cli::cmd_eval(argc, argv);
         if (cmd == "info") return snapdoc::cli::cmd_info(argc, argv);
+        if (cmd == "ask") return snapdoc::cli::cmd_ask(argc, argv);
+        if (cmd == "inspect") return snapdoc::cli::cmd_inspect(argc, argv);
         std::fprintf(stderr, "snapdoc-cli: unknown command '%s' (try --help)\n", cmd.c_str());
         return 2;
     } catch (const snapdoc::Error& e) {

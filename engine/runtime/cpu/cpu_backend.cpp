@@ -69,7 +69,7 @@ public:
           rope_(cfg_.head_dim, cfg_.rope_theta, cfg_.rope_linear_scale, cfg_.rope_style),
           chunk_(std::max(1, options.max_chunk_rows)) {
         cfg_.validate();
-        openblas_set_num_threads(pool_.size());
+        openblas_set_num_threads(1);  // parallelism comes from our pool (see matmul.cpp)
         for (const auto& l : model.weights.layers) norms_.push_back({to_f32(l.attn_norm), to_f32(l.ffn_norm)});
         out_norm_ = to_f32(model.weights.out_norm);
         const int c = chunk_;

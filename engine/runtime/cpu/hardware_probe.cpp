@@ -51,6 +51,7 @@ double measure_sgemm_gflops(int threads, int m, int n, int k, double seconds) {
         ++reps;
         t = now_s();
     }
+    openblas_set_num_threads(1);  // the CPU backend runs OpenBLAS single-threaded inside its own pool
     return 2.0 * m * n * k * reps / (t - t0) / 1e9;
 }
 

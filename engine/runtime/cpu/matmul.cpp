@@ -27,24 +27,28 @@ void MatMul::small_batch(const TensorView& w, const float* x, int n, float* y) {
 
 void MatMul::blas(const TensorView& w, const float* x, int n, float* y) {
     const int64_t out = w.rows(), in = w.cols();
-    if (w.dtype == DType::F32) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, static_cast<int>(out), static_cast<int>(in), 1.0f,
-                    x, static_cast<int>(in), static_cast<const float*>(w.data), static_cast<int>(in), 0.0f, y,
-                    static_cast<int>(out));
-        return;
-    }
-    // Blocks of ~4 MB of f32 keep the scratch in cache-friendly sizes while sgemm stays efficient.
-    const int64_t block_rows = std::max<int64_t>(64, (int64_t{1} << 20) / std::max<int64_t>(1, in));
-    scratch_.resize(static_cast<std::size_t>(std::min(block_rows, out) * in));
-    for (int64_t r0 = 0; r0 < out; r0 += block_rows) {
-        const int64_t nb = std::min(block_rows, out - r0);
-        pool_.parallel_for(nb, 8, [&](int64_t a, int64_t b, int) {
-            for (int64_t r = a; r < b; ++r) dequantize_row(w.dtype, w.row_ptr(r0 + r), scratch_.data() + r * in, in);
-        });
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, static_cast<int>(nb), static_cast<int>(in), 1.0f,
-                    x, static_cast<int>(in), scratch_.data(), static_cast<int>(in), 0.0f, y + r0,
-                    static_cast<int>(out));
-    }
+    // Our pool splits the output features; each thread runs a single-threaded sgemm on its slice
+    // (OpenBLAS's own threads are off: two thread systems spinning on two cores starve each other).
+    // Non-f32 weights are dequantized slice by slice into per-thread scratch, so the weights stay
+    // compact in memory and the conversion runs in parallel too.
+    const int64_t block_rows = std::max<int64_t>(16, std::min<int64_t>(256, (int64_t{1} << 18) / std::max<int64_t>(1, in)));
+    scratch_.resize(pool_.size());
+    pool_.parallel_for(out, block_rows, [&](int64_t r0, int64_t r1, int thread) {
+        for (int64_t b0 = r0; b0 < r1; b0 += block_rows) {
+            const int64_t nb = std::min(block_rows, r1 - b0);
+            const float* wb;
+            if (w.dtype == DType::F32) {
+                wb = static_cast<const float*>(w.data) + b0 * in;
+            } else {
+                auto& buf = scratch_[thread];
+                buf.resize(static_cast<std::size_t>(nb * in));
+                for (int64_t r = 0; r < nb; ++r) dequantize_row(w.dtype, w.row_ptr(b0 + r), buf.data() + r * in, in);
+                wb = buf.data();
+            }
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, static_cast<int>(nb), static_cast<int>(in), 1.0f, x,
+                        static_cast<int>(in), wb, static_cast<int>(in), 0.0f, y + b0, static_cast<int>(out));
+        }
+    });
 }
 
 }  // namespace snapdoc::cpu

@@ -1,7 +1,7 @@
 // y[n, out] = x[n, in] · Wᵀ for a weight W [out, in] of any supported dtype.
 // Small batches (decode) stream each weight row once through the dot kernels, in parallel over
-// output rows; larger batches (prefill) go through OpenBLAS sgemm, dequantizing W block by block
-// into a scratch buffer when it is not f32 (weights stay compact in memory).
+// output rows; larger batches (prefill) run single-threaded OpenBLAS sgemm on slices of W in
+// parallel, dequantizing each slice into scratch when W is not f32 (weights stay compact in memory).
 #pragma once
 
 #include <vector>
@@ -21,7 +21,7 @@ private:
     void blas(const TensorView& w, const float* x, int n, float* y);
 
     ThreadPool& pool_;
-    std::vector<float> scratch_;  // dequantized weight rows for the sgemm path
+    std::vector<std::vector<float>> scratch_;  // per thread: dequantized weight rows for the sgemm path
 };
 
 // Rows handled by the streaming kernel rather than sgemm.

@@ -32,7 +32,7 @@ void ThreadPool::worker_loop(int index) {
     for (;;) {
         // Spin briefly (a decode step issues the next loop within microseconds), then sleep.
         uint64_t g = generation_.load(std::memory_order_acquire);
-        for (int spin = 0; g == seen && spin < 20000; ++spin) {
+        for (int spin = 0; g == seen && spin < 4000; ++spin) {
 #if defined(__x86_64__)
             __builtin_ia32_pause();
 #endif
@@ -66,10 +66,17 @@ void ThreadPool::parallel_for(int64_t n, int64_t grain, const std::function<void
     generation_.fetch_add(1, std::memory_order_acq_rel);
     generation_.notify_all();
     run_share(0);
-    while (pending_.load(std::memory_order_acquire) != 0) {
+    // Wait for every worker to check in. Spin briefly (the usual case: they are running), then
+    // yield, so that on a loaded machine a descheduled worker gets the core instead of us burning
+    // a whole time slice spinning for it.
+    for (int spin = 0; pending_.load(std::memory_order_acquire) != 0; ++spin) {
+        if (spin < 2000) {
 #if defined(__x86_64__)
-        __builtin_ia32_pause();
+            __builtin_ia32_pause();
 #endif
+        } else {
+            std::this_thread::yield();
+        }
     }
     job_ = nullptr;
 }

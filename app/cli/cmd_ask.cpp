@@ -1,0 +1,111 @@
+// snapdoc-cli ask: one document prefill, then every --question answered by re-snapping.
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "app/cli/commands.h"
+#include "app/cli/model_setup.h"
+#include "app/cli/snapkv_flags.h"
+#include "app/common/document_text.h"
+#include "engine/common/atomic_file.h"
+#include "engine/common/error.h"
+#include "engine/common/memory_stats.h"
+#include "engine/model/model_summary.h"
+#include "engine/session/document_chat.h"
+
+namespace snapdoc::cli {
+
+int cmd_ask(int argc, char** argv) {
+    auto flags = model_flags();
+    const auto kvf = snapkv_flags();
+    flags.insert(flags.end(), kvf.begin(), kvf.end());
+    flags.insert(flags.end(), {{{"--doc"}}, {{"-q", "--question"}, true, true}, {{"--template"}}, {{"--system"}},
+                               {{"-n", "--n-predict"}}, {{"--temp"}}, {{"--top-k"}}, {{"--top-p"}}, {{"--seed"}},
+                               {{"--json"}}, {{"--ignore-context"}, false}});
+    const Args args(flags, argc, argv, 2);
+    const std::string doc_path = args.required("doc");
+    const auto questions = args.all("question");
+    if (questions.empty()) throw Error("give at least one --question");
+    const SnapKvConfig snap = snapkv_config_from(args);
+    AskOptions opts;
+    opts.snapkv = snap;
+    opts.max_new_tokens = args.integer("n-predict", 256);
+    opts.sampling.temperature = args.real("temp", 0.0f);
+    opts.sampling.top_k = args.integer("top-k", 40);
+    opts.sampling.top_p = args.real("top-p", 0.95f);
+    opts.sampling.seed = static_cast<uint64_t>(args.integer64("seed", 0));
+    opts.sampling.validate();
+    const std::string document = read_document_text(doc_path);
+
+    LoadedModel lm = load_for_cli(args, /*need_tokenizer=*/true, /*need_backend=*/true);
+    const ChatTemplateKind kind = choose_chat_template(lm.model->chat_template, args.str("template"));
+    DocumentChat chat(*lm.backend, *lm.tokenizer, kind);
+    const auto& cancel = install_interrupt_flag();
+    opts.cancel = &cancel;
+
+    const int ctx = lm.model->config.context_length;
+    const int doc_tokens = chat.load_document(document, {}, &cancel, args.str("system"));
+    std::fprintf(stderr, "document: %d tokens (template %s), prefilled in %.2f s (%.1f tok/s, layer-major)\n",
+                 doc_tokens, std::string(chat_template_name(kind)).c_str(), chat.document_seconds(),
+                 doc_tokens / std::max(1e-9, chat.document_seconds()));
+
+    nlohmann::json out = {{"document", doc_path},
+                          {"document_tokens", doc_tokens},
+                          {"template", chat_template_name(kind)},
+                          {"document_seconds", chat.document_seconds()},
+                          {"compression", snap.enabled ? "snapkv" : "full"},
+                          {"budget", snap.budget},
+                          {"window", snap.window},
+                          {"kernel", snap.kernel},
+                          {"pool", pooling_name(snap.pooling)},
+                          {"gqa", gqa_mode_name(snap.gqa)},
+                          {"policy", budget_policy_name(snap.policy)},
+                          {"answers", nlohmann::json::array()}};
+    for (std::size_t i = 0; i < questions.size(); ++i) {
+        const int total = chat.prompt_tokens_for(questions[i]) + opts.max_new_tokens;
+        if (total > ctx && !args.has("ignore-context"))
+            throw Error("document + question + answer need " + std::to_string(total) + " tokens but the model's context is " +
+                        std::to_string(ctx) + " (use a shorter document or -n, or --ignore-context)");
+        opts.on_text = [](const std::string& t) {
+            std::fwrite(t.data(), 1, t.size(), stdout);
+            std::fflush(stdout);
+        };
+        const AskResult r = chat.ask(questions[i], opts);
+        std::fputc('\n', stdout);
+        std::fflush(stdout);
+        const auto& g = r.generation;
+        const double decode_tps = g.tokens.size() > 1 ? (g.tokens.size() - 1) / std::max(1e-9, g.decode_seconds) : 0.0;
+        std::fprintf(stderr,
+                     "question %zu: prompt %d tokens (%d question) | kept %lld of %lld KV entries (%s) | KV %s full vs %s "
+                     "compressed (%.1fx) | question prefill %.3f s, select %.1f ms | %zu tokens at %.1f tok/s | stop %s\n",
+                     i + 1, g.prompt_tokens, r.question_tokens, static_cast<long long>(r.selection->kept_entries()),
+                     static_cast<long long>(r.selection->full_entries(lm.model->config.n_kv_heads)),
+                     r.selection->compressed ? "compressed" : "not compressed",
+                     format_bytes(g.kv_bytes_full).c_str(), format_bytes(g.kv_bytes_compressed).c_str(),
+                     static_cast<double>(g.kv_bytes_full) / std::max<int64_t>(1, g.kv_bytes_compressed), r.question_seconds,
+                     r.select_seconds * 1e3, g.tokens.size(), decode_tps, stop_reason_name(g.stop));
+        out["answers"].push_back({{"question", questions[i]},
+                                  {"answer", r.answer},
+                                  {"prompt_tokens", g.prompt_tokens},
+                                  {"question_tokens", r.question_tokens},
+                                  {"generated_tokens", g.tokens.size()},
+                                  {"kept_entries", r.selection->kept_entries()},
+                                  {"compressed", r.selection->compressed},
+                                  {"kv_bytes_full", g.kv_bytes_full},
+                                  {"kv_bytes_compressed", g.kv_bytes_compressed},
+                                  {"question_seconds", r.question_seconds},
+                                  {"select_seconds", r.select_seconds},
+                                  {"decode_seconds", g.decode_seconds},
+                                  {"stop", stop_reason_name(g.stop)}});
+        if (g.stop == StopReason::Cancelled) break;
+    }
+    std::fprintf(stderr, "peak RSS %s\n", format_bytes(peak_rss_bytes()).c_str());
+    if (args.has("json")) {
+        AtomicFileWriter f(args.str("json"));
+        f.write(out.dump(2) + "\n");
+        f.commit();
+    }
+    return cancel.load() ? 130 : 0;
+}
+
+}  // namespace snapdoc::cli

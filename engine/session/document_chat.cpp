@@ -1,0 +1,84 @@
+#include "engine/session/document_chat.h"
+
+#include <chrono>
+
+#include <spdlog/spdlog.h>
+
+#include "engine/common/error.h"
+
+namespace snapdoc {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+// build_document_prompt needs some question to lay out the document part, which does not depend on it.
+constexpr std::string_view kPlaceholderQuestion = "?";
+}  // namespace
+
+ChatTemplateKind choose_chat_template(const std::string& model_template_text, const std::string& name) {
+    if (!name.empty()) return parse_chat_template_name(name);
+    const DetectedTemplate d = detect_chat_template(model_template_text);
+    spdlog::info("chat template: {} ({})", chat_template_name(d.kind), d.reason);
+    return d.kind;
+}
+
+DocumentChat::DocumentChat(Backend& backend, const Tokenizer& tokenizer, ChatTemplateKind kind,
+                           DocumentSessionOptions options)
+    : backend_(backend), tokenizer_(tokenizer), kind_(kind), session_(backend, std::move(options)) {}
+
+int DocumentChat::load_document(std::string_view text, const DocumentSession::Progress& progress,
+                                const std::atomic<bool>* cancel, std::string_view system_prompt) {
+    const auto t0 = Clock::now();
+    const DocumentPrompt p = build_document_prompt(kind_, tokenizer_, system_prompt, text, kPlaceholderQuestion);
+    session_.prefill_document(p.document_part, progress, cancel);
+    document_.assign(text);
+    system_prompt_.assign(system_prompt);
+    document_seconds_ = since(t0);
+    return static_cast<int>(p.document_part.size());
+}
+
+int DocumentChat::prompt_tokens_for(std::string_view question) const {
+    const DocumentPrompt p = build_document_prompt(kind_, tokenizer_, system_prompt_, document_, question);
+    return static_cast<int>(p.document_part.size() + p.question_part.size());
+}
+
+AskResult DocumentChat::ask(std::string_view question, const AskOptions& options) {
+    if (session_.document_tokens() == 0) throw Error("no document is loaded");
+    options.sampling.validate();
+    AskResult r;
+    const DocumentPrompt p = build_document_prompt(kind_, tokenizer_, system_prompt_, document_, question);
+    r.question_tokens = static_cast<int>(p.question_part.size());
+
+    auto t0 = Clock::now();
+    session_.set_question(p.question_part, options.snapkv.window, options.cancel);
+    r.question_seconds = since(t0);
+    t0 = Clock::now();
+    r.selection = session_.select(options.snapkv);
+    r.select_seconds = since(t0);
+
+    GenerationRequest req;
+    req.max_new_tokens = options.max_new_tokens;
+    req.sampling = options.sampling;
+    req.stop_tokens = end_of_turn_ids(kind_, tokenizer_);
+    req.cancel = options.cancel;
+    req.on_logits = options.on_logits;
+    StreamDecoder stream(tokenizer_);
+    req.on_token = [&](int32_t id) {
+        std::string piece = stream.push(id);
+        r.answer += piece;
+        if (options.on_text && !piece.empty()) options.on_text(piece);
+    };
+    r.generation = session_.answer(*r.selection, req);
+    std::string rest = stream.flush();
+    r.answer += rest;
+    if (options.on_text && !rest.empty()) options.on_text(rest);
+    r.generation.prefill_seconds = r.question_seconds;
+    return r;
+}
+
+std::shared_ptr<const Selection> DocumentChat::reselect(const SnapKvConfig& config) {
+    if (config.window != session_.window_scores().window) session_.set_window(config.window);
+    return session_.select(config);
+}
+
+}  // namespace snapdoc
