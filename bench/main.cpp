@@ -12,7 +12,8 @@ int main(int argc, char** argv) {
             "usage: snapdoc-bench COMMAND [flags]\n"
             "  tokenizer --tokenizer FILE --text FILE [--tokens N] [--repeat R]\n"
             "  model -m MODEL [--prompt-tokens N] [--gen-tokens N] [--threads N] [--repeat R]\n"
-            "  synthetic --shape NAME [--dtype f32|f16|bf16|q8_0] [--out FILE] [model flags]\n",
+            "  synthetic --shape NAME [--dtype f32|f16|bf16|q8_0] [--out FILE] [model flags]\n"
+            "  snapkv [--shape NAME | -m MODEL] [--prompt-tokens N] [--budget B] [--window W] [--contexts a,b]\n",
             argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
@@ -21,6 +22,7 @@ int main(int argc, char** argv) {
         if (cmd == "tokenizer") return snapdoc::bench::bench_tokenizer(argc, argv);
         if (cmd == "model") return snapdoc::bench::bench_model(argc, argv);
         if (cmd == "synthetic") return snapdoc::bench::bench_synthetic(argc, argv);
+        if (cmd == "snapkv") return snapdoc::bench::bench_snapkv(argc, argv);
         std::fprintf(stderr, "snapdoc-bench: unknown command '%s'\n", cmd.c_str());
         return 2;
     } catch (const std::exception& e) {
