@@ -77,8 +77,7 @@ int cmd_inspect(int argc, char** argv) {
         DocumentChat chat(*lm.backend, *lm.tokenizer, kind);
         chat.load_document(document, {}, nullptr, args.str("system"));
         const std::string question = args.required("question");
-        const DocumentPrompt p = build_document_prompt(kind, *lm.tokenizer, args.str("system"), document, question);
-        chat.session().set_question(p.question_part, snap.window);
+        chat.session().set_question(build_question_part(kind, *lm.tokenizer, question), snap.window);
         sel = chat.session().select(snap);
         nlohmann::json j = selection_json(*sel, chat.session(), cfg);
         AtomicFileWriter f(json_path);

@@ -10,5 +10,6 @@ int cmd_eval(int argc, char** argv);
 int cmd_info(int argc, char** argv);
 int cmd_ask(int argc, char** argv);
 int cmd_inspect(int argc, char** argv);
+int cmd_prompt(int argc, char** argv);
 
 }  // namespace snapdoc::cli

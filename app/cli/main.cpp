@@ -27,6 +27,8 @@ void usage(std::FILE* out) {
         "                 answer each question over one document prefill (re-snapping per question)\n"
         "  inspect -m MODEL (--doc FILE --question Q | --ids \"...\") [compression flags] --json OUT\n"
         "                 prefill and select only; write each head's kept positions and pooled scores\n"
+        "  prompt -m MODEL --doc FILE -q Q [--template NAME] [--system TEXT]\n"
+        "                 print the prompt's token ids (document part, question part)\n"
         "\n"
         "MODEL is a .gguf file or a Hugging Face folder (config.json, *.safetensors, tokenizer.model).\n"
         "Common flags: --threads N (0 = all cores), --log-level trace|debug|info|warn|error|off\n"
@@ -49,6 +51,7 @@ int main(int argc, char** argv) {
         if (cmd == "info") return snapdoc::cli::cmd_info(argc, argv);
         if (cmd == "ask") return snapdoc::cli::cmd_ask(argc, argv);
         if (cmd == "inspect") return snapdoc::cli::cmd_inspect(argc, argv);
+        if (cmd == "prompt") return snapdoc::cli::cmd_prompt(argc, argv);
         std::fprintf(stderr, "snapdoc-cli: unknown command '%s' (try --help)\n", cmd.c_str());
         return 2;
     } catch (const snapdoc::Error& e) {

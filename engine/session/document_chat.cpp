@@ -11,8 +11,6 @@ namespace snapdoc {
 namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-// build_document_prompt needs some question to lay out the document part, which does not depend on it.
-constexpr std::string_view kPlaceholderQuestion = "?";
 }  // namespace
 
 ChatTemplateKind choose_chat_template(const std::string& model_template_text, const std::string& name) {
@@ -29,28 +27,25 @@ DocumentChat::DocumentChat(Backend& backend, const Tokenizer& tokenizer, ChatTem
 int DocumentChat::load_document(std::string_view text, const DocumentSession::Progress& progress,
                                 const std::atomic<bool>* cancel, std::string_view system_prompt) {
     const auto t0 = Clock::now();
-    const DocumentPrompt p = build_document_prompt(kind_, tokenizer_, system_prompt, text, kPlaceholderQuestion);
-    session_.prefill_document(p.document_part, progress, cancel);
-    document_.assign(text);
-    system_prompt_.assign(system_prompt);
+    const std::vector<int32_t> part = build_document_part(kind_, tokenizer_, system_prompt, text);
+    session_.prefill_document(part, progress, cancel);
     document_seconds_ = since(t0);
-    return static_cast<int>(p.document_part.size());
+    return static_cast<int>(part.size());
 }
 
 int DocumentChat::prompt_tokens_for(std::string_view question) const {
-    const DocumentPrompt p = build_document_prompt(kind_, tokenizer_, system_prompt_, document_, question);
-    return static_cast<int>(p.document_part.size() + p.question_part.size());
+    return session_.document_tokens() + static_cast<int>(build_question_part(kind_, tokenizer_, question).size());
 }
 
 AskResult DocumentChat::ask(std::string_view question, const AskOptions& options) {
     if (session_.document_tokens() == 0) throw Error("no document is loaded");
     options.sampling.validate();
     AskResult r;
-    const DocumentPrompt p = build_document_prompt(kind_, tokenizer_, system_prompt_, document_, question);
-    r.question_tokens = static_cast<int>(p.question_part.size());
+    const std::vector<int32_t> question_part = build_question_part(kind_, tokenizer_, question);
+    r.question_tokens = static_cast<int>(question_part.size());
 
     auto t0 = Clock::now();
-    session_.set_question(p.question_part, options.snapkv.window, options.cancel);
+    session_.set_question(question_part, options.snapkv.window, options.cancel);
     r.question_seconds = since(t0);
     t0 = Clock::now();
     r.selection = session_.select(options.snapkv);

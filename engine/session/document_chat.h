@@ -61,8 +61,6 @@ private:
     const Tokenizer& tokenizer_;
     ChatTemplateKind kind_;
     DocumentSession session_;
-    std::string document_;
-    std::string system_prompt_;
     double document_seconds_ = 0;
 };
 

@@ -1,0 +1,335 @@
+#include "engine/tokenizer/chat_template.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <initializer_list>
+
+#include "engine/common/error.h"
+#include "engine/tokenizer/tokenizer.h"
+
+namespace snapdoc {
+namespace {
+
+constexpr std::array<std::pair<ChatTemplateKind, std::string_view>, 5> kNames{{
+    {ChatTemplateKind::Plain, "plain"},
+    {ChatTemplateKind::Llama2, "llama2"},
+    {ChatTemplateKind::Mistral, "mistral"},
+    {ChatTemplateKind::ChatML, "chatml"},
+    {ChatTemplateKind::Zephyr, "zephyr"},
+}};
+
+// The user message is "{document}{kDocumentEnd}{kQuestionLead}{question}" in every template; the
+// prompt is split between kDocumentEnd and kQuestionLead. The split relies on kDocumentEnd ending
+// in a newline (see encode_after_newline), so change these together.
+constexpr std::string_view kDocumentEnd = "\n\n";
+constexpr std::string_view kQuestionLead = "Question: ";
+constexpr std::string_view kPlainAnswerLead = "\nAnswer:";
+
+std::string_view trim(std::string_view s) {
+    constexpr std::string_view ws = " \t\r\n\f\v";
+    const auto first = s.find_first_not_of(ws);
+    if (first == std::string_view::npos) return {};
+    return s.substr(first, s.find_last_not_of(ws) - first + 1);
+}
+
+// Concatenation without `const char* + std::string`, which GCC 12 flags with a false -Wrestrict.
+std::string cat(std::initializer_list<std::string_view> parts) {
+    std::string out;
+    for (std::string_view p : parts) out += p;
+    return out;
+}
+
+bool contains(std::string_view haystack, std::string_view needle) {
+    return haystack.find(needle) != std::string_view::npos;
+}
+
+// A prompt as control tokens (id >= 0) and runs of text (id < 0); adjacent text is merged so that
+// each run is encoded in one piece, as the model's own tokenizer would see it.
+struct Item {
+    int32_t id = -1;
+    std::string text;
+};
+
+class Layout {
+public:
+    void special(int32_t id) { items_.push_back({id, {}}); }
+    void text(std::string_view t) {
+        if (items_.empty() || items_.back().id >= 0) items_.push_back({-1, {}});
+        items_.back().text += t;
+    }
+    const std::vector<Item>& items() const { return items_; }
+
+private:
+    std::vector<Item> items_;
+};
+
+// The ids of `text` as they read right after a newline in a longer text: without the dummy prefix
+// that tok.encode would put in front of a text of its own. Encoding "\n" + text and dropping the
+// ids of "\n" gives exactly that, because no piece of the vocabulary crosses the newline (checked
+// by document_split_is_exact). Where one does, no split can be exact; text is encoded on its own.
+std::vector<int32_t> encode_after_newline(const Tokenizer& tok, std::string_view text) {
+    const std::vector<int32_t> anchor = tok.encode("\n");
+    std::vector<int32_t> ids = tok.encode(cat({"\n", text}));
+    if (ids.size() >= anchor.size() && std::equal(anchor.begin(), anchor.end(), ids.begin())) {
+        ids.erase(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(anchor.size()));
+        return ids;
+    }
+    return tok.encode(text);
+}
+
+// `continues_text`: the first run continues a run that ended in a newline (the question part).
+std::vector<int32_t> encode_layout(const Tokenizer& tok, const Layout& layout, bool continues_text) {
+    std::vector<int32_t> out;
+    bool first = true;
+    for (const Item& item : layout.items()) {
+        if (item.id >= 0) {
+            out.push_back(item.id);
+        } else {
+            const std::vector<int32_t> ids =
+                first && continues_text ? encode_after_newline(tok, item.text) : tok.encode(item.text);
+            out.insert(out.end(), ids.begin(), ids.end());
+        }
+        first = false;
+    }
+    return out;
+}
+
+// Looks up the control pieces a template uses, with errors that name the template.
+class Vocab {
+public:
+    Vocab(ChatTemplateKind kind, const Tokenizer& tok) : kind_(kind), tok_(tok) {}
+
+    int32_t required(std::string_view piece) const {
+        const int32_t id = tok_.piece_to_id(piece);
+        if (id < 0 || id == tok_.unk_id())
+            throw Error(std::string(chat_template_name(kind_)) + " template needs the special token " +
+                        std::string(piece) + ", which the model's vocabulary lacks");
+        return id;
+    }
+    int32_t eos() const {
+        if (tok_.eos_id() < 0)
+            throw Error(
+                std::string(chat_template_name(kind_)) +
+                " template needs an end-of-sequence token (</s>), which the model's vocabulary lacks");
+        return tok_.eos_id();
+    }
+    // The id of `piece` if the vocabulary has it as a control token, else -1 (it is text there).
+    int32_t control(std::string_view piece) const {
+        const int32_t id = tok_.piece_to_id(piece);
+        return id >= 0 && tok_.is_control(id) ? id : -1;
+    }
+    // `piece` by id where it is a control token, else as its text.
+    void marker(Layout& layout, std::string_view piece) const {
+        const int32_t id = control(piece);
+        if (id >= 0)
+            layout.special(id);
+        else
+            layout.text(piece);
+    }
+    void bos(Layout& layout) const {
+        if (tok_.bos_id() >= 0) layout.special(tok_.bos_id());
+    }
+
+private:
+    ChatTemplateKind kind_;
+    const Tokenizer& tok_;
+};
+
+// [INST] ... [/INST] for Llama 2 and Mistral: text in their original vocabularies ("[INST] " and
+// " [/INST]" around the message), control tokens in Mistral's v3 vocabulary (no spaces: the dummy
+// prefix of the message text stands for the first one, as in mistral-common).
+struct InstTokens {
+    int32_t open = -1;
+    int32_t close = -1;
+};
+InstTokens inst_tokens(const Vocab& vocab) {
+    InstTokens t;
+    t.open = vocab.control("[INST]");
+    if (t.open >= 0) t.close = vocab.required("[/INST]");
+    return t;
+}
+
+void build_layouts(ChatTemplateKind kind, const Tokenizer& tok, std::string_view sys, std::string_view doc,
+                   std::string_view question, Layout& head, Layout& tail) {
+    const Vocab vocab(kind, tok);
+    const std::string document_text = cat({doc, kDocumentEnd});
+    const std::string question_text = cat({kQuestionLead, question});
+    switch (kind) {
+        case ChatTemplateKind::Plain:
+            vocab.bos(head);
+            head.text(document_text);
+            tail.text(cat({question_text, kPlainAnswerLead}));
+            return;
+        case ChatTemplateKind::Llama2:
+        case ChatTemplateKind::Mistral: {
+            const InstTokens inst = inst_tokens(vocab);
+            vocab.bos(head);
+            if (inst.open >= 0)
+                head.special(inst.open);
+            else
+                head.text("[INST] ");
+            if (!sys.empty()) {
+                if (kind == ChatTemplateKind::Llama2)
+                    head.text(cat({"<<SYS>>\n", sys, "\n<</SYS>>\n\n"}));
+                else
+                    head.text(cat({sys, "\n\n"}));
+            }
+            head.text(document_text);
+            tail.text(question_text);
+            if (inst.close >= 0)
+                tail.special(inst.close);
+            else
+                tail.text(" [/INST]");
+            return;
+        }
+        case ChatTemplateKind::ChatML: {
+            const int32_t start = vocab.required("<|im_start|>");
+            const int32_t end = vocab.required("<|im_end|>");
+            // Llama/Mistral-based ChatML models keep their <s> (their tokenizers add it); a vocabulary
+            // whose BOS is <|im_start|> itself must not get it twice.
+            if (tok.bos_id() != start) vocab.bos(head);
+            if (!sys.empty()) {
+                head.special(start);
+                head.text(cat({"system\n", sys}));
+                head.special(end);
+                head.text("\n");
+            }
+            head.special(start);
+            head.text(cat({"user\n", document_text}));
+            tail.text(question_text);
+            tail.special(end);
+            tail.text("\n");
+            tail.special(start);
+            tail.text("assistant\n");
+            return;
+        }
+        case ChatTemplateKind::Zephyr: {
+            const int32_t eos = vocab.eos();
+            vocab.bos(head);
+            if (!sys.empty()) {
+                vocab.marker(head, "<|system|>");
+                head.text(cat({"\n", sys}));
+                head.special(eos);
+                head.text("\n");
+            }
+            vocab.marker(head, "<|user|>");
+            head.text(cat({"\n", document_text}));
+            tail.text(question_text);
+            tail.special(eos);
+            tail.text("\n");
+            vocab.marker(tail, "<|assistant|>");
+            tail.text("\n");
+            return;
+        }
+    }
+    throw Error("unknown chat template kind");
+}
+
+}  // namespace
+
+std::string_view chat_template_name(ChatTemplateKind kind) {
+    for (const auto& [k, name] : kNames)
+        if (k == kind) return name;
+    return "unknown";
+}
+
+ChatTemplateKind parse_chat_template_name(std::string_view name) {
+    std::string lower(name);
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::string valid;
+    for (const auto& [kind, n] : kNames) {
+        if (lower == n) return kind;
+        valid += (valid.empty() ? "" : ", ") + std::string(n);
+    }
+    throw Error("unknown chat template '" + std::string(name) + "' (valid: " + valid + ")");
+}
+
+DetectedTemplate detect_chat_template(std::string_view jinja) {
+    using K = ChatTemplateKind;
+    if (trim(jinja).empty()) return {K::Plain, "the model has no chat template; using plain"};
+    // Order matters: ChatML first (its templates may mention other roles), <<SYS>> before [INST]
+    // (Llama 2's template has both), and look-alikes before Zephyr (Phi-3 also has <|user|>).
+    if (contains(jinja, "<|im_start|>")) return {K::ChatML, "chat template has <|im_start|>: chatml"};
+    if (contains(jinja, "<|start_header_id|>"))
+        return {
+            K::Plain,
+            "chat template looks like Llama 3 (<|start_header_id|>), which is not supported; using plain"};
+    if (contains(jinja, "<start_of_turn>"))
+        return {K::Plain,
+                "chat template looks like Gemma (<start_of_turn>), which is not supported; using plain"};
+    if (contains(jinja, "<<SYS>>")) return {K::Llama2, "chat template has <<SYS>>: llama2"};
+    if (contains(jinja, "[INST]")) return {K::Mistral, "chat template has [INST] without <<SYS>>: mistral"};
+    if (contains(jinja, "<|user|>") && contains(jinja, "<|assistant|>")) {
+        if (contains(jinja, "<|end|>"))
+            return {K::Plain,
+                    "chat template looks like Phi-3 (<|end|>), which is not supported; using plain"};
+        return {K::Zephyr, "chat template has <|user|> and <|assistant|>: zephyr"};
+    }
+    return {K::Plain,
+            "chat template not recognised (" + std::to_string(jinja.size()) + " chars); using plain"};
+}
+
+std::vector<int32_t> build_document_part(ChatTemplateKind kind, const Tokenizer& tok,
+                                         std::string_view system_prompt, std::string_view document) {
+    const std::string_view doc = trim(document);
+    if (doc.empty()) throw Error("the document is empty");
+    // Both halves are laid out every time so that a missing piece is reported by either call.
+    Layout head, tail;
+    build_layouts(kind, tok, trim(system_prompt), doc, {}, head, tail);
+    return encode_layout(tok, head, false);
+}
+
+std::vector<int32_t> build_question_part(ChatTemplateKind kind, const Tokenizer& tok,
+                                         std::string_view question) {
+    const std::string_view q = trim(question);
+    if (q.empty()) throw Error("the question is empty");
+    Layout head, tail;
+    build_layouts(kind, tok, {}, {}, q, head, tail);
+    return encode_layout(tok, tail, true);
+}
+
+DocumentPrompt build_document_prompt(ChatTemplateKind kind, const Tokenizer& tok,
+                                     std::string_view system_prompt, std::string_view document,
+                                     std::string_view question) {
+    DocumentPrompt prompt;
+    prompt.question_part = build_question_part(kind, tok, question);  // first: it fails fast
+    prompt.document_part = build_document_part(kind, tok, system_prompt, document);
+    return prompt;
+}
+
+std::vector<int32_t> end_of_turn_ids(ChatTemplateKind kind, const Tokenizer& tok) {
+    const Vocab vocab(kind, tok);
+    switch (kind) {
+        case ChatTemplateKind::Plain:
+            if (tok.eos_id() < 0) return {};
+            return {tok.eos_id()};
+        case ChatTemplateKind::ChatML:
+            return {vocab.required("<|im_end|>")};
+        case ChatTemplateKind::Llama2:
+        case ChatTemplateKind::Mistral:
+        case ChatTemplateKind::Zephyr:
+            return {vocab.eos()};
+    }
+    throw Error("unknown chat template kind");
+}
+
+bool document_split_is_exact(const Tokenizer& tok) {
+    // A piece containing "\nQ" could merge the end of the document with the question.
+    for (int32_t id = 0; id < tok.vocab_size(); ++id)
+        if (!tok.is_control(id) && contains(tok.raw_piece(id), cat({"\n", kQuestionLead.substr(0, 1)})))
+            return false;
+    // A normalizer that rewrites newlines changes where pieces may break; compare on samples.
+    for (std::string_view doc : {"The end.", "x"}) {
+        const std::string head = cat({doc, kDocumentEnd});
+        const std::string tail = cat({kQuestionLead, "Why?"});
+        std::vector<int32_t> joined = tok.encode(head);
+        const std::vector<int32_t> rest = encode_after_newline(tok, tail);
+        joined.insert(joined.end(), rest.begin(), rest.end());
+        if (joined != tok.encode(head + tail)) return false;
+    }
+    return true;
+}
+
+}  // namespace snapdoc
