@@ -1,7 +1,7 @@
 // SentencePiece tokenizer (libsentencepiece does the work; nothing here re-implements BPE).
 // Plain text (documents, questions) is always encoded as text: control pieces such as "</s>",
 // "<s>" or "[INST]" inside it never become control-token ids. Special tokens are only ever added
-// by id (see special_id / chat templates).
+// by id (piece_to_id, bos_id, eos_id; see the chat templates).
 #pragma once
 
 #include <cstdint>
@@ -31,28 +31,61 @@ public:
     ~Tokenizer();
 
     // Encodes text as plain text (no BOS/EOS added). `add_dummy_prefix` follows the model's normalizer.
+    // Bytes that are not well-formed UTF-8 are replaced by U+FFFD (one per byte) first. Long texts
+    // are encoded in newline-separated pieces on several threads when the vocabulary makes that
+    // exact (identity normalizer, BPE, no piece containing '\n'); the result is always identical
+    // to encoding the whole text at once. Thread-safe (const).
     std::vector<int32_t> encode(std::string_view text) const;
-    // Decodes ids to text. Control tokens decode to "".
+    // Decodes ids to text. Control tokens decode to ""; the sequence-initial space of the first
+    // piece is dropped (SentencePiece's rule). Throws Error for an id outside the vocabulary.
     std::string decode(const std::vector<int32_t>& ids) const;
-    // The text one token adds when it follows `prev` in a stream (handles the leading-space rule and
-    // byte-fallback pieces that form a UTF-8 character only together). Use a StreamDecoder for streaming.
+    // The text of one token as it reads in the middle of a stream: U+2581 becomes a space (kept even
+    // at the start), a byte piece <0xHH> is that single byte (possibly half a UTF-8 character),
+    // control tokens are "". For display of single tokens; use a StreamDecoder to stream text.
     std::string piece(int32_t id) const;
 
     int vocab_size() const;
-    int bos_id() const;
-    int eos_id() const;
+    int bos_id() const;  // -1 if the vocabulary has none
+    int eos_id() const;  // -1 if the vocabulary has none
     int unk_id() const;
-    bool is_control(int32_t id) const;
+    bool is_control(int32_t id) const;  // false for ids outside the vocabulary
     // Id of a special piece such as "<s>", "[INST]" or "<|im_start|>", or -1 if the vocab lacks it.
     int32_t piece_to_id(std::string_view piece) const;
+    // The raw piece string as stored in the vocabulary ("\u2581the", "<0x0A>", "</s>"); "" for ids
+    // outside it.
+    std::string raw_piece(int32_t id) const;
+    // Whether encode() may split long texts (see encode); exposed for tests and benchmarks.
+    bool encodes_in_chunks() const { return chunked_encode_; }
 
 private:
+    friend class StreamDecoder;
     Tokenizer();
+    void init_after_load(const std::string& proto);
+    std::vector<int32_t> encode_one(const sentencepiece::SentencePieceProcessor& sp, std::string_view text) const;
+    // The byte of a byte-fallback piece "<0xHH>", or -1.
+    int byte_value(int32_t id) const;
+    // `ids` decoded as they read after earlier text: after_text=false gives plain decode(), true
+    // keeps the leading space of the first piece (the library only drops it at sequence start).
+    std::string decode_continuation(const int32_t* ids, std::size_t n, bool after_text) const;
+    // Whether, starting a sequence, `ids` end SentencePiece's sequence-initial state (the state in
+    // which a leading U+2581 is dropped): they produce text, or a piece whose space was dropped.
+    bool ends_sequence_start(const int32_t* ids, std::size_t n, const std::string& text) const;
+
     std::unique_ptr<sentencepiece::SentencePieceProcessor> sp_;
+    // The same model without the dummy prefix, for pieces of a long text after the first; null
+    // when the model adds no dummy prefix (sp_ serves all pieces then).
+    std::unique_ptr<sentencepiece::SentencePieceProcessor> sp_no_prefix_;
+    bool chunked_encode_ = false;
+    bool strips_leading_space_ = true;  // add_dummy_prefix || remove_extra_whitespaces
+    std::vector<int16_t> byte_values_;  // per id, see byte_value()
+    // A piece that decodes to non-empty text; prefixed to a decode to put it "after text".
+    int32_t anchor_id_ = -1;
+    std::size_t anchor_bytes_ = 0;
 };
 
 // Turns a stream of generated ids into complete UTF-8 text increments (a multi-byte character made
 // of byte-fallback tokens is only emitted once it is complete; the sequence-initial space is dropped).
+// `tok` must outlive the decoder. push(...) + ... + flush() == tok.decode(all ids), exactly.
 class StreamDecoder {
 public:
     explicit StreamDecoder(const Tokenizer& tok) : tok_(tok) {}
@@ -62,9 +95,12 @@ public:
     std::string flush();
 
 private:
+    // Only ids whose text is not final yet are kept: at most three byte-fallback pieces that start
+    // a multi-byte character. Everything before them has been returned, so each push decodes a
+    // handful of ids however long the stream is.
     const Tokenizer& tok_;
     std::vector<int32_t> ids_;
-    std::size_t emitted_bytes_ = 0;
+    bool after_text_ = false;  // the stream has left SentencePiece's sequence-initial state
 };
 
 }  // namespace snapdoc
