@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (clang, whole build instrumented with ASan + UBSan) in a separate
+# build directory, seeds their corpora with small valid files, and runs each target for a bounded
+# time. Exits non-zero if any target finds a crash, a sanitizer error, a leak, a timeout or an
+# out-of-memory (giant allocation); the reproducer is left in the artifacts directory.
+#
+# Usage: scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
+#   defaults: 30 seconds; all of fuzz_gguf fuzz_safetensors_header fuzz_hf_config
+# Environment: SNAPDOC_FUZZ_BUILD (build dir, default build-fuzz), SNAPDOC_FUZZ_CORPUS (default
+#   fuzz-corpus), JOBS (build parallelism, default 2), FUZZ_RSS_MB (memory limit, default 1024).
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${SNAPDOC_FUZZ_BUILD:-$root/build-fuzz}
+corpus=${SNAPDOC_FUZZ_CORPUS:-$root/fuzz-corpus}
+jobs=${JOBS:-2}
+rss_mb=${FUZZ_RSS_MB:-1024}
+seconds=${1:-30}
+shift || true
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+  targets=(fuzz_gguf fuzz_safetensors_header fuzz_hf_config)
+fi
+
+CC=${CC:-clang} CXX=${CXX:-clang++} cmake -S "$root" -B "$build" -G Ninja \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSNAPDOC_FUZZ=ON -DSNAPDOC_BUILD_TESTS=OFF \
+  -DSNAPDOC_BUILD_BENCH=OFF -DSNAPDOC_BUILD_UI=OFF >/dev/null
+ninja -C "$build" -j"$jobs" "${targets[@]}" snapdoc_fuzz_seeds
+
+seeds="$corpus/seeds"
+"$build/tests/snapdoc_fuzz_seeds" "$seeds"
+fixtures="$root/../shared/fixtures/stories260K"
+for f in hf-f32 hf-bf16; do
+  [ -f "$fixtures/$f/config.json" ] && cp "$fixtures/$f/config.json" "$seeds/hf_config/fixture-$f.json"
+done
+
+artifacts="$corpus/artifacts"
+mkdir -p "$artifacts"
+status=0
+for target in "${targets[@]}"; do
+  case "$target" in
+    fuzz_gguf) seed_dir="$seeds/gguf" ;;
+    fuzz_safetensors_header) seed_dir="$seeds/safetensors" ;;
+    fuzz_hf_config) seed_dir="$seeds/hf_config" ;;
+    *) seed_dir="" ;;
+  esac
+  mkdir -p "$corpus/$target"
+  echo "== $target: ${seconds}s"
+  # UBSan already aborts (-fno-sanitize-recover); ASan's leak check is on by default.
+  if ! ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=0} \
+      "$build/tests/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb="$rss_mb" \
+      -malloc_limit_mb="$rss_mb" -print_final_stats=1 -artifact_prefix="$artifacts/$target-" \
+      "$corpus/$target" $seed_dir 2>&1 | tail -n 40; then
+    echo "!! $target failed; reproducers in $artifacts" >&2
+    status=1
+  fi
+done
+exit $status

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages snapdoc needs to build and test. This is the one install script:
+# the README commands and CI (.ci/run -> scripts/test.sh) both call it, so a package added here is
+# added everywhere.
+#
+#   scripts/install-deps.sh          engine, CLI, bench, tests, fuzzing
+#   scripts/install-deps.sh --ui     the above plus the Qt 6 desktop app's packages
+#
+# When every package is already installed it does not touch apt at all (no `apt-get update`), so
+# running it before every build costs a fraction of a second.
+set -euo pipefail
+
+usage() {
+    sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+}
+
+# --no-install-recommends keeps the install small, so everything the build really uses must be
+# listed, including what Debian only "recommends":
+#   libclang-rt-dev       libFuzzer/ASan runtimes for clang (-fsanitize=fuzzer); only a Recommends
+#                         of clang, so without it the fuzz targets fail to link.
+#   libopenblas0-pthread  the threaded OpenBLAS the CPU backend's GEMMs run on.
+packages=(
+    build-essential cmake ninja-build pkg-config
+    libsentencepiece-dev libspdlog-dev nlohmann-json3-dev
+    libopenblas-dev libopenblas0-pthread
+    libgtest-dev libsqlite3-dev
+    clang libclang-rt-dev
+)
+ui_packages=(qt6-base-dev libpoppler-qt6-dev)
+
+for arg in "$@"; do
+    case "$arg" in
+        --ui) packages+=("${ui_packages[@]}") ;;
+        -h|--help) usage; exit 0 ;;
+        *) echo "install-deps.sh: unknown argument '$arg' (try --help)" >&2; exit 2 ;;
+    esac
+done
+
+if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
+    echo "install-deps.sh: this script needs a Debian/Ubuntu system (dpkg-query, apt-get)." >&2
+    echo "Install these packages (or your distribution's equivalents) by hand: ${packages[*]}" >&2
+    exit 1
+fi
+
+missing=()
+for pkg in "${packages[@]}"; do
+    # Status is "install ok installed" only for a fully installed package; anything else
+    # (absent, removed but configured, half-installed) needs apt.
+    status="$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)"
+    if [[ "$status" != "install ok installed" ]]; then
+        missing+=("$pkg")
+    fi
+done
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+    echo "install-deps.sh: all ${#packages[@]} packages already installed"
+    exit 0
+fi
+
+echo "install-deps.sh: installing ${missing[*]}"
+if [[ "$(id -u)" -eq 0 ]]; then
+    as_root=()
+elif command -v sudo >/dev/null 2>&1; then
+    as_root=(sudo)
+else
+    echo "install-deps.sh: not root and sudo is not available; run as root: apt-get install ${missing[*]}" >&2
+    exit 1
+fi
+
+# env (not an export) so the variable survives sudo, which resets the environment.
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"

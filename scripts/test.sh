@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The project's test command (README, CI via .ci/run): installs dependencies, builds everything in
+# `build` (Release, Ninja), runs every ctest suite, then a short fuzzing pass. Exits non-zero on the
+# first failure. Works from any directory.
+#
+# Environment knobs:
+#   BUILD_DIR=dir           build directory (default build)
+#   SNAPDOC_UI=auto|ON|OFF  build the Qt app (auto: when Qt 6 is installed)
+#   JOBS=N                  build parallelism (default: all cores)
+#   CTEST_JOBS=N            test parallelism (default 2: several suites load models and use threads)
+#   FUZZ_SECONDS=N          per-target fuzzing time for scripts/fuzz.sh (default 20; 0 skips fuzzing)
+set -euo pipefail
+
+# shellcheck source=scripts/common.sh source-path=SCRIPTDIR/..
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+cd "$SNAPDOC_ROOT"
+
+CTEST_JOBS="${CTEST_JOBS:-2}"
+FUZZ_SECONDS="${FUZZ_SECONDS:-20}"
+
+echo "== install dependencies"
+install_deps
+
+configure_build
+echo "== build (-j$JOBS)"
+cmake --build "$BUILD_DIR" -j "$JOBS"
+
+ctest_args=(--test-dir "$BUILD_DIR" --output-on-failure --no-tests=error -j "$CTEST_JOBS")
+# CUDA tests need a working driver, not just the binary: nvidia-smi -L fails without a GPU.
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+    echo "== test (GPU found: including label cuda)"
+else
+    echo "== test (no GPU: excluding label cuda)"
+    ctest_args+=(-LE cuda)
+fi
+ctest "${ctest_args[@]}"
+
+if [[ "$FUZZ_SECONDS" == "0" ]]; then
+    echo "== fuzz: skipped (FUZZ_SECONDS=0)"
+elif [[ ! -f scripts/fuzz.sh ]]; then
+    echo "== fuzz: skipped (no scripts/fuzz.sh)"
+elif ! command -v clang++ >/dev/null 2>&1; then
+    echo "== fuzz: skipped (clang++ not found)"
+else
+    echo "== fuzz (${FUZZ_SECONDS}s per target)"
+    # fuzz.sh takes the per-target seconds as its first argument and builds in its own directory.
+    JOBS="$JOBS" bash scripts/fuzz.sh "$FUZZ_SECONDS"
+fi
+
+echo "== all checks passed"
