@@ -46,6 +46,9 @@ struct Model {
     // Serialized SentencePiece ModelProto (built from GGUF metadata, or the bytes of the HF folder's
     // tokenizer.model). Empty if the model carries no tokenizer.
     std::string tokenizer_proto;
+    // Why tokenizer_proto is empty (e.g. an unsupported GGUF tokenizer kind, no tokenizer.model in
+    // the folder); "" when the model has its tokenizer.
+    std::string tokenizer_error;
     // Jinja chat template text from GGUF `tokenizer.chat_template` or tokenizer_config.json ("" if none).
     std::string chat_template;
 

@@ -1,0 +1,120 @@
+// Hugging Face folder -> Model. Q/K rows are in the checkpoint's own (rotate-half) order, so the
+// config says RopeStyle::RotateHalf and nothing is permuted.
+#include "engine/model/hf_model.h"
+
+#include <nlohmann/json.hpp>
+
+#include "engine/common/error.h"
+#include "engine/model/hf_config.h"
+#include "engine/model/read_file.h"
+#include "engine/model/safetensors_checkpoint.h"
+#include "engine/model/weight_checks.h"
+
+namespace snapdoc {
+
+namespace {
+
+using nlohmann::json;
+
+// chat_template from tokenizer_config.json: a string, or a list of {name, template} of which the
+// one named "default" is used.
+std::string read_chat_template(const std::filesystem::path& file) {
+    std::error_code ec;
+    if (!std::filesystem::exists(file, ec)) return "";
+    const std::string what = "'" + file.string() + "'";
+    json root;
+    try {
+        root = json::parse(read_small_file(file, std::size_t{64} << 20));
+    } catch (const json::exception& e) {
+        throw FormatError(what + " is not valid JSON: " + e.what());
+    }
+    if (!root.is_object()) throw FormatError(what + " is not a JSON object");
+    const auto it = root.find("chat_template");
+    if (it == root.end() || it->is_null()) return "";
+    if (it->is_string()) return it->get<std::string>();
+    if (it->is_array()) {
+        for (const json& entry : *it) {
+            if (!entry.is_object()) throw FormatError(what + ": 'chat_template' list entries must be objects");
+            const auto name = entry.find("name");
+            const auto tmpl = entry.find("template");
+            if (name != entry.end() && name->is_string() && name->get<std::string>() == "default") {
+                if (tmpl == entry.end() || !tmpl->is_string()) {
+                    throw FormatError(what + ": the 'default' chat template has no 'template' string");
+                }
+                return tmpl->get<std::string>();
+            }
+        }
+        return "";
+    }
+    throw FormatError(what + ": 'chat_template' must be a string or a list of {name, template}");
+}
+
+}  // namespace
+
+Model load_hf_model(const std::filesystem::path& dir) {
+    std::error_code ec;
+    const auto config_path = dir / "config.json";
+    if (!std::filesystem::exists(config_path, ec)) {
+        throw FormatError("'" + dir.string() + "' is not a Hugging Face model folder: it has no config.json");
+    }
+    const std::string source = "Hugging Face model '" + dir.string() + "'";
+
+    Model m;
+    m.format = ModelFormat::HuggingFace;
+    m.path = dir;
+    m.config = load_hf_config(config_path).config;
+    if (m.config.name.empty()) m.config.name = dir.filename().string();
+
+    const SafetensorsCheckpoint ck = SafetensorsCheckpoint::open_folder(dir);
+    m.mappings = ck.mappings();
+    const ModelConfig& c = m.config;
+    const ExpectedShapes shapes = expected_shapes(c);
+
+    auto take = [&](const std::string& name, const std::vector<int64_t>& shape) {
+        const SafetensorsFile* file = nullptr;
+        const SafetensorsFile::TensorInfo* info = ck.find(name, &file);
+        if (info == nullptr) throw FormatError(source + ": missing tensor '" + name + "'");
+        const TensorView v = file->view(*info);
+        check_shape(v, shape, source);
+        return aligned_view(v, m);
+    };
+
+    m.weights.tok_embeddings = take("model.embed_tokens.weight", shapes.tok_embeddings);
+    for (int l = 0; l < c.n_layers; ++l) {
+        const std::string p = "model.layers." + std::to_string(l) + ".";
+        LayerWeights w;
+        w.attn_norm = take(p + "input_layernorm.weight", shapes.norm);
+        w.wq = take(p + "self_attn.q_proj.weight", shapes.wq);
+        w.wk = take(p + "self_attn.k_proj.weight", shapes.wk);
+        w.wv = take(p + "self_attn.v_proj.weight", shapes.wv);
+        w.wo = take(p + "self_attn.o_proj.weight", shapes.wo);
+        w.ffn_norm = take(p + "post_attention_layernorm.weight", shapes.norm);
+        w.w_gate = take(p + "mlp.gate_proj.weight", shapes.w_gate);
+        w.w_up = take(p + "mlp.up_proj.weight", shapes.w_up);
+        w.w_down = take(p + "mlp.down_proj.weight", shapes.w_down);
+        m.weights.layers.push_back(std::move(w));
+    }
+    m.weights.out_norm = take("model.norm.weight", shapes.norm);
+    if (!c.tied_embeddings && ck.find("lm_head.weight") != nullptr) {
+        m.weights.output = take("lm_head.weight", shapes.output);
+    } else {
+        // Tied (declared, or implied by a missing lm_head): the embedding matrix is the output head.
+        m.weights.output = m.weights.tok_embeddings;
+        m.config.tied_embeddings = true;
+    }
+    m.config.weight_dtype = m.weights.layers.front().wq.dtype;
+
+    const auto tok_path = dir / "tokenizer.model";
+    if (std::filesystem::exists(tok_path, ec)) {
+        m.tokenizer_proto = read_small_file(tok_path);
+    } else {
+        m.tokenizer_error = "no tokenizer.model in '" + dir.string() + "'";
+        if (std::filesystem::exists(dir / "tokenizer.json", ec)) {
+            m.tokenizer_error += " (tokenizer.json-only tokenizers are not supported; snapdoc needs a SentencePiece model)";
+        }
+    }
+    m.chat_template = read_chat_template(dir / "tokenizer_config.json");
+    return m;
+}
+
+}  // namespace snapdoc
