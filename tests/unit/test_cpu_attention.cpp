@@ -2,6 +2,7 @@
 // head keeps a different subset of positions, as SnapKV's compressed cache does) and tile edges.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -18,8 +19,10 @@ struct Head {
 TEST(CpuAttention, RaggedHeadsMatchDirectSoftmax) {
     std::mt19937 rng(7);
     std::normal_distribution<float> nd(0.f, 1.f);
-    const int hd = 16, n_heads = 6, group = 3, cache_heads = n_heads / group, n = 5;
+    const int hd = 16, n_heads = 6, group = 3, cache_heads = n_heads / group;
     const int lengths[] = {1, kAttentionTile + 7};  // a single entry; crossing a tile edge
+    // 5 rows take the per-row path; 70 rows the blocked GEMM path (crossing a row-block edge).
+    for (int n : {5, 2 * kAttentionRowBlock + 6})
     for (int len0 : lengths) {
         std::vector<Head> heads(cache_heads);
         std::vector<CacheHeadView> views(cache_heads);
@@ -35,8 +38,10 @@ TEST(CpuAttention, RaggedHeadsMatchDirectSoftmax) {
         }
         std::vector<float> q(n * n_heads * hd), out(q.size());
         for (auto& x : q) x = nd(rng);
-        // Queries at positions that cut through the caches (some see only part of them).
+        // Queries at ascending positions that cut through the caches (some see only part of them).
         std::vector<int32_t> qpos = {heads[0].pos.front(), 40, 90, 200, 100000};
+        for (int r = 5; r < n; ++r) qpos.push_back(heads[0].pos.front() + 3 * r);
+        std::sort(qpos.begin(), qpos.end());
         AttentionArgs a;
         a.q = q.data();
         a.q_positions = qpos.data();

@@ -31,5 +31,7 @@ struct AttentionArgs {
 void attention(const AttentionArgs& args, ThreadPool& pool);
 
 inline constexpr int kAttentionTile = 64;
+// Query rows per block in the GEMM-based (prefill) path.
+inline constexpr int kAttentionRowBlock = 32;
 
 }  // namespace snapdoc::cpu
