@@ -5,9 +5,10 @@
 
 SNAPDOC_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${BUILD_DIR:-build}"
-# ON, OFF or auto (ON when Qt 6 development files are installed). The desktop app is not in the
-# build yet; once it is, CI can set SNAPDOC_UI=ON (which also makes install-deps.sh pull in Qt).
-SNAPDOC_UI="${SNAPDOC_UI:-auto}"
+# ON (default), OFF or auto. ON installs the Qt 6 packages (install-deps.sh --ui) and builds and
+# tests the desktop app (ctest label `ui`); OFF builds everything else, for machines without Qt and
+# without a package mirror (the GPU machine); auto turns the app on only when Qt 6 is installed.
+SNAPDOC_UI="${SNAPDOC_UI:-ON}"
 JOBS="${JOBS:-$(nproc)}"
 
 have_qt6() {
@@ -16,7 +17,7 @@ have_qt6() {
 }
 
 install_deps() {
-    if [[ "$SNAPDOC_UI" == "ON" ]]; then
+    if [[ "$SNAPDOC_UI" == "ON" ]] || { [[ "$SNAPDOC_UI" == "auto" ]] && have_qt6; }; then
         bash "$SNAPDOC_ROOT/scripts/install-deps.sh" --ui
     else
         bash "$SNAPDOC_ROOT/scripts/install-deps.sh"

@@ -26,7 +26,10 @@ packages=(
     libgtest-dev libsqlite3-dev
     clang libclang-rt-dev
 )
-ui_packages=(qt6-base-dev libpoppler-qt6-dev)
+# The desktop app: Qt 6 Widgets/Concurrent/Test (qt6-base-dev; its tests run on the offscreen
+# platform, no X server), PDF text via Poppler, and a font so offscreen tests and --screenshot
+# render text (fontconfig only recommends one).
+ui_packages=(qt6-base-dev libpoppler-qt6-dev fonts-dejavu-core)
 
 for arg in "$@"; do
     case "$arg" in

@@ -1,30 +1,65 @@
 #!/usr/bin/env bash
-# The README's "run it" command. PLACEHOLDER until the Qt desktop app exists: for now it installs
-# dependencies, builds the CLI and generates text with the tiny stories260K model from the shared
-# fixtures, which proves the whole engine path (GGUF load, tokenizer, forward pass, sampling) works
-# on this machine. When the GUI lands this should build with SNAPDOC_UI=ON and exec build/ui/snapdoc.
+# The README's "run it" command: installs dependencies (with Qt), builds the desktop app and opens
+# it with a model and the sample document (resources/samples/the-lighthouse-keeper.md).
 #
-# Extra arguments are passed to `snapdoc-cli generate` (they override the defaults below).
+# The model is, in order: $SNAPDOC_MODEL; the demo model in resources/models/ (a .gguf file or a
+# Hugging Face folder, once it lands there); the tiny stories260K fixture from ../shared/fixtures.
+# stories260K only proves the pipeline (its answers are nonsense, and the sample document is longer
+# than its 2,048-token context, so it runs with --ignore-context).
+#
+# Without a display (no $DISPLAY / $WAYLAND_DISPLAY) it runs offscreen instead, asks one question
+# and saves a screenshot to $BUILD_DIR/snapdoc-screenshot.png.
+#
+# Extra arguments go to `snapdoc` (see `snapdoc --help`), e.g. --doc FILE, --ask QUESTION.
 set -euo pipefail
 
 # shellcheck source=scripts/common.sh source-path=SCRIPTDIR/..
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$SNAPDOC_ROOT"
 
+if [[ "$SNAPDOC_UI" == "OFF" ]]; then
+    echo "run-app.sh: the desktop app needs Qt; unset SNAPDOC_UI (or set it to ON)" >&2
+    exit 2
+fi
+SNAPDOC_UI=ON
 install_deps
 configure_build
-echo "== build snapdoc-cli (-j$JOBS)"
-cmake --build "$BUILD_DIR" -j "$JOBS" --target snapdoc-cli
+echo "== build snapdoc (-j$JOBS)"
+cmake --build "$BUILD_DIR" -j "$JOBS" --target snapdoc
 
-cli="$BUILD_DIR/app/snapdoc-cli"
-fixtures="$SNAPDOC_ROOT/../shared/fixtures"
-model="$fixtures/stories260K/stories260K.gguf"
-if [[ ! -f "$model" ]]; then
-    echo "run-app.sh: no demo model at $model (the shared fixtures are absent);" >&2
-    echo "run it yourself: $cli generate --model <file.gguf> --prompt '...'" >&2
-    exit 1
+app="$BUILD_DIR/ui/snapdoc"
+doc="$SNAPDOC_ROOT/resources/samples/the-lighthouse-keeper.md"
+args=(--doc "$doc")
+
+model="${SNAPDOC_MODEL:-}"
+if [[ -z "$model" ]]; then
+    # The demo model, when present: a .gguf file or a folder with config.json.
+    for candidate in "$SNAPDOC_ROOT"/resources/models/*.gguf "$SNAPDOC_ROOT"/resources/models/*/config.json; do
+        [[ -e "$candidate" ]] || continue
+        model="$candidate"
+        [[ "$model" == */config.json ]] && model="$(dirname "$model")"
+        break
+    done
+fi
+if [[ -z "$model" ]]; then
+    # The GGUF's tokenizer is not readable yet; the Hugging Face copy of the same model is.
+    fixture="$SNAPDOC_ROOT/../shared/fixtures/stories260K/hf-f32"
+    if [[ -f "$fixture/config.json" ]]; then
+        model="$fixture"
+        args+=(--ignore-context)
+        echo "== no demo model in resources/models/: using the stories260K test fixture (answers are nonsense)"
+    fi
+fi
+if [[ -n "$model" ]]; then
+    args+=(--model "$model")
+else
+    echo "== no model found: the app opens without one (File > Open Model)"
 fi
 
-# Flags as defined in app/cli (cmd_generate.cpp, model_setup.cpp); keep them in step if renamed.
-echo "== $cli generate (stories260K)"
-exec "$cli" generate --model "$model" --prompt "Once upon a time" --n-predict 200 "$@"
+if [[ -z "${DISPLAY:-}" && -z "${WAYLAND_DISPLAY:-}" && -z "${QT_QPA_PLATFORM:-}" ]]; then
+    shot="$BUILD_DIR/snapdoc-screenshot.png"
+    echo "== no display: running offscreen, saving $shot"
+    QT_QPA_PLATFORM=offscreen exec "$app" "${args[@]}" --ask "Who rang the bell?" --screenshot "$shot" "$@"
+fi
+echo "== $app ${args[*]} $*"
+exec "$app" "${args[@]}" "$@"

@@ -5,7 +5,8 @@
 #
 # Environment knobs:
 #   BUILD_DIR=dir           build directory (default build)
-#   SNAPDOC_UI=auto|ON|OFF  build the Qt app (auto: when Qt 6 is installed)
+#   SNAPDOC_UI=ON|OFF|auto  build and test the Qt app (default ON; OFF where Qt cannot be installed,
+#                           e.g. the GPU machine; auto: only when Qt 6 is already installed)
 #   JOBS=N                  build parallelism (default: all cores)
 #   CTEST_JOBS=N            test parallelism (default 2: several suites load models and use threads)
 #   FUZZ_SECONDS=N          per-target fuzzing time for scripts/fuzz.sh (default 20; 0 skips fuzzing)

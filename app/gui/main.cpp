@@ -1,0 +1,114 @@
+// snapdoc: the desktop app. Command line:
+//   snapdoc [FILE...]                       open documents / a model (.gguf or a Hugging Face folder)
+//   snapdoc --model M --doc D               load a model and a document at start
+//   snapdoc --screenshot OUT.png [--model M] [--doc D] [--ask Q]...
+//                                           drive the window, save a PNG, exit (works offscreen)
+//   --data-dir DIR                          keep the library and log in DIR instead of the XDG dirs
+//   --ignore-context                        allow prompts past the model's context (this run only)
+//   --log-level LEVEL                       stderr log level (trace..off); the log file gets info
+#include <spdlog/spdlog.h>
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QFileInfo>
+#include <QMessageBox>
+#include <cstdio>
+#include <memory>
+
+#include "app/services/app_paths.h"
+#include "app/services/library_store.h"
+#include "app/services/log_setup.h"
+#include "ui/main/document_controller.h"
+#include "ui/main/main_window.h"
+#include "ui/main/screenshot_runner.h"
+
+namespace {
+
+bool is_model_path(const QString& path) {
+    const QFileInfo fi(path);
+    return (fi.isFile() && fi.suffix().compare("gguf", Qt::CaseInsensitive) == 0) ||
+           (fi.isDir() && QFileInfo::exists(path + "/config.json"));
+}
+
+int fatal(bool gui, const QString& message) {
+    std::fprintf(stderr, "snapdoc: %s\n", qPrintable(message));
+    if (gui) QMessageBox::critical(nullptr, QObject::tr("snapdoc cannot start"), message);
+    return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    QApplication::setApplicationName("snapdoc");
+    QApplication::setApplicationVersion(SNAPDOC_VERSION);
+    QApplication::setDesktopFileName("snapdoc");
+
+    QCommandLineParser cli;
+    cli.setApplicationDescription(
+        "Chat with long documents; SnapKV-compressed KV cache with a per-head inspector.");
+    cli.addHelpOption();
+    cli.addVersionOption();
+    const QCommandLineOption model_opt("model", "Model to load at start (.gguf file or Hugging Face folder).",
+                                       "path");
+    const QCommandLineOption doc_opt("doc", "Document to open at start (.txt .md .html .pdf).", "file");
+    const QCommandLineOption shot_opt(
+        "screenshot", "Save a PNG of the window after the other steps, then exit.", "file.png");
+    const QCommandLineOption ask_opt("ask", "Question to ask once the document is loaded (repeatable).",
+                                     "question");
+    const QCommandLineOption data_opt("data-dir", "Directory for the library database and the log.", "dir");
+    const QCommandLineOption ignore_opt("ignore-context",
+                                        "Allow prompts longer than the model's context (this run).");
+    const QCommandLineOption log_opt("log-level", "stderr log level: trace, debug, info, warn, error, off.",
+                                     "level");
+    const QCommandLineOption timeout_opt(
+        "timeout", "Screenshot mode: give up after this many seconds (default 300).", "seconds", "300");
+    cli.addOptions({model_opt, doc_opt, shot_opt, ask_opt, data_opt, ignore_opt, log_opt, timeout_opt});
+    cli.addPositionalArgument("files", "Documents or a model to open.", "[file...]");
+    cli.process(app);
+    const bool screenshot = cli.isSet(shot_opt);
+
+    std::unique_ptr<snapdoc::services::LibraryStore> store;
+    try {
+        const auto paths = snapdoc::services::resolve_app_paths(cli.value(data_opt));
+        snapdoc::services::init_app_logging(paths.log_file().toStdString(), cli.value(log_opt).toStdString());
+        spdlog::info("snapdoc {} starting; data in {}", SNAPDOC_VERSION, paths.data_dir.toStdString());
+        store = std::make_unique<snapdoc::services::LibraryStore>(paths.database_file().toStdString());
+    } catch (const std::exception& e) {
+        return fatal(!screenshot, QString::fromStdString(e.what()));
+    }
+
+    snapdoc::ui::MainWindow window(*store);
+    if (cli.isSet(ignore_opt)) window.set_ignore_context_for_session();
+
+    QString model = cli.value(model_opt), doc = cli.value(doc_opt);
+    for (const QString& f : cli.positionalArguments()) (is_model_path(f) ? model : doc) = f;
+
+    if (screenshot) {
+        snapdoc::ui::ScreenshotOptions o;
+        o.output = cli.value(shot_opt);
+        o.model = model;
+        o.document = doc;
+        o.questions = cli.values(ask_opt);
+        o.timeout_seconds = std::max(1, cli.value(timeout_opt).toInt());
+        auto* runner = new snapdoc::ui::ScreenshotRunner(window, o, &window);
+        QObject::connect(runner, &snapdoc::ui::ScreenshotRunner::finished, &app,
+                         [](int code) { QApplication::exit(code); });
+        window.show();
+        runner->start();
+        return app.exec();
+    }
+
+    window.show();
+    // Given on the command line, so no confirmation dialog: the user already chose it.
+    if (!model.isEmpty()) window.open_model(model, /*confirm=*/false);
+    if (!doc.isEmpty()) window.open_document(doc);
+    if (!cli.value(ask_opt).isEmpty()) {
+        // Asked once the document is ready.
+        auto question = cli.value(ask_opt);
+        QObject::connect(
+            &window.documents(), &snapdoc::ui::DocumentController::documentReady, &window,
+            [&window, question] { window.ask(question); }, Qt::SingleShotConnection);
+    }
+    return app.exec();
+}

@@ -1,0 +1,44 @@
+// The app's settings as typed values, persisted as JSON in the library database's settings table.
+// Unknown or malformed stored values fall back to the defaults field by field, so a settings row
+// written by another version never stops the app from starting.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/kv/snapkv_config.h"
+#include "engine/session/sampler.h"
+
+namespace snapdoc::services {
+
+class LibraryStore;
+
+struct GenerationSettings {
+    SamplingParams sampling;
+    int max_new_tokens = 256;
+    int threads = 0;              // 0: all cores
+    bool ignore_context = false;  // allow prompts longer than the model's trained context
+    std::string chat_template;    // "" = detect from the model
+};
+
+struct AppSettings {
+    GenerationSettings generation;
+    SnapKvConfig snapkv;
+    std::vector<std::string> recent_documents;  // most recent first
+    std::vector<std::string> recent_models;
+    std::string window_geometry;  // base64 of QWidget::saveGeometry
+    std::string window_state;     // base64 of the splitters' states
+};
+
+inline constexpr int kMaxRecent = 10;
+
+AppSettings load_settings(LibraryStore& store);
+void save_settings(LibraryStore& store, const AppSettings& settings);
+
+// Moves `item` to the front of `list` (adding it if absent) and trims to kMaxRecent.
+void push_recent(std::vector<std::string>& list, const std::string& item);
+
+// JSON text of the settings an answer used (stored with each message).
+std::string answer_settings_json(const GenerationSettings& g, const SnapKvConfig& s);
+
+}  // namespace snapdoc::services

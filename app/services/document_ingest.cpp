@@ -1,0 +1,141 @@
+#include "app/services/document_ingest.h"
+
+#include <QCryptographicHash>
+#include <QFile>
+#include <QFileInfo>
+#include <QRegularExpression>
+#include <QStringDecoder>
+#include <QTextDocument>
+
+#include "app/common/document_text.h"
+#include "app/services/pdf_text.h"
+#include "engine/common/error.h"
+
+namespace snapdoc::services {
+
+namespace {
+
+std::string utf8(const QString& s) {
+    return s.toStdString();
+}
+
+QString markdown_title(const std::string& text) {
+    // The first ATX heading ("# Title"), which is how most Markdown documents name themselves.
+    static const QRegularExpression heading(QStringLiteral("^#{1,2}\\s+(.+?)\\s*#*\\s*$"),
+                                            QRegularExpression::MultilineOption);
+    const auto m = heading.match(
+        QString::fromUtf8(text.data(), static_cast<qsizetype>(std::min<size_t>(text.size(), 4096))));
+    return m.hasMatch() ? m.captured(1) : QString();
+}
+
+std::string read_html(const QString& path, QString& title) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) throw Error("cannot open " + utf8(path) + ": " + utf8(f.errorString()));
+    if (f.size() > kMaxDocumentBytes)
+        throw Error("document " + utf8(path) + " is " + std::to_string(f.size() >> 20) +
+                    " MiB; the limit is " + std::to_string(kMaxDocumentBytes >> 20) + " MiB");
+    const QByteArray bytes = f.readAll();
+    if (bytes.trimmed().isEmpty()) throw Error("document " + utf8(path) + " is empty");
+    if (bytes.contains('\0'))
+        throw Error("document " + utf8(path) + " looks binary (it contains NUL bytes), not HTML");
+    // The page's own <meta charset>, else UTF-8; a page that is neither decodes with errors.
+    QStringDecoder decoder = QStringDecoder::decoderForHtml(bytes);
+    if (!decoder.isValid()) decoder = QStringDecoder(QStringDecoder::Utf8);
+    const QString html = decoder.decode(bytes);
+    if (decoder.hasError())
+        throw Error("document " + utf8(path) + " is not valid " +
+                    (decoder.name() ? std::string(decoder.name()) : "UTF-8") + " text");
+    QTextDocument doc;
+    doc.setHtml(html);
+    title = doc.metaInformation(QTextDocument::DocumentTitle).trimmed();
+    const std::string text = utf8(doc.toPlainText());
+    if (text.find_first_not_of(" \t\r\n\xc2\xa0") == std::string::npos)
+        throw Error("document " + utf8(path) + " has no text (the HTML is empty once tags are removed)");
+    return text;
+}
+
+std::string read_pdf(const QString& path, QString& title, std::vector<int>& page_offsets,
+                     const IngestProgress& progress, const std::atomic<bool>* cancel) {
+    const PdfText pdf = extract_pdf_text(path, progress, cancel);
+    title = pdf.title;
+    QString all;
+    for (QString page : pdf.pages) {
+        if (!all.isEmpty()) all += QStringLiteral("\n\n");
+        page_offsets.push_back(static_cast<int>(all.size()));
+        // Newlines normalized here already, so the page offsets stay right after normalize_newlines.
+        all += page.replace(QStringLiteral("\r\n"), QStringLiteral("\n")).replace(QChar('\r'), QChar('\n'));
+    }
+    if (all.trimmed().isEmpty())
+        throw Error("document " + utf8(path) + " has no text layer (" + std::to_string(pdf.pages.size()) +
+                    " pages, probably scanned images); snapdoc does not do OCR");
+    return utf8(all);
+}
+
+// "\r\n" and lone "\r" become "\n": Qt's text widgets count a CRLF as one character, and the
+// engine, the stored text and the document view must agree on every offset.
+void normalize_newlines(std::string& s) {
+    if (s.find('\r') == std::string::npos) return;
+    std::string out;
+    out.reserve(s.size());
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] != '\r') {
+            out += s[i];
+        } else {
+            out += '\n';
+            if (i + 1 < s.size() && s[i + 1] == '\n') ++i;
+        }
+    }
+    s = std::move(out);
+}
+
+}  // namespace
+
+const std::vector<QString>& document_suffixes() {
+    static const std::vector<QString> s{"txt", "text", "md", "markdown", "html", "htm", "pdf"};
+    return s;
+}
+
+bool is_document_file(const QString& path) {
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    for (const QString& s : document_suffixes())
+        if (s == suffix) return true;
+    return false;
+}
+
+IngestedDocument ingest_document(const QString& path, const IngestProgress& progress,
+                                 const std::atomic<bool>* cancel) {
+    const QFileInfo info(path);
+    if (!info.exists()) throw Error("document " + utf8(path) + " does not exist");
+    if (info.isDir()) throw Error("document " + utf8(path) + " is a folder, not a file");
+    if (!info.isReadable()) throw Error("document " + utf8(path) + " is not readable (permissions)");
+    IngestedDocument d;
+    d.path = info.absoluteFilePath();
+    d.byte_size = info.size();
+    const QString suffix = info.suffix().toLower();
+    QString title;
+    if (progress) progress(0, 1);
+    if (suffix == "pdf") {
+        d.format = "pdf";
+        d.text = read_pdf(path, title, d.page_offsets, progress, cancel);
+    } else if (suffix == "html" || suffix == "htm") {
+        d.format = "html";
+        d.text = read_html(path, title);
+    } else {
+        // Anything else is read as UTF-8 text, which refuses binary files with a clear message.
+        d.format = (suffix == "md" || suffix == "markdown") ? "md" : "txt";
+        d.text = read_document_text(path.toStdString());
+        if (d.format == "md") title = markdown_title(d.text);
+    }
+    if (cancel && cancel->load()) throw Cancelled();
+    normalize_newlines(d.text);
+    d.title = title.isEmpty() ? info.completeBaseName() : title;
+    d.content_hash =
+        QCryptographicHash::hash(QByteArrayView(d.text.data(), static_cast<qsizetype>(d.text.size())),
+                                 QCryptographicHash::Sha256)
+            .toHex()
+            .toStdString();
+    if (progress) progress(1, 1);
+    return d;
+}
+
+}  // namespace snapdoc::services

@@ -1,0 +1,45 @@
+#include "tests/ui/support/ui_test_support.h"
+
+#include <QCoreApplication>
+#include <QDeadlineTimer>
+#include <QDir>
+#include <QFileInfo>
+#include <QThread>
+
+namespace snapdoc::test {
+
+QString fixtures_dir() {
+    const QString env = qEnvironmentVariable("SNAPDOC_FIXTURES_DIR");
+    return env.isEmpty() ? QString(SNAPDOC_FIXTURES_DIR) : env;
+}
+
+QString tiny_model_path() {
+    const QString p = fixtures_dir() + "/stories260K/hf-f32";
+    return QFileInfo::exists(p + "/config.json") ? QDir(p).absolutePath() : QString();
+}
+
+bool wait_until(const std::function<bool()>& done, int timeout_ms) {
+    QDeadlineTimer deadline(timeout_ms);
+    while (!done()) {
+        if (deadline.hasExpired()) return false;
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+        QThread::msleep(2);
+    }
+    return true;
+}
+
+QString sample_text(int words) {
+    static const char* vocab[] = {"the",  "little", "dog",  "ran",  "to",     "a",   "big",
+                                  "tree", "and",    "saw",  "bird", "she",    "was", "happy",
+                                  "sun",  "day",    "Lily", "Tom",  "played", "park"};
+    QString out;
+    uint32_t x = 12345;
+    for (int i = 0; i < words; ++i) {
+        x = x * 1103515245u + 12345u;
+        out += vocab[(x >> 16) % 20];
+        out += (i % 12 == 11) ? ".\n" : " ";
+    }
+    return out;
+}
+
+}  // namespace snapdoc::test

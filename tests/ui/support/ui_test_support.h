@@ -1,0 +1,50 @@
+// Shared by the Qt Test suites: fixture paths (skip cleanly when ../shared/fixtures is absent), a
+// dialog provider that records instead of blocking, and a wait-for-condition helper.
+#pragma once
+
+#include <QString>
+#include <QStringList>
+#include <functional>
+
+#include "ui/dialogs/dialog_provider.h"
+
+namespace snapdoc::test {
+
+QString fixtures_dir();
+// The stories260K Hugging Face folder (its GGUF's tokenizer is not usable yet), or "" if absent.
+QString tiny_model_path();
+
+// Answers every modal question at once and records what would have been shown.
+class RecordingDialogs : public ui::DialogProvider {
+public:
+    QStringList errors;
+    int confirmations = 0;
+    bool confirm_answer = true;
+    QString next_file;
+
+    void show_error(QWidget*, const QString& title, const QString& text) override {
+        errors << title + ": " + text;
+    }
+    bool confirm_model(QWidget*, const ui::ModelInfo&) override {
+        ++confirmations;
+        return confirm_answer;
+    }
+    QString open_document_file(QWidget*, const QString&) override { return next_file; }
+    QString open_model_path(QWidget*, const QString&, bool) override { return next_file; }
+    QString save_export_file(QWidget*, const QString&) override { return next_file; }
+};
+
+// Processes events until `done()` or the timeout; returns done().
+bool wait_until(const std::function<bool()>& done, int timeout_ms = 60000);
+
+// A long made-up text (deterministic) of about `words` words, for documents in tests.
+QString sample_text(int words);
+
+}  // namespace snapdoc::test
+
+#define SNAPDOC_REQUIRE_TINY_MODEL()                                                                       \
+    do {                                                                                                   \
+        if (::snapdoc::test::tiny_model_path().isEmpty())                                                  \
+            QSKIP(qPrintable("fixture " + ::snapdoc::test::fixtures_dir() +                                \
+                             "/stories260K/hf-f32 is absent (../shared/fixtures not present); skipping")); \
+    } while (0)

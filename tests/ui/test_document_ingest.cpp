@@ -1,0 +1,157 @@
+// Document ingestion for every format, and the clear refusals for broken files: missing, a folder,
+// empty, binary, not UTF-8, HTML without text, a damaged PDF, a PDF without a text layer.
+#include <QPainter>
+#include <QPdfWriter>
+#include <QtTest>
+
+#include "app/services/document_ingest.h"
+#include "engine/common/error.h"
+
+using namespace snapdoc::services;
+
+namespace {
+
+QString write_file(const QString& path, const QByteArray& bytes) {
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly)) qFatal("cannot write %s", qPrintable(path));
+    f.write(bytes);
+    return path;
+}
+
+// A PDF with one line of text per page (or no text at all: a drawn rectangle only).
+QString write_pdf(const QString& path, const QStringList& pages) {
+    QPdfWriter pdf(path);
+    pdf.setTitle("Generated Title");
+    QPainter p(&pdf);
+    p.setFont(QFont("DejaVu Sans", 12));
+    for (int i = 0; i < pages.size(); ++i) {
+        if (i > 0) pdf.newPage();
+        if (pages[i].isEmpty())
+            p.fillRect(QRect(100, 100, 2000, 2000), Qt::black);
+        else
+            p.drawText(QRect(200, 200, 8000, 2000), Qt::TextWordWrap, pages[i]);
+    }
+    p.end();
+    return path;
+}
+
+QString error_of(const QString& path) {
+    try {
+        ingest_document(path);
+    } catch (const snapdoc::Error& e) {
+        return QString::fromStdString(e.what());
+    }
+    return {};
+}
+
+}  // namespace
+
+class TestDocumentIngest : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+    QString path(const QString& name) const { return dir_.path() + "/" + name; }
+
+private slots:
+    void plain_text() {
+        const QString p = write_file(path("notes.txt"), "Line one.\r\nLine two.\rLine three.\n");
+        int calls = 0;
+        const IngestedDocument d = ingest_document(p, [&](int, int) { ++calls; });
+        QCOMPARE(d.format, QString("txt"));
+        QCOMPARE(d.title, QString("notes"));
+        QCOMPARE(d.text, std::string("Line one.\nLine two.\nLine three.\n"));  // newlines normalized
+        QCOMPARE(d.byte_size, int64_t{33});
+        QCOMPARE(d.content_hash.size(), std::size_t{64});
+        QVERIFY(calls >= 1);
+        QVERIFY(d.page_offsets.empty());
+    }
+
+    void markdown_title_from_heading() {
+        const QString p = write_file(path("story.md"), "\n# The Lighthouse Keeper\n\nOnce upon a time.\n");
+        const IngestedDocument d = ingest_document(p);
+        QCOMPARE(d.format, QString("md"));
+        QCOMPARE(d.title, QString("The Lighthouse Keeper"));
+        QVERIFY(d.text.find("Once upon a time.") != std::string::npos);
+    }
+
+    void html_text_and_title() {
+        const QString p = write_file(path("page.html"),
+                                     "<html><head><title>A Page</title><style>p{color:red}</style></head>"
+                                     "<body><h1>Heading</h1><p>First &amp; <b>bold</b> paragraph.</p>"
+                                     "<script>var x = 1;</script><p>Caf\xc3\xa9.</p></body></html>");
+        const IngestedDocument d = ingest_document(p);
+        QCOMPARE(d.format, QString("html"));
+        QCOMPARE(d.title, QString("A Page"));
+        const QString text = QString::fromStdString(d.text);
+        QVERIFY2(text.contains("First & bold paragraph."), d.text.c_str());
+        QVERIFY(text.contains(QString::fromUtf8("Caf\xc3\xa9.")));
+        QVERIFY(!text.contains("<p>"));
+        QVERIFY(!text.contains("color:red"));
+    }
+
+    void html_in_a_declared_legacy_charset() {
+        const QString p = write_file(
+            path("latin1.htm"),
+            "<html><head><meta charset=\"iso-8859-1\"></head><body>Caf\xe9 cr\xe8me</body></html>");
+        const IngestedDocument d = ingest_document(p);
+        QCOMPARE(QString::fromStdString(d.text).trimmed(), QString::fromUtf8("Caf\xc3\xa9 cr\xc3\xa8me"));
+    }
+
+    void pdf_pages_and_offsets() {
+        const QString p = write_pdf(path("two.pdf"), {"Alpha page words", "Beta page words"});
+        int last_done = 0, last_total = 0;
+        const IngestedDocument d = ingest_document(p, [&](int done, int total) {
+            last_done = done;
+            last_total = total;
+        });
+        QCOMPARE(d.format, QString("pdf"));
+        QCOMPARE(d.title, QString("Generated Title"));
+        QCOMPARE(d.page_offsets.size(), std::size_t{2});
+        const QString text = QString::fromStdString(d.text);
+        QCOMPARE(d.page_offsets[0], 0);
+        QVERIFY2(text.mid(d.page_offsets[0]).startsWith("Alpha"), d.text.c_str());
+        QVERIFY2(text.mid(d.page_offsets[1]).startsWith("Beta"), d.text.c_str());
+        QCOMPARE(last_done, last_total);
+    }
+
+    void pdf_cancelled() {
+        const QString p = write_pdf(path("cancel.pdf"), {"one", "two", "three"});
+        std::atomic<bool> cancel{true};
+        QVERIFY_THROWS_EXCEPTION(snapdoc::Cancelled, ingest_document(p, {}, &cancel));
+    }
+
+    void refusals_say_what_is_wrong_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("missing") << path("nope.txt") << "does not exist";
+        QDir().mkpath(path("folder.txt"));
+        QTest::newRow("folder") << path("folder.txt") << "folder";
+        QTest::newRow("empty") << write_file(path("empty.txt"), "") << "is empty";
+        QTest::newRow("blank") << write_file(path("blank.md"), " \n\t\n") << "is empty";
+        QTest::newRow("binary") << write_file(path("bin.txt"), QByteArray("abc\0def", 7)) << "binary";
+        QTest::newRow("not utf-8") << write_file(path("latin1.txt"), "caf\xe9\n") << "not valid UTF-8";
+        QTest::newRow("unknown binary")
+            << write_file(path("image.png"), QByteArray("\x89PNG\r\n\x1a\n\0\0", 10)) << "binary";
+        QTest::newRow("html without text")
+            << write_file(path("empty.html"), "<html><body><p> </p></body></html>") << "no text";
+        QTest::newRow("html binary") << write_file(path("bin.html"), QByteArray("<p>\0</p>", 8)) << "binary";
+        QTest::newRow("damaged pdf") << write_file(path("bad.pdf"), "%PDF-1.4 this is not really a pdf")
+                                     << "not a readable PDF";
+        QTest::newRow("scanned pdf") << write_pdf(path("scan.pdf"), {"", ""}) << "no text layer";
+    }
+
+    void refusals_say_what_is_wrong() {
+        QFETCH(QString, file);
+        QFETCH(QString, message);
+        const QString err = error_of(file);
+        QVERIFY2(err.contains(message), qPrintable("got: " + err));
+    }
+
+    void supported_suffixes() {
+        QVERIFY(is_document_file("a.PDF"));
+        QVERIFY(is_document_file("/x/y.markdown"));
+        QVERIFY(!is_document_file("model.gguf"));
+    }
+};
+
+QTEST_MAIN(TestDocumentIngest)
+#include "test_document_ingest.moc"

@@ -1,0 +1,141 @@
+#include "ui/chat/chat_panel.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+#include "ui/chat/chat_view.h"
+
+namespace snapdoc::ui {
+
+ChatPanel::ChatPanel(QAbstractItemModel* messages, QAbstractItemModel* conversations, QWidget* parent)
+    : QWidget(parent) {
+    setObjectName("chatPanel");
+    conversations_ = new QComboBox(this);
+    conversations_->setObjectName("conversationPicker");
+    conversations_->setModel(conversations);
+    conversations_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    conversations_->setMinimumContentsLength(18);
+    new_conversation_ = new QPushButton(tr("New"), this);
+    new_conversation_->setObjectName("newConversationButton");
+    new_conversation_->setToolTip(tr("Start a new conversation about this document (Ctrl+N)"));
+    view_ = new ChatView(this);
+    view_->setModel(messages);
+
+    context_ = new QProgressBar(this);
+    context_->setObjectName("contextMeter");
+    context_->setTextVisible(true);
+    context_->setMaximumHeight(18);
+    set_context(0, 0);
+    speed_ = new QLabel(this);
+    speed_->setObjectName("speedLabel");
+    speed_->setWordWrap(true);
+    status_ = new QLabel(this);
+    status_->setObjectName("chatStatus");
+    status_->setWordWrap(true);
+
+    question_ = new QLineEdit(this);
+    question_->setObjectName("questionEdit");
+    question_->setPlaceholderText(tr("Ask about the document…"));
+    question_->setClearButtonEnabled(true);
+    ask_ = new QPushButton(tr("Ask"), this);
+    ask_->setObjectName("askButton");
+    ask_->setDefault(true);
+    stop_ = new QPushButton(tr("Stop"), this);
+    stop_->setObjectName("stopButton");
+    stop_->setToolTip(tr("Stop the answer (Esc)"));
+    regenerate_ = new QPushButton(tr("Regenerate"), this);
+    regenerate_->setObjectName("regenerateButton");
+    copy_ = new QPushButton(tr("Copy"), this);
+    copy_->setObjectName("copyButton");
+    copy_->setToolTip(tr("Copy the selected message, or the last answer"));
+    compare_ = new QPushButton(tr("Compare full vs SnapKV"), this);
+    compare_->setObjectName("compareButton");
+    compare_->setToolTip(tr("Answer the question twice, from the full cache and from the compressed one"));
+
+    auto* top = new QHBoxLayout;
+    top->addWidget(new QLabel(tr("Conversation:"), this));
+    top->addWidget(conversations_, 1);
+    top->addWidget(new_conversation_);
+    auto* input = new QHBoxLayout;
+    input->addWidget(question_, 1);
+    input->addWidget(ask_);
+    input->addWidget(stop_);
+    auto* actions = new QHBoxLayout;
+    actions->addWidget(regenerate_);
+    actions->addWidget(copy_);
+    actions->addWidget(compare_);
+    actions->addStretch(1);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(top);
+    layout->addWidget(view_, 1);
+    layout->addWidget(context_);
+    layout->addWidget(speed_);
+    layout->addWidget(status_);
+    layout->addLayout(input);
+    layout->addLayout(actions);
+
+    connect(ask_, &QPushButton::clicked, this, &ChatPanel::submit);
+    connect(question_, &QLineEdit::returnPressed, this, &ChatPanel::submit);
+    connect(stop_, &QPushButton::clicked, this, &ChatPanel::stopRequested);
+    connect(regenerate_, &QPushButton::clicked, this, &ChatPanel::regenerateRequested);
+    connect(copy_, &QPushButton::clicked, this, &ChatPanel::copyRequested);
+    connect(compare_, &QPushButton::clicked, this,
+            [this] { emit compareRequested(question_->text().trimmed()); });
+    connect(new_conversation_, &QPushButton::clicked, this, &ChatPanel::newConversationRequested);
+    connect(conversations_, &QComboBox::activated, this, &ChatPanel::conversationChosen);
+    set_state(false, false, tr("Open a model and a document to start."));
+}
+
+void ChatPanel::submit() {
+    const QString q = question_->text().trimmed();
+    if (q.isEmpty() || !ask_->isEnabled()) return;
+    emit askRequested(q);
+}
+
+void ChatPanel::set_state(bool busy, bool can_ask, const QString& hint) {
+    ask_->setEnabled(!busy && can_ask);
+    question_->setEnabled(can_ask || busy);
+    stop_->setEnabled(busy);
+    regenerate_->setEnabled(!busy && can_ask);
+    compare_->setEnabled(!busy && can_ask);
+    new_conversation_->setEnabled(!busy);
+    conversations_->setEnabled(!busy);
+    if (!hint.isEmpty()) set_status(hint);
+}
+
+void ChatPanel::set_context(int used, int context) {
+    const QLocale en(QLocale::English);
+    context_->setRange(0, std::max(1, context));
+    context_->setValue(std::min(used, std::max(1, context)));
+    context_->setFormat(context > 0
+                            ? tr("Context: %1 / %2 tokens").arg(en.toString(used), en.toString(context))
+                            : tr("Context: no model"));
+    // Past the trained context the model still runs (Settings allows it), but flag it in red.
+    context_->setStyleSheet(used > context && context > 0 ? "QProgressBar::chunk { background: #c83232; }"
+                                                          : QString());
+}
+
+void ChatPanel::set_speed(const QString& text) {
+    speed_->setText(text);
+}
+QString ChatPanel::speed_text() const {
+    return speed_->text();
+}
+
+void ChatPanel::set_status(const QString& text, bool error) {
+    status_->setText(text);
+    status_->setStyleSheet(error ? "color: #b02020;" : QString());
+}
+
+QString ChatPanel::status_text() const {
+    return status_->text();
+}
+
+}  // namespace snapdoc::ui

@@ -1,0 +1,63 @@
+// The chat column: conversation picker, the message list, the context meter and speed readout, and
+// the question box with ask / stop / regenerate / copy / compare. It only emits requests; the chat
+// controller decides what they do.
+#pragma once
+
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QAbstractItemModel;
+
+namespace snapdoc::ui {
+
+class ChatView;
+
+class ChatPanel : public QWidget {
+    Q_OBJECT
+public:
+    ChatPanel(QAbstractItemModel* messages, QAbstractItemModel* conversations, QWidget* parent = nullptr);
+
+    ChatView* view() const { return view_; }
+    QLineEdit* question_edit() const { return question_; }
+    QComboBox* conversation_picker() const { return conversations_; }
+
+    // busy: an answer is being generated (stop enabled, ask disabled). can_ask: a model and a
+    // prefilled document are there; `hint` says what is missing otherwise.
+    void set_state(bool busy, bool can_ask, const QString& hint);
+    void set_context(int used_tokens, int context_tokens);
+    void set_speed(const QString& text);
+    void set_status(const QString& text, bool error = false);
+    QString status_text() const;
+    QString speed_text() const;
+
+signals:
+    void askRequested(const QString& question);
+    void stopRequested();
+    void regenerateRequested();
+    void copyRequested();
+    void compareRequested(const QString& question);
+    void newConversationRequested();
+    void conversationChosen(int row);
+
+private:
+    void submit();
+
+    QComboBox* conversations_;
+    QPushButton* new_conversation_;
+    ChatView* view_;
+    QProgressBar* context_;
+    QLabel* speed_;
+    QLabel* status_;
+    QLineEdit* question_;
+    QPushButton* ask_;
+    QPushButton* stop_;
+    QPushButton* regenerate_;
+    QPushButton* copy_;
+    QPushButton* compare_;
+};
+
+}  // namespace snapdoc::ui

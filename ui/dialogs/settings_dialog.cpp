@@ -1,0 +1,110 @@
+#include "ui/dialogs/settings_dialog.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QSpinBox>
+#include <QThread>
+
+namespace snapdoc::ui {
+
+SettingsDialog::SettingsDialog(const services::GenerationSettings& s, QWidget* parent) : QDialog(parent) {
+    setObjectName("settingsDialog");
+    setWindowTitle(tr("Generation settings"));
+    temperature_ = new QDoubleSpinBox(this);
+    temperature_->setObjectName("temperatureSpin");
+    temperature_->setRange(0, 5);
+    temperature_->setSingleStep(0.1);
+    temperature_->setSpecialValueText(tr("0 (greedy)"));
+    temperature_->setValue(s.sampling.temperature);
+    top_k_ = new QSpinBox(this);
+    top_k_->setRange(0, 100000);
+    top_k_->setSpecialValueText(tr("off"));
+    top_k_->setValue(s.sampling.top_k);
+    top_p_ = new QDoubleSpinBox(this);
+    top_p_->setRange(0.01, 1.0);
+    top_p_->setSingleStep(0.05);
+    top_p_->setValue(s.sampling.top_p);
+    min_p_ = new QDoubleSpinBox(this);
+    min_p_->setRange(0, 1);
+    min_p_->setSingleStep(0.01);
+    min_p_->setSpecialValueText(tr("off"));
+    min_p_->setValue(s.sampling.min_p);
+    repetition_ = new QDoubleSpinBox(this);
+    repetition_->setRange(1.0, 3.0);
+    repetition_->setSingleStep(0.05);
+    repetition_->setSpecialValueText(tr("1 (off)"));
+    repetition_->setValue(s.sampling.repetition_penalty);
+    seed_ = new QSpinBox(this);
+    seed_->setRange(0, std::numeric_limits<int>::max());
+    seed_->setValue(static_cast<int>(std::min<uint64_t>(s.sampling.seed, std::numeric_limits<int>::max())));
+    max_new_ = new QSpinBox(this);
+    max_new_->setObjectName("maxNewTokensSpin");
+    max_new_->setRange(1, 32768);
+    max_new_->setValue(s.max_new_tokens);
+    threads_ = new QSpinBox(this);
+    threads_->setRange(0, 1024);
+    threads_->setSpecialValueText(tr("all cores (%1)").arg(QThread::idealThreadCount()));
+    threads_->setValue(s.threads);
+    template_ = new QComboBox(this);
+    template_->addItem(tr("detect from the model"), QString());
+    for (const char* name : {"plain", "llama2", "mistral", "chatml", "zephyr"})
+        template_->addItem(name, QString(name));
+    template_->setCurrentIndex(std::max(0, template_->findData(QString::fromStdString(s.chat_template))));
+    ignore_context_ = new QCheckBox(tr("Allow prompts longer than the model's trained context"), this);
+    ignore_context_->setToolTip(
+        tr("The model still runs, but quality usually collapses past its context length."));
+    ignore_context_->setChecked(s.ignore_context);
+    error_ = new QLabel(this);
+    error_->setStyleSheet("color: #b02020;");
+    error_->setWordWrap(true);
+
+    auto* form = new QFormLayout;
+    form->addRow(tr("Temperature"), temperature_);
+    form->addRow(tr("Top-k"), top_k_);
+    form->addRow(tr("Top-p"), top_p_);
+    form->addRow(tr("Min-p"), min_p_);
+    form->addRow(tr("Repetition penalty"), repetition_);
+    form->addRow(tr("Seed"), seed_);
+    form->addRow(tr("Answer length (tokens)"), max_new_);
+    form->addRow(tr("Threads (next model load)"), threads_);
+    form->addRow(tr("Chat template (next model load)"), template_);
+    form->addRow(ignore_context_);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+    connect(buttons, &QDialogButtonBox::accepted, this, &SettingsDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, this, &SettingsDialog::reject);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(error_);
+    layout->addWidget(buttons);
+}
+
+services::GenerationSettings SettingsDialog::settings() const {
+    services::GenerationSettings s;
+    s.sampling.temperature = static_cast<float>(temperature_->value());
+    s.sampling.top_k = top_k_->value();
+    s.sampling.top_p = static_cast<float>(top_p_->value());
+    s.sampling.min_p = static_cast<float>(min_p_->value());
+    s.sampling.repetition_penalty = static_cast<float>(repetition_->value());
+    s.sampling.seed = static_cast<uint64_t>(seed_->value());
+    s.max_new_tokens = max_new_->value();
+    s.threads = threads_->value();
+    s.chat_template = template_->currentData().toString().toStdString();
+    s.ignore_context = ignore_context_->isChecked();
+    return s;
+}
+
+void SettingsDialog::accept() {
+    try {
+        settings().sampling.validate();
+    } catch (const std::exception& e) {
+        error_->setText(QString::fromStdString(e.what()));
+        return;
+    }
+    QDialog::accept();
+}
+
+}  // namespace snapdoc::ui

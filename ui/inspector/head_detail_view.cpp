@@ -1,0 +1,161 @@
+#include "ui/inspector/head_detail_view.h"
+
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
+#include <algorithm>
+#include <cmath>
+
+#include "ui/inspector/selection_analysis.h"
+
+namespace snapdoc::ui {
+
+namespace {
+constexpr int kTitleHeight = 34;  // two lines: a long caption wraps
+constexpr int kTickHeight = 10;
+constexpr int kAxisWidth = 40;
+
+const HeadSelection* head_of(const SelectionSnapshot& s, int layer, int head) {
+    if (!s.valid() || layer < 0 || layer >= static_cast<int>(s.selection->layers.size())) return nullptr;
+    const auto& heads = s.selection->layers[layer];
+    return head >= 0 && head < static_cast<int>(heads.size()) ? &heads[head] : nullptr;
+}
+}  // namespace
+
+HeadDetailView::HeadDetailView(QWidget* parent) : QWidget(parent) {
+    setObjectName("headDetailView");
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+}
+
+void HeadDetailView::set_head(const SelectionSnapshot& snapshot, int layer, int head) {
+    snapshot_ = snapshot;
+    layer_ = layer;
+    head_ = head;
+    update();
+}
+
+void HeadDetailView::clear() {
+    snapshot_ = {};
+    layer_ = head_ = -1;
+    update();
+}
+
+QString HeadDetailView::summary() const {
+    const HeadSelection* h = head_of(snapshot_, layer_, head_);
+    if (!h) return {};
+    const Selection& s = *snapshot_.selection;
+    const float t = keep_threshold(*h, s.compressed);
+    QString text = tr("Layer %1, head %2: kept %3 of %4 + %5 window")
+                       .arg(layer_)
+                       .arg(head_)
+                       .arg(h->kept.size())
+                       .arg(s.n_prefix())
+                       .arg(s.window);
+    if (std::isfinite(t)) text += tr(" · top-k threshold %1").arg(static_cast<double>(t), 0, 'g', 3);
+    if (!s.compressed) text += tr(" · not compressed");
+    return text;
+}
+
+QRect HeadDetailView::plot_rect() const {
+    return QRect(kAxisWidth, kTitleHeight, std::max(10, width() - kAxisWidth - 6),
+                 std::max(10, height() - kTitleHeight - kTickHeight - 6));
+}
+
+int HeadDetailView::position_at_x(int x) const {
+    if (!snapshot_.valid()) return -1;
+    const QRect r = plot_rect();
+    const int L = snapshot_.selection->prompt_len;
+    return std::clamp(static_cast<int>(static_cast<int64_t>(x - r.left()) * L / std::max(1, r.width())), 0,
+                      L - 1);
+}
+
+void HeadDetailView::mousePressEvent(QMouseEvent* e) {
+    if (!snapshot_.valid() ||
+        !plot_rect().adjusted(0, 0, 0, kTickHeight + 2).contains(e->position().toPoint()))
+        return QWidget::mousePressEvent(e);
+    emit positionClicked(position_at_x(e->position().toPoint().x()));
+}
+
+void HeadDetailView::paintEvent(QPaintEvent*) {
+    QPainter p(this);
+    p.fillRect(rect(), palette().base());
+    const HeadSelection* h = head_of(snapshot_, layer_, head_);
+    p.setPen(palette().color(QPalette::Text));
+    if (!h) {
+        p.setPen(palette().color(QPalette::PlaceholderText));
+        p.drawText(rect(), Qt::AlignCenter | Qt::TextWordWrap, tr("Click a strip to inspect that head."));
+        return;
+    }
+    const Selection& s = *snapshot_.selection;
+    p.drawText(QRect(4, 0, width() - 8, kTitleHeight - 4),
+               Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, summary());
+    const QRect r = plot_rect();
+    const int L = s.prompt_len, n_prefix = s.n_prefix();
+    const int w = r.width();
+    auto x_of = [&](int pos) {
+        return r.left() + static_cast<int>(static_cast<int64_t>(pos) * w / std::max(1, L));
+    };
+
+    // Observation window: always kept, not scored.
+    p.fillRect(QRect(QPoint(x_of(n_prefix), r.top()), QPoint(r.right(), r.bottom() + kTickHeight + 2)),
+               QColor(230, 120, 20, 60));
+
+    // Log scale over [max/1e4, max]: attention is heavy-tailed (the first token alone often takes
+    // most of it), so a linear axis would show a single spike.
+    float hi = 0;
+    for (float v : h->pooled) hi = std::max(hi, v);
+    if (hi <= 0) hi = 1;
+    const double lo_log = std::log10(hi) - 4, hi_log = std::log10(hi);
+    auto y_of = [&](double v) {
+        const double t = (std::log10(std::max(v, 1e-30)) - lo_log) / (hi_log - lo_log);
+        return r.bottom() - static_cast<int>(std::clamp(t, 0.0, 1.0) * r.height());
+    };
+    p.setPen(palette().color(QPalette::Mid));
+    p.drawRect(r.adjusted(0, 0, -1, -1));
+    p.setPen(palette().color(QPalette::Text));
+    p.drawText(QRect(0, r.top() - 6, kAxisWidth - 4, 12), Qt::AlignRight, QString::number(hi, 'g', 2));
+    p.drawText(QRect(0, r.bottom() - 6, kAxisWidth - 4, 12), Qt::AlignRight,
+               QString::number(hi * 1e-4, 'g', 1));
+
+    // Curve: the maximum pooled score in each column's positions.
+    QPainterPath path;
+    bool started = false;
+    for (int x = 0; x < w; ++x) {
+        const int a = static_cast<int>(static_cast<int64_t>(x) * L / w);
+        const int b =
+            std::min(n_prefix, std::max(a + 1, static_cast<int>(static_cast<int64_t>(x + 1) * L / w)));
+        if (a >= n_prefix) break;
+        float m = 0;
+        for (int q = a; q < b; ++q) m = std::max(m, h->pooled[q]);
+        const QPointF pt(r.left() + x, y_of(m));
+        if (started) {
+            path.lineTo(pt);
+        } else {
+            path.moveTo(pt);
+            started = true;
+        }
+    }
+    p.setRenderHint(QPainter::Antialiasing, true);
+    p.setPen(QPen(QColor(24, 92, 200), 1.2));
+    p.drawPath(path);
+    p.setRenderHint(QPainter::Antialiasing, false);
+
+    const float t = keep_threshold(*h, s.compressed);
+    if (std::isfinite(t)) {
+        p.setPen(QPen(QColor(220, 30, 60), 1, Qt::DashLine));
+        const int y = y_of(t);
+        p.drawLine(r.left(), y, x_of(n_prefix), y);
+    }
+    // Kept positions as ticks under the plot.
+    const int tick_top = r.bottom() + 3;
+    p.setPen(QColor(24, 92, 200));
+    int last_x = -1;
+    for (int32_t pos : h->kept) {
+        const int x = x_of(pos);
+        if (x == last_x) continue;
+        p.drawLine(x, tick_top, x, tick_top + kTickHeight - 2);
+        last_x = x;
+    }
+}
+
+}  // namespace snapdoc::ui

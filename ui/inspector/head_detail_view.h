@@ -1,0 +1,41 @@
+// The detail of one locked head: its pooled score over the prompt prefix (log scale, maximum per
+// pixel column), the top-k threshold a position had to reach, the kept positions as a tick strip,
+// and the observation window. Clicking the plot reports a position (the document scrolls there).
+#pragma once
+
+#include <QWidget>
+
+#include "ui/worker/worker_types.h"
+
+namespace snapdoc::ui {
+
+class HeadDetailView : public QWidget {
+    Q_OBJECT
+public:
+    explicit HeadDetailView(QWidget* parent = nullptr);
+
+    void set_head(const SelectionSnapshot& snapshot, int layer, int head);
+    void clear();
+    int layer() const { return layer_; }
+    int head() const { return head_; }
+    QString summary() const;  // the one-line caption (tests read it)
+
+    QSize sizeHint() const override { return {360, 170}; }
+    QSize minimumSizeHint() const override { return {160, 120}; }
+
+signals:
+    void positionClicked(int position);
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+
+private:
+    QRect plot_rect() const;
+    int position_at_x(int x) const;
+
+    SelectionSnapshot snapshot_;
+    int layer_ = -1, head_ = -1;
+};
+
+}  // namespace snapdoc::ui

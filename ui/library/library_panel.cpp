@@ -1,0 +1,90 @@
+#include "ui/library/library_panel.h"
+
+#include <QAction>
+#include <QGroupBox>
+#include <QLabel>
+#include <QListView>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+#include "ui/models/library_model.h"
+
+namespace snapdoc::ui {
+
+LibraryPanel::LibraryPanel(LibraryModel* model, QWidget* parent) : QWidget(parent), model_(model) {
+    setObjectName("libraryPanel");
+    model_title_ = new QLabel(tr("No model"), this);
+    model_title_->setObjectName("modelTitle");
+    QFont bold = model_title_->font();
+    bold.setBold(true);
+    model_title_->setFont(bold);
+    model_title_->setWordWrap(true);
+    model_details_ = new QLabel(tr("Open a .gguf file or a Hugging Face folder."), this);
+    model_details_->setObjectName("modelDetails");
+    model_details_->setWordWrap(true);
+    auto* open_model = new QPushButton(tr("Open model…"), this);
+    open_model->setObjectName("openModelButton");
+
+    list_ = new QListView(this);
+    list_->setObjectName("libraryView");
+    list_->setModel(model);
+    list_->setWordWrap(true);
+    list_->setUniformItemSizes(false);
+    list_->setSpacing(2);
+    list_->setAlternatingRowColors(true);
+    list_->setContextMenuPolicy(Qt::ActionsContextMenu);
+    auto* remove = new QAction(tr("Remove from library"), list_);
+    list_->addAction(remove);
+    auto* open_doc = new QPushButton(tr("Open document…"), this);
+    open_doc->setObjectName("openDocumentButton");
+
+    auto* model_box = new QGroupBox(tr("Model"), this);
+    auto* mb = new QVBoxLayout(model_box);
+    mb->addWidget(model_title_);
+    mb->addWidget(model_details_);
+    mb->addWidget(open_model);
+    auto* docs_box = new QGroupBox(tr("Library"), this);
+    auto* db = new QVBoxLayout(docs_box);
+    db->addWidget(list_, 1);
+    db->addWidget(open_doc);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(model_box);
+    layout->addWidget(docs_box, 1);
+
+    // The library is reset whenever a document changes (token count, opened time); keep the shown
+    // document selected across resets.
+    connect(model_, &QAbstractItemModel::modelReset, this, [this] { select_document(selected_); });
+    connect(open_model, &QPushButton::clicked, this, &LibraryPanel::openModelRequested);
+    connect(open_doc, &QPushButton::clicked, this, &LibraryPanel::openDocumentRequested);
+    connect(list_, &QListView::activated, this, [this](const QModelIndex& i) {
+        emit documentActivated(i.data(LibraryModel::IdRole).toLongLong());
+    });
+    connect(list_, &QListView::clicked, this, [this](const QModelIndex& i) {
+        emit documentActivated(i.data(LibraryModel::IdRole).toLongLong());
+    });
+    connect(remove, &QAction::triggered, this, [this] {
+        const QModelIndex i = list_->currentIndex();
+        if (i.isValid()) emit removeDocumentRequested(i.data(LibraryModel::IdRole).toLongLong());
+    });
+}
+
+void LibraryPanel::set_model_text(const QString& title, const QString& details) {
+    model_title_->setText(title);
+    model_details_->setText(details);
+}
+
+QString LibraryPanel::model_title() const {
+    return model_title_->text();
+}
+
+void LibraryPanel::select_document(int64_t id) {
+    selected_ = id;
+    const int row = model_->row_of(id);
+    if (row >= 0)
+        list_->setCurrentIndex(model_->index(row));
+    else
+        list_->clearSelection();
+}
+
+}  // namespace snapdoc::ui

@@ -1,0 +1,38 @@
+// The left column: the loaded model (name and facts, open button) and the document library.
+#pragma once
+
+#include <QWidget>
+
+class QLabel;
+class QListView;
+class QPushButton;
+
+namespace snapdoc::ui {
+
+class LibraryModel;
+
+class LibraryPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit LibraryPanel(LibraryModel* model, QWidget* parent = nullptr);
+
+    QListView* list() const { return list_; }
+    void set_model_text(const QString& title, const QString& details);
+    QString model_title() const;
+    void select_document(int64_t id);
+
+signals:
+    void openModelRequested();
+    void openDocumentRequested();
+    void documentActivated(qint64 id);
+    void removeDocumentRequested(qint64 id);
+
+private:
+    LibraryModel* model_;
+    QLabel* model_title_;
+    QLabel* model_details_;
+    QListView* list_;
+    int64_t selected_ = -1;
+};
+
+}  // namespace snapdoc::ui

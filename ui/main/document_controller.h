@@ -1,0 +1,97 @@
+// Documents, from file to prefilled KV: ingestion on Qt's thread pool (with progress and stop), the
+// library record in the store, the document view, and the engine prefill (layer progress with
+// percentage and ETA). It tracks which document is shown and whether the engine holds it.
+#pragma once
+
+#include <QFutureWatcher>
+#include <QObject>
+#include <QString>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "app/services/app_settings.h"
+#include "app/services/document_ingest.h"
+#include "ui/worker/worker_types.h"
+
+namespace snapdoc::services {
+class LibraryStore;
+}
+
+class QWidget;
+
+namespace snapdoc::ui {
+
+class DialogProvider;
+class DocumentPanel;
+class EngineHost;
+class LibraryModel;
+
+struct IngestOutcome {
+    std::optional<services::IngestedDocument> document;
+    QString error;
+    bool cancelled = false;
+};
+
+class DocumentController : public QObject {
+    Q_OBJECT
+public:
+    // `settings` is read at each prefill (answer length and whether long prompts are allowed).
+    DocumentController(EngineHost& engine, services::LibraryStore& store,
+                       const services::AppSettings& settings, LibraryModel& library, DocumentPanel& panel,
+                       DialogProvider& dialogs, QWidget* dialog_parent, QObject* parent = nullptr);
+    ~DocumentController() override;
+
+    // Reads a file off the GUI thread, adds it to the library and shows it.
+    void open_file(const QString& path);
+    // Shows a library document and, when a model is loaded, prefills it.
+    void show(int64_t id);
+    void remove(int64_t id);
+    // The model changed: prefill the shown document into it.
+    void set_model(std::optional<ModelInfo> model);
+    void stop();
+    void refresh_library();
+
+    int64_t current_id() const { return current_id_; }
+    bool busy() const { return ingesting() || prefilling_; }
+    bool ingesting() const { return watcher_.isRunning(); }
+    // The shown document is prefilled in the engine.
+    bool ready() const { return ready_.has_value(); }
+    const std::optional<DocumentReady>& ready_info() const { return ready_; }
+
+signals:
+    void opened(qint64 id, const QString& path);  // added to the library (recent files)
+    void shown(qint64 id);
+    void prefillStarted(qint64 id);
+    void documentReady(const snapdoc::ui::DocumentReady& ready);
+    void documentFailed(qint64 id, const QString& message);
+    void openFailed(const QString& path, const QString& message);
+
+private:
+    void on_ingested();
+    void prefill();
+    void update_facts(const QString& problem = {});
+
+    EngineHost& engine_;
+    services::LibraryStore& store_;
+    const services::AppSettings& settings_;
+    LibraryModel& library_;
+    DocumentPanel& panel_;
+    DialogProvider& dialogs_;
+    QWidget* dialog_parent_;
+
+    QFutureWatcher<IngestOutcome> watcher_;
+    std::shared_ptr<std::atomic<bool>> ingest_cancel_;
+    QString ingest_path_;
+
+    int64_t current_id_ = -1;
+    std::shared_ptr<const std::string> text_;
+    std::optional<ModelInfo> model_;
+    bool prefilling_ = false;
+    CancelToken prefill_cancel_;
+    std::optional<DocumentReady> ready_;
+};
+
+}  // namespace snapdoc::ui
+
+Q_DECLARE_METATYPE(snapdoc::ui::IngestOutcome)

@@ -1,0 +1,258 @@
+#include "ui/main/main_window.h"
+
+#include <spdlog/spdlog.h>
+
+#include <QCloseEvent>
+#include <QDir>
+#include <QDragEnterEvent>
+#include <QFileInfo>
+#include <QMimeData>
+#include <QSplitter>
+#include <QStatusBar>
+
+#include "app/services/document_ingest.h"
+#include "app/services/library_store.h"
+#include "ui/chat/chat_panel.h"
+#include "ui/dialogs/dialog_provider.h"
+#include "ui/document/document_panel.h"
+#include "ui/document/document_view.h"
+#include "ui/inspector/compression_controls.h"
+#include "ui/inspector/inspector_panel.h"
+#include "ui/library/library_panel.h"
+#include "ui/main/chat_controller.h"
+#include "ui/main/document_controller.h"
+#include "ui/main/model_controller.h"
+#include "ui/models/chat_model.h"
+#include "ui/models/conversation_model.h"
+#include "ui/models/library_model.h"
+#include "ui/worker/engine_host.h"
+
+namespace snapdoc::ui {
+
+namespace {
+
+bool is_model_path(const QString& path) {
+    const QFileInfo fi(path);
+    return (fi.isFile() && fi.suffix().compare("gguf", Qt::CaseInsensitive) == 0) ||
+           (fi.isDir() && QFileInfo::exists(path + "/config.json"));
+}
+
+}  // namespace
+
+MainWindow::MainWindow(services::LibraryStore& store, std::unique_ptr<DialogProvider> dialogs,
+                       QWidget* parent)
+    : QMainWindow(parent),
+      store_(store),
+      settings_(services::load_settings(store)),
+      dialogs_(dialogs ? std::move(dialogs) : std::make_unique<DialogProvider>()),
+      engine_(std::make_unique<EngineHost>()) {
+    setObjectName("mainWindow");
+    setWindowTitle(tr("snapdoc"));
+    setAcceptDrops(true);
+    library_model_ = new LibraryModel(this);
+    chat_model_ = new ChatModel(this);
+    conversation_model_ = new ConversationModel(this);
+    build_layout();
+    model_controller_ = new ModelController(*engine_, *dialogs_, this, this);
+    document_controller_ = new DocumentController(*engine_, store_, settings_, *library_model_,
+                                                  *document_panel_, *dialogs_, this, this);
+    chat_controller_ = new ChatController(*engine_, store_, settings_, *chat_model_, *conversation_model_,
+                                          *chat_panel_, *inspector_, this);
+    build_menus();
+    connect_controllers();
+    inspector_->controls()->set_config(settings_.snapkv);
+    document_controller_->refresh_library();
+    restore_geometry();
+    statusBar()->showMessage(tr("Library: %1").arg(QString::fromStdString(store_.path().string())), 5000);
+}
+
+MainWindow::~MainWindow() {
+    // Stop the engine thread before the controllers and panels it reports to go away.
+    engine_.reset();
+}
+
+void MainWindow::build_layout() {
+    library_panel_ = new LibraryPanel(library_model_, this);
+    document_panel_ = new DocumentPanel(this);
+    chat_panel_ = new ChatPanel(chat_model_, conversation_model_, this);
+    inspector_ = new InspectorPanel(this);
+    inspector_->set_text_lookup(
+        [view = document_panel_->view()](int first, int last) { return view->text_of(first, last); });
+    splitter_ = new QSplitter(Qt::Horizontal, this);
+    splitter_->setObjectName("mainSplitter");
+    splitter_->addWidget(library_panel_);
+    splitter_->addWidget(document_panel_);
+    splitter_->addWidget(chat_panel_);
+    splitter_->addWidget(inspector_);
+    splitter_->setChildrenCollapsible(false);
+    splitter_->setSizes({230, 470, 450, 450});
+    setCentralWidget(splitter_);
+}
+
+void MainWindow::connect_controllers() {
+    // Model
+    connect(library_panel_, &LibraryPanel::openModelRequested, this, [this] { open_model_dialog(false); });
+    connect(model_controller_, &ModelController::loadingStarted, this, [this](const QString& path) {
+        library_panel_->set_model_text(tr("Loading %1…").arg(QFileInfo(path).fileName()), path);
+    });
+    connect(model_controller_, &ModelController::loaded, this, [this](const ModelInfo& info) {
+        services::push_recent(settings_.recent_models, info.path.toStdString());
+        rebuild_recent_menus();
+        save_settings();
+        show_model_text();
+        inspector_->reset();
+        inspector_->set_shape({info.n_layers, info.n_heads, info.n_kv_heads, info.head_dim},
+                              info.context_length);
+        chat_controller_->set_engine_state(info, std::nullopt, QString());
+        document_controller_->set_model(info);
+    });
+    connect(model_controller_, &ModelController::failed, this, [this](const QString&, const QString&) {
+        show_model_text();
+        chat_controller_->set_engine_state(model_controller_->info(), document_controller_->ready_info(),
+                                           QString());
+    });
+
+    // Documents
+    connect(library_panel_, &LibraryPanel::openDocumentRequested, this, &MainWindow::open_document_dialog);
+    connect(library_panel_, &LibraryPanel::documentActivated, this, [this](qint64 id) {
+        if (id != document_controller_->current_id()) document_controller_->show(id);
+    });
+    connect(library_panel_, &LibraryPanel::removeDocumentRequested, document_controller_,
+            &DocumentController::remove);
+    connect(document_controller_, &DocumentController::opened, this, [this](qint64, const QString& path) {
+        services::push_recent(settings_.recent_documents, path.toStdString());
+        rebuild_recent_menus();
+        save_settings();
+    });
+    connect(document_controller_, &DocumentController::shown, this, [this](qint64 id) {
+        library_panel_->select_document(id);
+        inspector_->reset();
+        inspector_->set_document_tokens(0);
+        const auto rec = id >= 0 ? store_.document(id) : std::nullopt;
+        const QString title = rec ? QString::fromStdString(rec->title) : QString();
+        setWindowTitle(title.isEmpty() ? tr("snapdoc") : tr("%1 — snapdoc").arg(title));
+        chat_controller_->set_document(id, title);
+        chat_controller_->set_engine_state(
+            model_controller_->info(), std::nullopt,
+            model_controller_->info() ? QString() : tr("Open a model to ask questions."));
+    });
+    connect(document_controller_, &DocumentController::prefillStarted, this, [this](qint64) {
+        chat_controller_->set_engine_state(model_controller_->info(), std::nullopt,
+                                           tr("Reading the document into the model…"));
+    });
+    connect(document_controller_, &DocumentController::documentReady, this, [this](const DocumentReady& r) {
+        inspector_->reset();
+        inspector_->set_document_tokens(r.document_tokens);
+        chat_controller_->set_engine_state(
+            model_controller_->info(), r,
+            tr("Ready: %1 document tokens held in the KV store. Ask a question.").arg(r.document_tokens));
+    });
+    connect(document_controller_, &DocumentController::documentFailed, this,
+            [this](qint64, const QString& message) {
+                chat_controller_->set_engine_state(model_controller_->info(), std::nullopt, message);
+            });
+
+    // Chat
+    connect(chat_panel_, &ChatPanel::askRequested, chat_controller_, &ChatController::ask);
+    connect(chat_panel_, &ChatPanel::stopRequested, chat_controller_, &ChatController::stop);
+    connect(chat_panel_, &ChatPanel::regenerateRequested, chat_controller_, &ChatController::regenerate);
+    connect(chat_panel_, &ChatPanel::copyRequested, chat_controller_, &ChatController::copy_answer);
+    connect(chat_panel_, &ChatPanel::compareRequested, chat_controller_, &ChatController::compare);
+    connect(chat_panel_, &ChatPanel::newConversationRequested, chat_controller_,
+            &ChatController::new_conversation);
+    connect(chat_panel_, &ChatPanel::conversationChosen, chat_controller_,
+            &ChatController::choose_conversation);
+
+    // Inspector
+    connect(inspector_, &InspectorPanel::configChanged, chat_controller_, &ChatController::reselect);
+    connect(inspector_, &InspectorPanel::headCountsReady, this,
+            [this](std::shared_ptr<const std::vector<uint16_t>> counts, int strips) {
+                document_panel_->view()->set_head_counts(std::move(counts), strips);
+            });
+    connect(inspector_, &InspectorPanel::headLocked, this,
+            [this](int, int, int position) { document_panel_->view()->scroll_to_position(position); });
+    connect(inspector_, &InspectorPanel::positionClicked, this,
+            [this](int position) { document_panel_->view()->scroll_to_position(position); });
+}
+
+void MainWindow::show_model_text() {
+    const auto& info = model_controller_->info();
+    if (!info) {
+        library_panel_->set_model_text(tr("No model"), tr("Open a .gguf file or a Hugging Face folder."));
+        return;
+    }
+    library_panel_->set_model_text(info->name,
+                                   tr("%1 · %2 · %3 layers · %4 heads (%5 KV) · context %6 · template %7")
+                                       .arg(info->format, info->dtype)
+                                       .arg(info->n_layers)
+                                       .arg(info->n_heads)
+                                       .arg(info->n_kv_heads)
+                                       .arg(info->context_length)
+                                       .arg(info->chat_template));
+}
+
+void MainWindow::open_model(const QString& path, bool confirm) {
+    model_controller_->open(path, confirm, settings_.generation.threads,
+                            QString::fromStdString(settings_.generation.chat_template));
+}
+
+void MainWindow::open_document(const QString& path) {
+    document_controller_->open_file(path);
+}
+
+bool MainWindow::ask(const QString& question) {
+    return chat_controller_->ask(question);
+}
+
+void MainWindow::set_ignore_context_for_session() {
+    if (!saved_ignore_context_) saved_ignore_context_ = settings_.generation.ignore_context;
+    settings_.generation.ignore_context = true;
+}
+
+void MainWindow::save_settings() {
+    settings_.snapkv = inspector_->controls()->config();
+    settings_.window_geometry = saveGeometry().toBase64().toStdString();
+    settings_.window_state = splitter_->saveState().toBase64().toStdString();
+    try {
+        services::AppSettings stored = settings_;
+        if (saved_ignore_context_) stored.generation.ignore_context = *saved_ignore_context_;
+        services::save_settings(store_, stored);
+    } catch (const std::exception& e) {
+        spdlog::error("settings not saved: {}", e.what());
+    }
+}
+
+void MainWindow::restore_geometry() {
+    if (!settings_.window_geometry.empty())
+        restoreGeometry(QByteArray::fromBase64(QByteArray::fromStdString(settings_.window_geometry)));
+    else
+        resize(1600, 950);
+    if (!settings_.window_state.empty())
+        splitter_->restoreState(QByteArray::fromBase64(QByteArray::fromStdString(settings_.window_state)));
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    save_settings();
+    engine_->cancel_all();
+    document_controller_->stop();
+    event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    if (event->mimeData()->hasUrls()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    for (const QUrl& url : event->mimeData()->urls()) {
+        if (!url.isLocalFile()) continue;
+        const QString path = url.toLocalFile();
+        if (is_model_path(path))
+            open_model(path, true);
+        else
+            open_document(path);  // unsupported files get ingestion's clear message
+        break;                    // one file at a time: each open replaces the last
+    }
+    event->acceptProposedAction();
+}
+
+}  // namespace snapdoc::ui

@@ -1,0 +1,103 @@
+// The main window: library | document | chat | inspector, menus and shortcuts, drag and drop,
+// geometry and recent files. It wires the panels to the three controllers (model, document, chat)
+// and holds no engine logic itself; the engine lives on its own thread behind EngineHost.
+#pragma once
+
+#include <QMainWindow>
+#include <memory>
+#include <optional>
+
+#include "app/services/app_settings.h"
+#include "ui/dialogs/dialog_provider.h"
+
+class QMenu;
+class QSplitter;
+
+namespace snapdoc::services {
+class LibraryStore;
+}
+
+namespace snapdoc::ui {
+
+class ChatController;
+class ChatModel;
+class ChatPanel;
+class ConversationModel;
+class DocumentController;
+class DocumentPanel;
+class EngineHost;
+class InspectorPanel;
+class LibraryModel;
+class LibraryPanel;
+class ModelController;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    // `dialogs` may be null (the real dialogs); tests pass a recording provider.
+    MainWindow(services::LibraryStore& store, std::unique_ptr<DialogProvider> dialogs = nullptr,
+               QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    void open_model(const QString& path, bool confirm = true);
+    void open_document(const QString& path);
+    bool ask(const QString& question);
+
+    services::AppSettings& settings() { return settings_; }
+    void save_settings();
+    // Allows prompts past the model's context for this run only (--ignore-context); not saved.
+    void set_ignore_context_for_session();
+
+    ModelController& models() const { return *model_controller_; }
+    DocumentController& documents() const { return *document_controller_; }
+    ChatController& chat() const { return *chat_controller_; }
+    InspectorPanel* inspector() const { return inspector_; }
+    ChatPanel* chat_panel() const { return chat_panel_; }
+    DocumentPanel* document_panel() const { return document_panel_; }
+    LibraryPanel* library_panel() const { return library_panel_; }
+    ChatModel& chat_model() const { return *chat_model_; }
+    LibraryModel& library_model() const { return *library_model_; }
+    ConversationModel& conversation_model() const { return *conversation_model_; }
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void build_layout();
+    void build_menus();
+    void connect_controllers();
+    void rebuild_recent_menus();
+    void restore_geometry();
+    void open_document_dialog();
+    void open_model_dialog(bool folder);
+    void export_dialog();
+    void settings_dialog();
+    void about();
+    void show_model_text();
+
+    services::LibraryStore& store_;
+    services::AppSettings settings_;
+    std::optional<bool> saved_ignore_context_;  // the stored value while a session override is on
+    std::unique_ptr<DialogProvider> dialogs_;
+    std::unique_ptr<EngineHost> engine_;
+
+    LibraryModel* library_model_;
+    ChatModel* chat_model_;
+    ConversationModel* conversation_model_;
+
+    QSplitter* splitter_ = nullptr;
+    LibraryPanel* library_panel_ = nullptr;
+    DocumentPanel* document_panel_ = nullptr;
+    ChatPanel* chat_panel_ = nullptr;
+    InspectorPanel* inspector_ = nullptr;
+    QMenu* recent_documents_ = nullptr;
+    QMenu* recent_models_ = nullptr;
+
+    ModelController* model_controller_ = nullptr;
+    DocumentController* document_controller_ = nullptr;
+    ChatController* chat_controller_ = nullptr;
+};
+
+}  // namespace snapdoc::ui

@@ -1,0 +1,146 @@
+// MainWindow's menus, shortcuts and the dialogs they open (kept apart from the layout and wiring).
+#include <QAction>
+#include <QApplication>
+#include <QFileInfo>
+#include <QKeySequence>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QStandardPaths>
+
+#include "app/services/library_store.h"
+#include "ui/chat/chat_panel.h"
+#include "ui/dialogs/dialog_provider.h"
+#include "ui/dialogs/settings_dialog.h"
+#include "ui/inspector/compression_controls.h"
+#include "ui/inspector/inspector_panel.h"
+#include "ui/main/chat_controller.h"
+#include "ui/main/document_controller.h"
+#include "ui/main/main_window.h"
+#include "ui/main/model_controller.h"
+#include "ui/worker/engine_host.h"
+
+namespace snapdoc::ui {
+
+void MainWindow::build_menus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Open Document…"), QKeySequence::Open, this, &MainWindow::open_document_dialog);
+    file->addAction(tr("Open &Model File (.gguf)…"), QKeySequence(tr("Ctrl+Shift+O")), this,
+                    [this] { open_model_dialog(false); });
+    file->addAction(tr("Open Model &Folder (Hugging Face)…"), QKeySequence(tr("Ctrl+Alt+O")), this,
+                    [this] { open_model_dialog(true); });
+    recent_documents_ = file->addMenu(tr("Recent &Documents"));
+    recent_models_ = file->addMenu(tr("Recent Mo&dels"));
+    file->addSeparator();
+    file->addAction(tr("&Export Conversation…"), QKeySequence(tr("Ctrl+E")), this,
+                    &MainWindow::export_dialog);
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+    quit->setMenuRole(QAction::QuitRole);
+
+    QMenu* chat = menuBar()->addMenu(tr("&Chat"));
+    chat->addAction(tr("&Ask"), QKeySequence(tr("Ctrl+Return")), this,
+                    [this] { chat_controller_->ask(chat_panel_->question_edit()->text().trimmed()); });
+    QAction* stop = chat->addAction(tr("&Stop"), QKeySequence(Qt::Key_Escape), this, [this] {
+        chat_controller_->stop();
+        document_controller_->stop();
+    });
+    stop->setShortcutContext(Qt::WindowShortcut);
+    chat->addAction(tr("&Regenerate"), QKeySequence(tr("Ctrl+R")), chat_controller_,
+                    &ChatController::regenerate);
+    chat->addAction(tr("&Copy Answer"), QKeySequence(tr("Ctrl+Shift+C")), chat_controller_,
+                    &ChatController::copy_answer);
+    chat->addAction(tr("Compare &Full vs SnapKV"), QKeySequence(tr("Ctrl+K")), this,
+                    [this] { chat_controller_->compare(chat_panel_->question_edit()->text().trimmed()); });
+    chat->addSeparator();
+    chat->addAction(tr("&New Conversation"), QKeySequence::New, chat_controller_,
+                    &ChatController::new_conversation);
+
+    QMenu* settings = menuBar()->addMenu(tr("&Settings"));
+    settings->addAction(tr("&Generation…"), QKeySequence(tr("Ctrl+,")), this, &MainWindow::settings_dialog);
+    settings->addAction(tr("Toggle SnapKV &Compression"), QKeySequence(tr("Ctrl+Shift+K")), this, [this] {
+        SnapKvConfig c = inspector_->controls()->config();
+        c.enabled = !c.enabled;
+        inspector_->controls()->set_config(c);
+        chat_controller_->reselect(c);
+    });
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About snapdoc"), this, &MainWindow::about);
+    rebuild_recent_menus();
+}
+
+void MainWindow::rebuild_recent_menus() {
+    auto fill = [this](QMenu* menu, const std::vector<std::string>& paths, bool models) {
+        menu->clear();
+        for (const std::string& p : paths) {
+            const QString path = QString::fromStdString(p);
+            QAction* a = menu->addAction(QFileInfo(path).fileName(), this, [this, path, models] {
+                if (models)
+                    open_model(path, true);
+                else
+                    open_document(path);
+            });
+            a->setToolTip(path);
+        }
+        menu->setEnabled(!paths.empty());
+    };
+    fill(recent_documents_, settings_.recent_documents, false);
+    fill(recent_models_, settings_.recent_models, true);
+}
+
+void MainWindow::open_document_dialog() {
+    const QString dir =
+        settings_.recent_documents.empty()
+            ? QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation)
+            : QFileInfo(QString::fromStdString(settings_.recent_documents.front())).absolutePath();
+    const QString path = dialogs_->open_document_file(this, dir);
+    if (!path.isEmpty()) open_document(path);
+}
+
+void MainWindow::open_model_dialog(bool folder) {
+    const QString dir =
+        settings_.recent_models.empty()
+            ? QStandardPaths::writableLocation(QStandardPaths::HomeLocation)
+            : QFileInfo(QString::fromStdString(settings_.recent_models.front())).absolutePath();
+    const QString path = dialogs_->open_model_path(this, dir, folder);
+    if (!path.isEmpty()) open_model(path, true);
+}
+
+void MainWindow::export_dialog() {
+    if (chat_controller_->conversation_id() < 0) {
+        dialogs_->show_error(this, tr("Nothing to export"),
+                             tr("Ask a question first: there is no conversation yet."));
+        return;
+    }
+    const QString suggested =
+        QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation) + "/conversation.md";
+    const QString path = dialogs_->save_export_file(this, suggested);
+    if (path.isEmpty()) return;
+    try {
+        chat_controller_->export_to(path);
+        chat_panel_->set_status(tr("Exported to %1").arg(path));
+    } catch (const std::exception& e) {
+        dialogs_->show_error(this, tr("Export failed"), QString::fromStdString(e.what()));
+    }
+}
+
+void MainWindow::settings_dialog() {
+    SettingsDialog dialog(settings_.generation, this);
+    if (dialog.exec() != QDialog::Accepted) return;
+    settings_.generation = dialog.settings();
+    saved_ignore_context_.reset();  // the user's explicit choice replaces a --ignore-context override
+    save_settings();
+}
+
+void MainWindow::about() {
+    QMessageBox::about(
+        this, tr("About snapdoc"),
+        tr("<b>snapdoc</b> %1<br>Chat with long documents on your own machine. The document's KV "
+           "cache is compressed with SnapKV (Li et al., NeurIPS 2024); the inspector shows what "
+           "each attention head keeps.<br><br>Library: %2")
+            .arg(QApplication::applicationVersion(),
+                 QString::fromStdString(store_.path().string()).toHtmlEscaped()));
+}
+
+}  // namespace snapdoc::ui

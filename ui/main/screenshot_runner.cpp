@@ -1,0 +1,111 @@
+#include "ui/main/screenshot_runner.h"
+
+#include <QFileInfo>
+#include <QImage>
+#include <QPixmap>
+#include <cstdio>
+
+#include "ui/inspector/inspector_panel.h"
+#include "ui/main/chat_controller.h"
+#include "ui/main/document_controller.h"
+#include "ui/main/main_window.h"
+#include "ui/main/model_controller.h"
+
+namespace snapdoc::ui {
+
+ScreenshotRunner::ScreenshotRunner(MainWindow& window, ScreenshotOptions options, QObject* parent)
+    : QObject(parent), window_(window), options_(std::move(options)) {
+    timeout_.setSingleShot(true);
+    connect(&timeout_, &QTimer::timeout, this, [this] {
+        fail(tr("timed out after %1 s").arg(options_.timeout_seconds));
+        step_capture();
+    });
+    connect(&window_.models(), &ModelController::loaded, this, [this] {
+        if (stage_ == Stage::Model) step_document();
+    });
+    connect(&window_.models(), &ModelController::failed, this,
+            [this](const QString&, const QString& message) {
+                if (stage_ != Stage::Model) return;
+                fail(tr("model: %1").arg(message));
+                step_document();
+            });
+    connect(&window_.documents(), &DocumentController::documentReady, this, [this] {
+        if (stage_ == Stage::Document) step_ask();
+    });
+    connect(&window_.documents(), &DocumentController::documentFailed, this,
+            [this](qint64, const QString& message) {
+                if (stage_ != Stage::Document) return;
+                fail(tr("document: %1").arg(message));
+                step_capture();
+            });
+    connect(&window_.documents(), &DocumentController::openFailed, this,
+            [this](const QString&, const QString& message) {
+                if (stage_ != Stage::Document) return;
+                fail(tr("document: %1").arg(message));
+                step_capture();
+            });
+    connect(&window_.documents(), &DocumentController::shown, this, [this] {
+        // Without a model there is no prefill to wait for.
+        if (stage_ == Stage::Document && !window_.models().info()) step_capture();
+    });
+    connect(&window_.chat(), &ChatController::answerDone, this, [this] {
+        // The next question once this answer's selection is on screen.
+        if (stage_ == Stage::Ask) QTimer::singleShot(0, this, &ScreenshotRunner::step_ask);
+    });
+    connect(&window_.chat(), &ChatController::answerError, this, [this](const QString& message) {
+        if (stage_ != Stage::Ask) return;
+        fail(tr("answer: %1").arg(message));
+        step_capture();
+    });
+}
+
+void ScreenshotRunner::start() {
+    timeout_.start(options_.timeout_seconds * 1000);
+    if (options_.model.isEmpty()) return step_document();
+    stage_ = Stage::Model;
+    window_.open_model(options_.model, /*confirm=*/false);
+}
+
+void ScreenshotRunner::step_document() {
+    stage_ = Stage::Document;
+    if (options_.document.isEmpty()) return step_capture();
+    window_.open_document(options_.document);
+}
+
+void ScreenshotRunner::step_ask() {
+    stage_ = Stage::Ask;
+    if (options_.questions.isEmpty()) return step_capture();
+    if (!window_.ask(options_.questions.takeFirst())) {
+        fail(tr("the question could not be asked"));
+        step_capture();
+    }
+}
+
+void ScreenshotRunner::step_capture() {
+    if (capturing_) return;
+    capturing_ = true;
+    stage_ = Stage::Capture;
+    timeout_.stop();
+    // Show one head's detail, as a user's click would, so the screenshot has every inspector part.
+    const SelectionSnapshot& snap = window_.inspector()->snapshot();
+    if (snap.valid()) window_.inspector()->lock_head(snap.n_layers - 1, 0);
+    // Give the heatmap render (thread pool) and the layout a moment to land.
+    QTimer::singleShot(700, this, [this] {
+        const QImage image = window_.grab().toImage();
+        const bool saved = !image.isNull() && image.save(options_.output, "PNG");
+        if (!saved)
+            fail(tr("cannot write %1").arg(options_.output));
+        else
+            std::fprintf(stderr, "screenshot: %s (%dx%d)\n",
+                         qPrintable(QFileInfo(options_.output).absoluteFilePath()), image.width(),
+                         image.height());
+        emit finished(failed_ ? 1 : 0);
+    });
+}
+
+void ScreenshotRunner::fail(const QString& message) {
+    failed_ = true;
+    std::fprintf(stderr, "snapdoc --screenshot: %s\n", qPrintable(message));
+}
+
+}  // namespace snapdoc::ui

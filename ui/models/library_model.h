@@ -1,0 +1,33 @@
+// The documents in the library (from the store), most recently opened first.
+#pragma once
+
+#include <QAbstractListModel>
+#include <vector>
+
+#include "app/services/library_store.h"
+
+namespace snapdoc::ui {
+
+class LibraryModel : public QAbstractListModel {
+    Q_OBJECT
+public:
+    enum Roles { IdRole = Qt::UserRole + 1, PathRole, TokensRole, FactsRole };
+
+    explicit LibraryModel(QObject* parent = nullptr);
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+    QHash<int, QByteArray> roleNames() const override;
+
+    void set_documents(std::vector<services::DocumentRecord> documents);
+    int row_of(int64_t id) const;  // -1 if absent
+    const services::DocumentRecord& at(int row) const { return docs_.at(static_cast<std::size_t>(row)); }
+
+private:
+    std::vector<services::DocumentRecord> docs_;
+};
+
+// "1.2 MB · 34,567 tokens · 12 pages" for a document.
+QString document_facts(const services::DocumentRecord& d);
+
+}  // namespace snapdoc::ui

@@ -1,0 +1,275 @@
+#include "ui/worker/engine_worker.h"
+
+#include <spdlog/spdlog.h>
+
+#include <QElapsedTimer>
+#include <QLocale>
+
+#include "engine/common/error.h"
+#include "engine/model/model.h"
+#include "engine/model/model_summary.h"
+#include "engine/runtime/backend.h"
+#include "engine/session/document_chat.h"
+#include "engine/tokenizer/chat_template.h"
+#include "engine/tokenizer/tokenizer.h"
+#include "ui/inspector/selection_analysis.h"
+#include "ui/worker/model_description.h"
+
+namespace snapdoc::ui {
+
+struct EngineWorker::State {
+    std::unique_ptr<Model> inspected;  // mapped by inspectModel, adopted by loadModel
+    std::unique_ptr<Model> model;
+    std::optional<Tokenizer> tokenizer;
+    std::unique_ptr<Backend> backend;
+    std::unique_ptr<DocumentChat> chat;
+    ChatTemplateKind template_kind = ChatTemplateKind::Plain;
+    qint64 document_id = -1;    // the prefilled document, -1 if none
+    bool has_question = false;  // window scores exist (reselect possible)
+    uint64_t question_serial = 0;
+
+    void drop_document() {
+        document_id = -1;
+        has_question = false;
+    }
+};
+
+namespace {
+
+QString qstr(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+QString with_commas(int64_t n) {
+    return QLocale(QLocale::English).toString(static_cast<qlonglong>(n));
+}
+
+}  // namespace
+
+EngineWorker::EngineWorker(QObject* parent) : QObject(parent), s_(std::make_unique<State>()) {}
+
+EngineWorker::~EngineWorker() = default;
+
+void EngineWorker::inspectModel(const QString& path) {
+    try {
+        auto model = std::make_unique<Model>(load_model(path.toStdString()));
+        const ModelInfo info = describe_model(*model, path);
+        s_->inspected = std::move(model);
+        emit modelInspected(info);
+    } catch (const std::exception& e) {
+        emit modelFailed(path, qstr(e.what()));
+    }
+}
+
+void EngineWorker::loadModel(const QString& path, int threads, const QString& template_name) {
+    // Free the old model first: two large models rarely fit in memory together.
+    s_->chat.reset();
+    s_->backend.reset();
+    s_->tokenizer.reset();
+    s_->model.reset();
+    s_->drop_document();
+    try {
+        std::unique_ptr<Model> model;
+        if (s_->inspected && s_->inspected->path == std::filesystem::path(path.toStdString()))
+            model = std::move(s_->inspected);
+        else
+            model = std::make_unique<Model>(load_model(path.toStdString()));
+        s_->inspected.reset();
+        Tokenizer tok = Tokenizer::from_model(*model);
+        BackendOptions opts;
+        opts.threads = std::max(0, threads);
+        auto backend = make_cpu_backend(*model, opts);
+        const ChatTemplateKind kind = choose_chat_template(model->chat_template, template_name.toStdString());
+        ModelInfo info = describe_model(*model, path);
+        info.chat_template = qstr(std::string(chat_template_name(kind)));
+        s_->model = std::move(model);
+        s_->tokenizer.emplace(std::move(tok));
+        s_->backend = std::move(backend);
+        s_->template_kind = kind;
+        s_->chat = std::make_unique<DocumentChat>(*s_->backend, *s_->tokenizer, kind);
+        spdlog::info("model loaded: {} ({} backend, template {})", path.toStdString(), s_->backend->name(),
+                     chat_template_name(kind));
+        emit modelLoaded(info);
+    } catch (const std::exception& e) {
+        s_->chat.reset();
+        s_->backend.reset();
+        s_->tokenizer.reset();
+        s_->model.reset();
+        emit modelFailed(path, qstr(e.what()));
+    }
+}
+
+void EngineWorker::loadDocument(qint64 document_id, std::shared_ptr<const std::string> text,
+                                int reserve_tokens, bool ignore_context, CancelToken cancel) {
+    s_->drop_document();
+    if (!s_->chat) {
+        emit documentFailed(document_id, tr("Open a model first."), false);
+        return;
+    }
+    QElapsedTimer timer;
+    timer.start();
+    try {
+        emit documentProgress(document_id, 0, s_->model->config.n_layers, 0.0);
+        // The document part is built here (not by DocumentChat::load_document) so its token ids can
+        // also give the position -> text map without encoding a 100K-token document twice.
+        const std::vector<int32_t> part = build_document_part(s_->template_kind, *s_->tokenizer, "", *text);
+        const int ctx = s_->model->config.context_length;
+        const int64_t needed = static_cast<int64_t>(part.size()) + reserve_tokens;
+        if (!ignore_context && ctx > 0 && needed > ctx) {
+            emit documentFailed(
+                document_id,
+                tr("The document is %1 tokens, but the model's context is %2 tokens (the document, a "
+                   "question "
+                   "and the answer need about %3). Use a shorter document, a model with a longer context, or "
+                   "allow longer prompts in Settings.")
+                    .arg(with_commas(static_cast<int64_t>(part.size())), with_commas(ctx),
+                         with_commas(needed)),
+                false);
+            return;
+        }
+        std::vector<std::string> pieces;
+        pieces.reserve(part.size());
+        for (int32_t id : part) pieces.push_back(s_->tokenizer->piece(id));
+        auto map =
+            std::make_shared<const services::TokenTextMap>(services::map_tokens_to_text(pieces, *text));
+        if (!map->exact)
+            spdlog::warn("token pieces do not match the document text; text positions are approximate");
+
+        const int n_layers = s_->model->config.n_layers;
+        s_->chat->session().prefill_document(
+            part,
+            [&](int done, int total) {
+                emit documentProgress(document_id, done, total, timer.elapsed() / 1000.0);
+            },
+            cancel.get());
+        s_->document_id = document_id;
+        DocumentReady ready;
+        ready.document_id = document_id;
+        ready.document_tokens = static_cast<int>(part.size());
+        ready.seconds = timer.elapsed() / 1000.0;
+        ready.full_store_bytes = s_->chat->session().full_store_bytes();
+        ready.token_map = std::move(map);
+        spdlog::info("document {}: {} tokens prefilled in {:.2f} s ({} layers)", document_id, part.size(),
+                     ready.seconds, n_layers);
+        emit documentLoaded(ready);
+    } catch (const Cancelled&) {
+        emit documentFailed(document_id, tr("Loading the document was stopped."), true);
+    } catch (const std::exception& e) {
+        emit documentFailed(document_id, qstr(e.what()), false);
+    }
+}
+
+SelectionSnapshot EngineWorker::snapshot_of(std::shared_ptr<const Selection> selection,
+                                            double select_seconds) const {
+    const ModelConfig& c = s_->model->config;
+    const DocumentSession& session = s_->chat->session();
+    SelectionSnapshot snap;
+    snap.question_serial = s_->question_serial;
+    snap.document_tokens = session.document_tokens();
+    snap.n_layers = c.n_layers;
+    snap.n_heads = c.n_heads;
+    snap.n_kv_heads = c.n_kv_heads;
+    snap.head_dim = c.head_dim;
+    snap.kv_bytes_full =
+        int64_t{2} * selection->prompt_len * c.n_layers * c.kv_dim() * static_cast<int64_t>(sizeof(float));
+    snap.kv_bytes_compressed = session.compressed_bytes(*selection);
+    snap.layer_forward_calls = session.counters().layer_forward_calls;
+    snap.select_seconds = select_seconds;
+    snap.selection = std::move(selection);
+    return snap;
+}
+
+AnswerStats EngineWorker::run_ask(const AskRequest& request, const SnapKvConfig& config, int side,
+                                  std::shared_ptr<const Selection>* selection) {
+    if (!s_->chat) throw Error(tr("Open a model first.").toStdString());
+    if (s_->document_id < 0) throw Error(tr("Open a document first.").toStdString());
+    const std::string question = request.question.toStdString();
+    const auto& gen = request.generation;
+    const int ctx = s_->model->config.context_length;
+    const int needed = s_->chat->prompt_tokens_for(question) + gen.max_new_tokens;
+    if (!gen.ignore_context && ctx > 0 && needed > ctx)
+        throw Error(
+            tr("The document, this question and a %1-token answer need %2 tokens, but the model's context is "
+               "%3. Shorten the question or the answer limit, or allow longer prompts in Settings.")
+                .arg(gen.max_new_tokens)
+                .arg(with_commas(needed), with_commas(ctx))
+                .toStdString());
+    AskOptions opts;
+    opts.snapkv = config;
+    opts.sampling = gen.sampling;
+    opts.max_new_tokens = gen.max_new_tokens;
+    opts.cancel = request.cancel.get();
+    opts.on_text = [&](const std::string& piece) {
+        if (side < 0)
+            emit answerText(request.id, qstr(piece));
+        else
+            emit compareText(request.id, side, qstr(piece));
+    };
+    s_->has_question = false;
+    const AskResult r = s_->chat->ask(question, opts);
+    s_->has_question = true;
+    ++s_->question_serial;
+    AnswerStats st;
+    st.request_id = request.id;
+    st.answer = qstr(r.answer);
+    st.stop_reason = QString::fromLatin1(stop_reason_name(r.generation.stop));
+    st.prompt_tokens = r.generation.prompt_tokens;
+    st.question_tokens = r.question_tokens;
+    st.generated_tokens = static_cast<int>(r.generation.tokens.size());
+    st.question_seconds = r.question_seconds;
+    st.select_seconds = r.select_seconds;
+    st.decode_seconds = r.generation.decode_seconds;
+    st.kv_bytes_full = r.generation.kv_bytes_full;
+    st.kv_bytes_compressed = r.generation.kv_bytes_compressed;
+    if (selection) *selection = r.selection;
+    return st;
+}
+
+void EngineWorker::ask(const AskRequest& request) {
+    try {
+        std::shared_ptr<const Selection> selection;
+        const AnswerStats st = run_ask(request, request.snapkv, -1, &selection);
+        emit answerFinished(st, snapshot_of(selection, st.select_seconds));
+    } catch (const Cancelled&) {
+        emit answerFailed(request.id, tr("Stopped before the answer started."));
+    } catch (const std::exception& e) {
+        emit answerFailed(request.id, qstr(e.what()));
+    }
+}
+
+void EngineWorker::reselect(const SnapKvConfig& config) {
+    if (!s_->chat || !s_->has_question) {
+        emit selectionFailed(tr("Ask a question first: the selection is scored against it."));
+        return;
+    }
+    try {
+        QElapsedTimer timer;
+        timer.start();
+        auto selection = s_->chat->reselect(config);
+        emit selectionReady(snapshot_of(std::move(selection), timer.nsecsElapsed() / 1e9));
+    } catch (const std::exception& e) {
+        emit selectionFailed(qstr(e.what()));
+    }
+}
+
+void EngineWorker::compare(const AskRequest& request) {
+    try {
+        CompareResult result;
+        result.request_id = request.id;
+        result.question = request.question;
+        SnapKvConfig full = request.snapkv;
+        full.enabled = false;
+        result.full = run_ask(request, full, 0, nullptr);
+        std::shared_ptr<const Selection> selection;
+        result.snapkv = run_ask(request, request.snapkv, 1, &selection);
+        result.kept_fraction = selection ? kept_fraction(*selection) : 1.0;
+        emit compareFinished(result);
+        emit selectionReady(snapshot_of(selection, result.snapkv.select_seconds));
+    } catch (const Cancelled&) {
+        emit compareFailed(request.id, tr("Stopped."));
+    } catch (const std::exception& e) {
+        emit compareFailed(request.id, qstr(e.what()));
+    }
+}
+
+}  // namespace snapdoc::ui

@@ -1,0 +1,72 @@
+// The engine's home in the app: a QObject living on its own QThread (see EngineHost) that owns the
+// model, tokenizer, backend and document session. Its methods run on that thread only (the GUI
+// posts them through EngineHost::post); it reports back exclusively through queued signals
+// carrying values and immutable snapshots, and never touches a GUI-owned object. Long operations
+// take a CancelToken that the GUI sets to stop them (checked per token and per prefill chunk).
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "ui/worker/worker_types.h"
+
+namespace snapdoc {
+struct Model;
+class Tokenizer;
+class Backend;
+class DocumentChat;
+}  // namespace snapdoc
+
+namespace snapdoc::ui {
+
+class EngineWorker : public QObject {
+    Q_OBJECT
+public:
+    explicit EngineWorker(QObject* parent = nullptr);
+    ~EngineWorker() override;
+
+    // Maps the model and describes it without building a backend (cheap: weights stay mapped).
+    void inspectModel(const QString& path);
+    // Loads the model (reusing an inspected one), its tokenizer and a CPU backend. Drops any document.
+    void loadModel(const QString& path, int threads, const QString& template_name);
+    // Tokenizes the document in the chat template, refuses it with numbers when the document plus
+    // `reserve_tokens` (question + answer) exceed the context, then prefills it layer by layer.
+    void loadDocument(qint64 document_id, std::shared_ptr<const std::string> text, int reserve_tokens,
+                      bool ignore_context, CancelToken cancel);
+    // Answers by re-snapping over the prefilled document (engine DocumentChat::ask), streaming text.
+    void ask(const AskRequest& request);
+    // New selection for the last question with `config`: no forward pass.
+    void reselect(const SnapKvConfig& config);
+    // The same question answered with the full cache, then with SnapKV.
+    void compare(const AskRequest& request);
+
+signals:
+    void modelInspected(const snapdoc::ui::ModelInfo& info);
+    void modelLoaded(const snapdoc::ui::ModelInfo& info);
+    void modelFailed(const QString& path, const QString& message);
+    void documentProgress(qint64 document_id, int done_layers, int total_layers, double elapsed_seconds);
+    void documentLoaded(const snapdoc::ui::DocumentReady& ready);
+    void documentFailed(qint64 document_id, const QString& message, bool cancelled);
+    void answerText(quint64 request_id, const QString& text);
+    void answerFinished(const snapdoc::ui::AnswerStats& stats,
+                        const snapdoc::ui::SelectionSnapshot& snapshot);
+    void answerFailed(quint64 request_id, const QString& message);
+    void selectionReady(const snapdoc::ui::SelectionSnapshot& snapshot);
+    void selectionFailed(const QString& message);
+    void compareText(quint64 request_id, int side, const QString& text);  // side 0: full, 1: SnapKV
+    void compareFinished(const snapdoc::ui::CompareResult& result);
+    void compareFailed(quint64 request_id, const QString& message);
+
+private:
+    struct State;
+    SelectionSnapshot snapshot_of(std::shared_ptr<const Selection> selection, double select_seconds) const;
+    AnswerStats run_ask(const AskRequest& request, const SnapKvConfig& config, int side,
+                        std::shared_ptr<const Selection>* selection);
+
+    std::unique_ptr<State> s_;
+};
+
+}  // namespace snapdoc::ui

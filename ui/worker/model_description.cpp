@@ -1,0 +1,72 @@
+#include "ui/worker/model_description.h"
+
+#include <QFileInfo>
+#include <QLocale>
+#include <QObject>
+
+#include "engine/model/model.h"
+#include "engine/model/model_summary.h"
+#include "engine/tokenizer/chat_template.h"
+
+namespace snapdoc::ui {
+
+namespace {
+QString bytes(int64_t b) {
+    return QString::fromStdString(format_bytes(b));
+}
+QString num(int64_t n) {
+    return QLocale(QLocale::English).toString(static_cast<qlonglong>(n));
+}
+}  // namespace
+
+ModelInfo describe_model(const Model& model, const QString& path) {
+    const ModelConfig& c = model.config;
+    const ModelSummary s = summarize(model);
+    ModelInfo info;
+    info.path = path;
+    info.name = c.name.empty() ? QFileInfo(path).fileName() : QString::fromStdString(c.name);
+    info.format = model.format == ModelFormat::Gguf ? QStringLiteral("GGUF") : QStringLiteral("Hugging Face");
+    info.architecture = QString::fromStdString(c.architecture);
+    info.dtype = QString::fromStdString(std::string(dtype_name(c.weight_dtype)));
+    info.chat_template = QString::fromStdString(
+        std::string(chat_template_name(detect_chat_template(model.chat_template).kind)));
+    info.tokenizer_error =
+        model.tokenizer_proto.empty()
+            ? QString::fromStdString(model.tokenizer_error.empty() ? "the model has no tokenizer"
+                                                                   : model.tokenizer_error)
+            : QString();
+    info.n_layers = c.n_layers;
+    info.dim = c.dim;
+    info.n_heads = c.n_heads;
+    info.n_kv_heads = c.n_kv_heads;
+    info.head_dim = c.head_dim;
+    info.vocab_size = c.vocab_size;
+    info.context_length = c.context_length;
+    info.parameters = s.parameters;
+    info.weight_bytes = s.weight_bytes;
+    info.kv_bytes_per_token = s.kv_bytes_per_token;
+    info.run_bytes_at_context = estimate_run_bytes(model, c.context_length);
+    return info;
+}
+
+QString model_info_text(const ModelInfo& i) {
+    QString t;
+    t += QObject::tr("Model: %1 (%2)\n").arg(i.name, i.format);
+    t += QObject::tr("Architecture: %1, %2 layers, hidden size %3\n")
+             .arg(i.architecture)
+             .arg(i.n_layers)
+             .arg(i.dim);
+    t += QObject::tr("Attention: %1 query heads, %2 key/value heads, head size %3\n")
+             .arg(i.n_heads)
+             .arg(i.n_kv_heads)
+             .arg(i.head_dim);
+    t += QObject::tr("Parameters: %1 (%2 as %3)\n").arg(num(i.parameters), bytes(i.weight_bytes), i.dtype);
+    t += QObject::tr("Context length: %1 tokens\n").arg(num(i.context_length));
+    t += QObject::tr("KV cache: %1 per token uncompressed\n").arg(bytes(i.kv_bytes_per_token));
+    t += QObject::tr("Memory for a full context: about %1\n").arg(bytes(i.run_bytes_at_context));
+    t += QObject::tr("Chat template: %1").arg(i.chat_template);
+    if (!i.tokenizer_error.isEmpty()) t += QObject::tr("\nTokenizer problem: %1").arg(i.tokenizer_error);
+    return t;
+}
+
+}  // namespace snapdoc::ui

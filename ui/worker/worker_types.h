@@ -1,0 +1,106 @@
+// The values the engine worker and the GUI exchange through queued signals. Everything here is
+// either a plain value or a shared_ptr to const data that nobody mutates after it is published, so
+// crossing threads needs no locks.
+#pragma once
+
+#include <QMetaType>
+#include <QString>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+#include "app/services/app_settings.h"
+#include "app/services/token_text_map.h"
+#include "engine/kv/selection.h"
+
+namespace snapdoc::ui {
+
+// Set from the GUI thread, read by the engine per token and per prefill chunk.
+using CancelToken = std::shared_ptr<std::atomic<bool>>;
+inline CancelToken make_cancel_token() {
+    return std::make_shared<std::atomic<bool>>(false);
+}
+
+struct ModelInfo {
+    QString path;
+    QString name;
+    QString format;  // "GGUF" or "Hugging Face"
+    QString architecture;
+    QString dtype;
+    QString chat_template;    // detected template family
+    QString tokenizer_error;  // why the model cannot be used for chat ("" when it can)
+    int n_layers = 0, dim = 0, n_heads = 0, n_kv_heads = 0, head_dim = 0, vocab_size = 0, context_length = 0;
+    int64_t parameters = 0;
+    int64_t weight_bytes = 0;
+    int64_t kv_bytes_per_token = 0;
+    int64_t run_bytes_at_context = 0;  // weights + full KV + activations for a full context
+};
+
+struct DocumentReady {
+    int64_t document_id = 0;
+    int document_tokens = 0;  // prompt tokens of the document part (template opening included)
+    double seconds = 0;       // tokenize + layer-major prefill
+    int64_t full_store_bytes = 0;
+    std::shared_ptr<const services::TokenTextMap> token_map;
+};
+
+struct AskRequest {
+    uint64_t id = 0;
+    QString question;
+    SnapKvConfig snapkv;
+    services::GenerationSettings generation;
+    CancelToken cancel;
+};
+
+struct AnswerStats {
+    uint64_t request_id = 0;
+    QString answer;
+    QString stop_reason;  // "eos", "limit", "cancelled" (engine names)
+    int prompt_tokens = 0;
+    int question_tokens = 0;
+    int generated_tokens = 0;
+    double question_seconds = 0;  // question prefill over the stored document + scoring
+    double select_seconds = 0;
+    double decode_seconds = 0;
+    int64_t kv_bytes_full = 0;
+    int64_t kv_bytes_compressed = 0;
+
+    double prefill_tokens_per_s() const {
+        return question_seconds > 0 ? question_tokens / question_seconds : 0;
+    }
+    double decode_tokens_per_s() const {
+        return decode_seconds > 0 && generated_tokens > 1 ? (generated_tokens - 1) / decode_seconds : 0;
+    }
+};
+
+// What the inspector draws: one selection plus the facts needed to read it.
+struct SelectionSnapshot {
+    std::shared_ptr<const Selection> selection;
+    uint64_t question_serial = 0;  // which question the scores belong to (stability across questions)
+    int document_tokens = 0;
+    int n_layers = 0, n_heads = 0, n_kv_heads = 0, head_dim = 0;
+    int64_t kv_bytes_full = 0;
+    int64_t kv_bytes_compressed = 0;
+    int64_t layer_forward_calls = 0;  // engine counter when the snapshot was taken (no-forward-pass check)
+    double select_seconds = 0;
+
+    bool valid() const { return selection != nullptr; }
+};
+
+struct CompareResult {
+    uint64_t request_id = 0;
+    QString question;
+    AnswerStats full;
+    AnswerStats snapkv;
+    double kept_fraction = 1.0;  // KV entries kept by SnapKV / full
+};
+
+void register_worker_types();
+
+}  // namespace snapdoc::ui
+
+Q_DECLARE_METATYPE(snapdoc::ui::ModelInfo)
+Q_DECLARE_METATYPE(snapdoc::ui::DocumentReady)
+Q_DECLARE_METATYPE(snapdoc::ui::AnswerStats)
+Q_DECLARE_METATYPE(snapdoc::ui::SelectionSnapshot)
+Q_DECLARE_METATYPE(snapdoc::ui::CompareResult)
