@@ -15,7 +15,7 @@ namespace snapdoc::cli {
 
 namespace {
 
-nlohmann::json selection_json(const Selection& sel, const DocumentSession& session, const ModelConfig& cfg) {
+nlohmann::json selection_json(const Selection& sel, const DocumentSession& session) {
     const SnapKvConfig& c = sel.config;
     nlohmann::json j = {{"prompt_tokens", sel.prompt_len},
                         {"window", sel.window},
@@ -25,7 +25,7 @@ nlohmann::json selection_json(const Selection& sel, const DocumentSession& sessi
                         {"pool", pooling_name(c.pooling)},
                         {"policy", budget_policy_name(c.policy)},
                         {"compressed", sel.compressed},
-                        {"kv_bytes_full", sel.full_entries(cfg.n_kv_heads) * cfg.head_dim * 8},
+                        {"kv_bytes_full", session.full_bytes(sel.prompt_len)},
                         {"kv_bytes_compressed", session.compressed_bytes(sel)},
                         {"layers", nlohmann::json::array()}};
     for (std::size_t l = 0; l < sel.layers.size(); ++l) {
@@ -67,7 +67,7 @@ int cmd_inspect(int argc, char** argv) {
         session->prefill_document(std::span(ids).first(L - q));
         session->set_question(std::span(ids).last(q), snap.window);
         sel = session->select(snap);
-        nlohmann::json j = selection_json(*sel, *session, cfg);
+        nlohmann::json j = selection_json(*sel, *session);
         AtomicFileWriter f(json_path);
         f.write(j.dump() + "\n");
         f.commit();
@@ -79,7 +79,7 @@ int cmd_inspect(int argc, char** argv) {
         const std::string question = args.required("question");
         chat.session().set_question(build_question_part(kind, *lm.tokenizer, question), snap.window);
         sel = chat.session().select(snap);
-        nlohmann::json j = selection_json(*sel, chat.session(), cfg);
+        nlohmann::json j = selection_json(*sel, chat.session());
         AtomicFileWriter f(json_path);
         f.write(j.dump() + "\n");
         f.commit();

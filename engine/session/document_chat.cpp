@@ -26,11 +26,15 @@ DocumentChat::DocumentChat(Backend& backend, const Tokenizer& tokenizer, ChatTem
 
 int DocumentChat::load_document(std::string_view text, const DocumentSession::Progress& progress,
                                 const std::atomic<bool>* cancel, std::string_view system_prompt) {
+    return load_document_tokens(build_document_part(kind_, tokenizer_, system_prompt, text), progress, cancel);
+}
+
+int DocumentChat::load_document_tokens(std::span<const int32_t> document_part, const DocumentSession::Progress& progress,
+                                       const std::atomic<bool>* cancel) {
     const auto t0 = Clock::now();
-    const std::vector<int32_t> part = build_document_part(kind_, tokenizer_, system_prompt, text);
-    session_.prefill_document(part, progress, cancel);
+    session_.prefill_document(document_part, progress, cancel);
     document_seconds_ = since(t0);
-    return static_cast<int>(part.size());
+    return static_cast<int>(document_part.size());
 }
 
 int DocumentChat::prompt_tokens_for(std::string_view question) const {

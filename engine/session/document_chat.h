@@ -44,6 +44,10 @@ public:
     // Tokenizes the document in the template and prefills it (layer-major). Returns its token count.
     int load_document(std::string_view text, const DocumentSession::Progress& progress = {},
                       const std::atomic<bool>* cancel = nullptr, std::string_view system_prompt = {});
+    // The same for a document part the caller built itself (build_document_part), e.g. to reuse its
+    // token ids for a position -> text map without encoding the document twice.
+    int load_document_tokens(std::span<const int32_t> document_part, const DocumentSession::Progress& progress = {},
+                             const std::atomic<bool>* cancel = nullptr);
     // Tokens of the prompt for `question` without running anything (for context checks).
     int prompt_tokens_for(std::string_view question) const;
 

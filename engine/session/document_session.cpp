@@ -187,6 +187,10 @@ int64_t DocumentSession::compressed_bytes(const Selection& s, int spare) const {
            static_cast<int64_t>(sizeof(float));
 }
 
+int64_t DocumentSession::full_bytes(int prompt_len) const {
+    return int64_t{2} * prompt_len * cfg_.n_layers * cfg_.kv_dim() * static_cast<int64_t>(sizeof(float));
+}
+
 AnswerResult DocumentSession::answer(const Selection& sel, const GenerationRequest& request) {
     require_document();
     if (question_.empty()) throw Error("no question has been set");
@@ -232,7 +236,7 @@ AnswerResult DocumentSession::answer(const Selection& sel, const GenerationReque
     AnswerResult result;
     result.prompt_tokens = L;
     result.kv_bytes = kv->reserved_bytes();
-    result.kv_bytes_full = int64_t{2} * L * cfg_.n_layers * cfg_.kv_dim() * static_cast<int64_t>(sizeof(float));
+    result.kv_bytes_full = full_bytes(L);
     result.kv_bytes_compressed = compressed_bytes(sel);
     std::vector<int32_t> history(question_.begin(), question_.end());
     const int64_t calls_before = counters_.layer_forward_calls;

@@ -27,11 +27,13 @@
 
 namespace snapdoc {
 
+// Queries of the last rows of a document kept per layer by default, so a window larger than a short
+// question can reach back into the document (the largest usable SnapKV window).
+inline constexpr int kDefaultMaxWindow = 256;
+
 struct DocumentSessionOptions {
     int chunk_rows = 512;
-    // Queries of the last `max_window` document rows are kept per layer, so a window larger than a
-    // short question can reach back into the document.
-    int max_window = 256;
+    int max_window = kDefaultMaxWindow;
     int64_t kv_ram_cap_bytes = int64_t{8} << 30;  // above this the store spills to a mapped temp file
     std::filesystem::path spill_dir = std::filesystem::temp_directory_path();
 };
@@ -74,6 +76,9 @@ public:
     int64_t prefill_peak_cache_bytes() const { return prefill_peak_cache_bytes_; }
     // Bytes of a cache holding `selection` (+ `spare` generated tokens per head).
     int64_t compressed_bytes(const Selection& selection, int spare = 0) const;
+    // Bytes of the uncompressed cache for a prompt of `prompt_len` tokens (all layers, f32 K and V).
+    int64_t full_bytes(int prompt_len) const;
+    int max_window() const { return options_.max_window; }
 
 private:
     std::unique_ptr<KvCache> layer_cache(int layer, int capacity);

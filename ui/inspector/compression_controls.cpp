@@ -9,15 +9,17 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <algorithm>
+
+#include "engine/session/document_session.h"
 #include <cmath>
 
 #include "engine/model/model_summary.h"
 
 namespace snapdoc::ui {
 
-// The engine keeps the last 256 document queries for re-scoring (DocumentSessionOptions::max_window),
-// so a larger window cannot be re-selected without a forward pass.
-constexpr int kMaxWindow = 256;
+// The engine keeps the last kDefaultMaxWindow document queries for re-scoring, so a larger window
+// cannot be re-selected without a forward pass.
+constexpr int kMaxWindow = kDefaultMaxWindow;
 
 int budget_from_slider(int value, int lo, int hi) {
     if (hi <= lo) return lo;

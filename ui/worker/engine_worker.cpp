@@ -136,7 +136,7 @@ void EngineWorker::loadDocument(qint64 document_id, std::shared_ptr<const std::s
             spdlog::warn("token pieces do not match the document text; text positions are approximate");
 
         const int n_layers = s_->model->config.n_layers;
-        s_->chat->session().prefill_document(
+        s_->chat->load_document_tokens(
             part,
             [&](int done, int total) {
                 emit documentProgress(document_id, done, total, timer.elapsed() / 1000.0);
@@ -170,8 +170,7 @@ SelectionSnapshot EngineWorker::snapshot_of(std::shared_ptr<const Selection> sel
     snap.n_heads = c.n_heads;
     snap.n_kv_heads = c.n_kv_heads;
     snap.head_dim = c.head_dim;
-    snap.kv_bytes_full =
-        int64_t{2} * selection->prompt_len * c.n_layers * c.kv_dim() * static_cast<int64_t>(sizeof(float));
+    snap.kv_bytes_full = session.full_bytes(selection->prompt_len);
     snap.kv_bytes_compressed = session.compressed_bytes(*selection);
     snap.layer_forward_calls = session.counters().layer_forward_calls;
     snap.select_seconds = select_seconds;
