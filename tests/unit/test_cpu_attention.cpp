@@ -21,7 +21,7 @@ TEST(CpuAttention, RaggedHeadsMatchDirectSoftmax) {
     std::normal_distribution<float> nd(0.f, 1.f);
     const int hd = 16, n_heads = 6, group = 3, cache_heads = n_heads / group;
     const int lengths[] = {1, kAttentionTile + 7};  // a single entry; crossing a tile edge
-    // 5 rows take the per-row path; 70 rows the blocked GEMM path (crossing a row-block edge).
+    // 5 rows: one block per (row, GQA group); 70 rows: blocks of rows per head (crossing a block edge).
     for (int n : {5, 2 * kAttentionRowBlock + 6})
     for (int len0 : lengths) {
         std::vector<Head> heads(cache_heads);

@@ -30,8 +30,10 @@ struct AttentionArgs {
 
 void attention(const AttentionArgs& args, ThreadPool& pool);
 
-inline constexpr int kAttentionTile = 64;
-// Query rows per block in the GEMM-based (prefill) path.
+// Keys per tile of the online softmax.
+inline constexpr int kAttentionTile = 128;
+// Query rows per block on the prefill path (from this many rows on, blocks of rows per head are
+// used; below it, the query heads of one GQA group at one position form the block).
 inline constexpr int kAttentionRowBlock = 32;
 
 }  // namespace snapdoc::cpu
