@@ -10,6 +10,7 @@ int bench_model(int argc, char** argv);
 // snapdoc-bench synthetic --shape NAME [--dtype f16] [--out FILE] [same flags as model]
 int bench_synthetic(int argc, char** argv);
 // snapdoc-bench snapkv [--shape NAME | -m MODEL] [--prompt-tokens N] [--budget B] [--window W] [--contexts a,b,c]
+//                     [--memory token-major|resnap|oneshot]   (one prefill path per process, for peak RSS)
 int bench_snapkv(int argc, char** argv);
 
 }  // namespace snapdoc::bench

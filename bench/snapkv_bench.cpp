@@ -17,6 +17,7 @@
 #include "engine/model/model.h"
 #include "engine/model/model_summary.h"
 #include "engine/runtime/backend.h"
+#include "engine/session/compressed_prefill.h"
 #include "engine/session/document_session.h"
 #include "engine/session/prefill.h"
 
@@ -54,7 +55,8 @@ int bench_snapkv(int argc, char** argv) {
                           {{"--budget"}},
                           {{"--window"}},
                           {{"--gen-tokens"}},
-                          {{"-t", "--threads"}}},
+                          {{"-t", "--threads"}},
+                          {{"--memory"}}},
                          argc, argv, 2);
     std::filesystem::path path;
     if (args.has("model")) {
@@ -73,6 +75,7 @@ int bench_snapkv(int argc, char** argv) {
     cfg.validate();
     const auto contexts = cli::parse_int_list(args.str("contexts", "1024,4096," + std::to_string(L)), "--contexts");
 
+    auto t0 = Clock::now();
     const Model model = load_model(path);
     const ModelConfig& c = model.config;
     BackendOptions opts;
@@ -88,9 +91,34 @@ int bench_snapkv(int argc, char** argv) {
     std::vector<int32_t> prompt = doc;
     prompt.insert(prompt.end(), q1.begin(), q1.end());
 
+    if (args.has("memory")) {
+        // One prefill path per process, so the peak RSS belongs to it alone.
+        const std::string mode = args.str("memory");
+        const int64_t rss0 = current_rss_bytes();
+        KvCache::reset_peak_live_bytes();
+        t0 = Clock::now();
+        if (mode == "token-major") {
+            auto kv = make_full_kv_cache(*backend, L);
+            prefill(*backend, prompt, 0, *kv);
+        } else if (mode == "resnap") {
+            DocumentSession s(*backend);
+            s.prefill_document(doc);
+            s.set_question(q1, cfg.window);
+            s.select(cfg);
+        } else if (mode == "oneshot") {
+            prefill_compressed(*backend, prompt, cfg, gen);
+        } else {
+            throw Error("--memory must be token-major, resnap or oneshot");
+        }
+        std::printf("memory mode %-12s %7.2f s  peak RSS %s (process before prefill: %s)  peak resident KV %s\n",
+                    mode.c_str(), since(t0), format_bytes(peak_rss_bytes()).c_str(), format_bytes(rss0).c_str(),
+                    format_bytes(KvCache::peak_live_bytes()).c_str());
+        return 0;
+    }
+
     // Baseline: token-major prefill into a full cache (every layer's K/V resident at once).
     KvCache::reset_peak_live_bytes();
-    auto t0 = Clock::now();
+    t0 = Clock::now();
     {
         auto kv = make_full_kv_cache(*backend, L);
         prefill(*backend, prompt, 0, *kv);

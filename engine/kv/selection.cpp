@@ -77,7 +77,7 @@ std::vector<std::vector<int32_t>> adaptive_split(const std::vector<const float*>
     return kept;
 }
 
-std::shared_ptr<const Selection> select_positions(const SnapKvConfig& config, const WindowScores& ws) {
+std::shared_ptr<Selection> begin_selection(const SnapKvConfig& config, const WindowScores& ws) {
     if (config.enabled) config.validate();
     if (ws.n_heads <= 0 || ws.n_kv_heads <= 0 || ws.n_heads % ws.n_kv_heads != 0)
         throw Error("window scores: bad head counts");
@@ -85,45 +85,53 @@ std::shared_ptr<const Selection> select_positions(const SnapKvConfig& config, co
     sel->config = config;
     sel->prompt_len = ws.prompt_len;
     sel->window = ws.window;
+    const bool per_query = config.gqa == GqaMode::QueryHead;
+    sel->cache_heads = per_query ? ws.n_heads : ws.n_kv_heads;
+    sel->group = per_query ? 1 : ws.n_heads / ws.n_kv_heads;
+    sel->compressed = config.enabled && ws.prompt_len > config.budget;
+    sel->layers.resize(ws.n_layers);
+    return sel;
+}
+
+void select_layer(const WindowScores& ws, int l, Selection& sel) {
+    const SnapKvConfig& config = sel.config;
     const int n_prefix = ws.n_prefix();
     const int qgroup = ws.n_heads / ws.n_kv_heads;
     const bool per_query = config.gqa == GqaMode::QueryHead;
-    sel->cache_heads = per_query ? ws.n_heads : ws.n_kv_heads;
-    sel->group = per_query ? 1 : qgroup;
-    sel->compressed = config.enabled && ws.prompt_len > config.budget;
-    const auto budgets = layer_prefix_budgets(config, ws.n_layers, n_prefix);
-
-    sel->layers.resize(ws.n_layers);
+    auto& heads = sel.layers[l];
+    heads.assign(sel.cache_heads, {});
+    // Pool every query head, then (kv-head mode) average the pooled scores over each group.
     std::vector<float> pooled(n_prefix);
-    for (int l = 0; l < ws.n_layers; ++l) {
-        auto& heads = sel->layers[l];
-        heads.resize(sel->cache_heads);
-        // Pool every query head, then (kv-head mode) average the pooled scores over each group.
-        for (int c = 0; c < sel->cache_heads; ++c) heads[c].pooled.assign(n_prefix, 0.0f);
-        for (int h = 0; h < ws.n_heads; ++h) {
-            pool_1d({ws.head(l, h), static_cast<std::size_t>(n_prefix)}, pooled, config.kernel, config.pooling);
-            auto& dst = heads[per_query ? h : h / qgroup].pooled;
-            const float w = per_query ? 1.0f : 1.0f / qgroup;
-            for (int p = 0; p < n_prefix; ++p) dst[p] += w * pooled[p];
-        }
-        if (!sel->compressed) {
-            for (auto& h : heads) {
-                h.kept.resize(n_prefix);
-                std::iota(h.kept.begin(), h.kept.end(), 0);
-            }
-            continue;
-        }
-        if (config.policy == BudgetPolicy::Adaptive) {
-            std::vector<const float*> s;
-            for (auto& h : heads) s.push_back(h.pooled.data());
-            const int base = config.budget - config.window;
-            auto kept = adaptive_split(s, n_prefix, static_cast<int64_t>(base) * sel->cache_heads,
-                                       static_cast<int>(config.adaptive_floor * base));
-            for (int c = 0; c < sel->cache_heads; ++c) heads[c].kept = std::move(kept[c]);
-        } else {
-            for (auto& h : heads) h.kept = top_k_positions(h.pooled.data(), n_prefix, budgets[l]);
-        }
+    for (auto& h : heads) h.pooled.assign(n_prefix, 0.0f);
+    for (int h = 0; h < ws.n_heads; ++h) {
+        pool_1d({ws.head(l, h), static_cast<std::size_t>(n_prefix)}, pooled, config.kernel, config.pooling);
+        auto& dst = heads[per_query ? h : h / qgroup].pooled;
+        const float w = per_query ? 1.0f : 1.0f / qgroup;
+        for (int p = 0; p < n_prefix; ++p) dst[p] += w * pooled[p];
     }
+    if (!sel.compressed) {
+        for (auto& h : heads) {
+            h.kept.resize(n_prefix);
+            std::iota(h.kept.begin(), h.kept.end(), 0);
+        }
+        return;
+    }
+    if (config.policy == BudgetPolicy::Adaptive) {
+        std::vector<const float*> s;
+        for (auto& h : heads) s.push_back(h.pooled.data());
+        const int base = config.budget - config.window;
+        auto kept = adaptive_split(s, n_prefix, static_cast<int64_t>(base) * sel.cache_heads,
+                                   static_cast<int>(config.adaptive_floor * base));
+        for (int c = 0; c < sel.cache_heads; ++c) heads[c].kept = std::move(kept[c]);
+    } else {
+        const int budget = layer_prefix_budgets(config, ws.n_layers, n_prefix)[l];
+        for (auto& h : heads) h.kept = top_k_positions(h.pooled.data(), n_prefix, budget);
+    }
+}
+
+std::shared_ptr<const Selection> select_positions(const SnapKvConfig& config, const WindowScores& ws) {
+    auto sel = begin_selection(config, ws);
+    for (int l = 0; l < ws.n_layers; ++l) select_layer(ws, l, *sel);
     return sel;
 }
 

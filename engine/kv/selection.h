@@ -62,4 +62,9 @@ std::vector<int32_t> top_k_positions(const float* scores, int n, int k);
 
 std::shared_ptr<const Selection> select_positions(const SnapKvConfig& config, const WindowScores& scores);
 
+// The same one layer at a time (for a prefill that selects as soon as a layer is done): an empty
+// selection shaped for `scores`, then select_layer fills layer l from scores.layers[l].
+std::shared_ptr<Selection> begin_selection(const SnapKvConfig& config, const WindowScores& scores);
+void select_layer(const WindowScores& scores, int layer, Selection& selection);
+
 }  // namespace snapdoc

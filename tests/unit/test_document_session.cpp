@@ -10,6 +10,7 @@
 #include "engine/common/error.h"
 #include "engine/model/model.h"
 #include "engine/runtime/backend.h"
+#include "engine/session/compressed_prefill.h"
 #include "engine/session/document_session.h"
 #include "engine/session/generate.h"
 #include "engine/session/prefill.h"
@@ -270,6 +271,41 @@ TEST_F(DocumentSessionTest, ClearErrors) {
     EXPECT_THROW(s.select(cfg), Error);  // scores were made for W=8
     std::atomic<bool> cancel{true};
     EXPECT_THROW(s.prefill_document(doc, {}, &cancel), Cancelled);
+}
+
+}  // namespace
+}  // namespace snapdoc
+
+namespace snapdoc {
+namespace {
+
+// The single-question path that keeps nothing but the compressed cache selects exactly what the
+// re-snap session selects and decodes the same answer, while only one layer's full K/V (plus the
+// final compressed cache) is ever resident.
+TEST_F(DocumentSessionTest, CompressedPrefillMatchesTheSessionAndHoldsOneLayer) {
+    for (auto policy : {BudgetPolicy::Uniform, BudgetPolicy::Pyramid, BudgetPolicy::Adaptive}) {
+        SnapKvConfig cfg;
+        cfg.budget = 30;
+        cfg.window = 8;
+        cfg.policy = policy;
+        cfg.gqa = policy == BudgetPolicy::Pyramid ? GqaMode::QueryHead : GqaMode::KvHead;
+        DocumentSession s(*backend);
+        s.prefill_document(doc);
+        s.set_question(q1, cfg.window);
+        const auto sel = s.select(cfg);
+        const auto ans = s.answer(*sel, greedy(6));
+
+        const auto prompt = concat(doc, q1);
+        KvCache::reset_peak_live_bytes();
+        const int64_t before = KvCache::live_bytes();
+        CompressedPrompt cp = prefill_compressed(*backend, prompt, cfg, 6, /*chunk_rows=*/64);
+        const int64_t one_layer = static_cast<int64_t>(prompt.size()) * spec.n_kv_heads * (spec.dim / spec.n_heads) * 8;
+        EXPECT_LE(KvCache::peak_live_bytes() - before, std::max<int64_t>(one_layer, cp.cache->reserved_bytes()));
+        expect_same_kept(*sel, *cp.selection);
+        GenerationResult r;
+        decode_loop(*backend, *cp.cache, cp.last_logits, static_cast<int>(prompt.size()), prompt, greedy(6), r);
+        EXPECT_EQ(r.tokens, ans.tokens) << budget_policy_name(policy);
+    }
 }
 
 }  // namespace
