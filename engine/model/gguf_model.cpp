@@ -147,39 +147,18 @@ Model load_gguf_model(std::shared_ptr<const MappedFile> file) {
     m.config = read_config(g, arch);
     m.mappings.push_back(g.mapping());
     const ModelConfig& c = m.config;
-    const ExpectedShapes shapes = expected_shapes(c);
-
-    auto take = [&](const std::string& name, const std::vector<int64_t>& shape) {
-        const GgufFile::TensorInfo* info = g.find_tensor(name);
-        if (info == nullptr) throw FormatError(source + ": missing tensor '" + name + "'");
-        const TensorView v = g.tensor_view(*info);
-        check_shape(v, shape, source);
-        return aligned_view(v, m);
-    };
-
-    m.weights.tok_embeddings = take("token_embd.weight", shapes.tok_embeddings);
-    for (int l = 0; l < c.n_layers; ++l) {
-        const std::string p = "blk." + std::to_string(l) + ".";
-        LayerWeights w;
-        w.attn_norm = take(p + "attn_norm.weight", shapes.norm);
-        w.wq = take(p + "attn_q.weight", shapes.wq);
-        w.wk = take(p + "attn_k.weight", shapes.wk);
-        w.wv = take(p + "attn_v.weight", shapes.wv);
-        w.wo = take(p + "attn_output.weight", shapes.wo);
-        w.ffn_norm = take(p + "ffn_norm.weight", shapes.norm);
-        w.w_gate = take(p + "ffn_gate.weight", shapes.w_gate);
-        w.w_up = take(p + "ffn_up.weight", shapes.w_up);
-        w.w_down = take(p + "ffn_down.weight", shapes.w_down);
-        m.weights.layers.push_back(std::move(w));
-    }
-    m.weights.out_norm = take("output_norm.weight", shapes.norm);
-    if (g.find_tensor("output.weight") != nullptr) {
-        m.weights.output = take("output.weight", shapes.output);
-    } else {
-        m.weights.output = m.weights.tok_embeddings;  // tied: the embedding matrix doubles as the output head
-        m.config.tied_embeddings = true;
-    }
-    m.config.weight_dtype = m.weights.layers.front().wq.dtype;
+    static const LlamaTensorNames kNames = {"token_embd.weight", "blk.", "attn_norm.weight", "attn_q.weight",
+                                            "attn_k.weight", "attn_v.weight", "attn_output.weight", "ffn_norm.weight",
+                                            "ffn_gate.weight", "ffn_up.weight", "ffn_down.weight",
+                                            "output_norm.weight", "output.weight"};
+    gather_llama_weights(
+        m, kNames,
+        [&](const std::string& name) -> std::optional<TensorView> {
+            const GgufFile::TensorInfo* info = g.find_tensor(name);
+            if (info == nullptr) return std::nullopt;
+            return g.tensor_view(*info);
+        },
+        /*tied=*/false, source);
 
     GgufVocab vocab = read_gguf_vocab(g, c.vocab_size);
     m.tokenizer_proto = std::move(vocab.proto);

@@ -68,41 +68,21 @@ Model load_hf_model(const std::filesystem::path& dir) {
     const SafetensorsCheckpoint ck = SafetensorsCheckpoint::open_folder(dir);
     m.mappings = ck.mappings();
     const ModelConfig& c = m.config;
-    const ExpectedShapes shapes = expected_shapes(c);
-
-    auto take = [&](const std::string& name, const std::vector<int64_t>& shape) {
-        const SafetensorsFile* file = nullptr;
-        const SafetensorsFile::TensorInfo* info = ck.find(name, &file);
-        if (info == nullptr) throw FormatError(source + ": missing tensor '" + name + "'");
-        const TensorView v = file->view(*info);
-        check_shape(v, shape, source);
-        return aligned_view(v, m);
-    };
-
-    m.weights.tok_embeddings = take("model.embed_tokens.weight", shapes.tok_embeddings);
-    for (int l = 0; l < c.n_layers; ++l) {
-        const std::string p = "model.layers." + std::to_string(l) + ".";
-        LayerWeights w;
-        w.attn_norm = take(p + "input_layernorm.weight", shapes.norm);
-        w.wq = take(p + "self_attn.q_proj.weight", shapes.wq);
-        w.wk = take(p + "self_attn.k_proj.weight", shapes.wk);
-        w.wv = take(p + "self_attn.v_proj.weight", shapes.wv);
-        w.wo = take(p + "self_attn.o_proj.weight", shapes.wo);
-        w.ffn_norm = take(p + "post_attention_layernorm.weight", shapes.norm);
-        w.w_gate = take(p + "mlp.gate_proj.weight", shapes.w_gate);
-        w.w_up = take(p + "mlp.up_proj.weight", shapes.w_up);
-        w.w_down = take(p + "mlp.down_proj.weight", shapes.w_down);
-        m.weights.layers.push_back(std::move(w));
-    }
-    m.weights.out_norm = take("model.norm.weight", shapes.norm);
-    if (!c.tied_embeddings && ck.find("lm_head.weight") != nullptr) {
-        m.weights.output = take("lm_head.weight", shapes.output);
-    } else {
-        // Tied (declared, or implied by a missing lm_head): the embedding matrix is the output head.
-        m.weights.output = m.weights.tok_embeddings;
-        m.config.tied_embeddings = true;
-    }
-    m.config.weight_dtype = m.weights.layers.front().wq.dtype;
+    static const LlamaTensorNames kNames = {
+        "model.embed_tokens.weight", "model.layers.",           "input_layernorm.weight",
+        "self_attn.q_proj.weight",   "self_attn.k_proj.weight", "self_attn.v_proj.weight",
+        "self_attn.o_proj.weight",   "post_attention_layernorm.weight", "mlp.gate_proj.weight",
+        "mlp.up_proj.weight",        "mlp.down_proj.weight",    "model.norm.weight",
+        "lm_head.weight"};
+    gather_llama_weights(
+        m, kNames,
+        [&](const std::string& name) -> std::optional<TensorView> {
+            const SafetensorsFile* file = nullptr;
+            const SafetensorsFile::TensorInfo* info = ck.find(name, &file);
+            if (info == nullptr) return std::nullopt;
+            return file->view(*info);
+        },
+        c.tied_embeddings, source);
 
     const auto tok_path = dir / "tokenizer.model";
     if (std::filesystem::exists(tok_path, ec)) {

@@ -51,4 +51,41 @@ ExpectedShapes expected_shapes(const ModelConfig& c) {
     return s;
 }
 
+void gather_llama_weights(Model& m, const LlamaTensorNames& n, const TensorLookup& lookup, bool tied,
+                          const std::string& source) {
+    const ModelConfig& c = m.config;
+    const ExpectedShapes shapes = expected_shapes(c);
+    auto take = [&](const std::string& name, const std::vector<int64_t>& shape) {
+        const std::optional<TensorView> v = lookup(name);
+        if (!v) throw FormatError(source + ": missing tensor '" + name + "'");
+        check_shape(*v, shape, source);
+        return aligned_view(*v, m);
+    };
+    m.weights.tok_embeddings = take(n.tok_embeddings, shapes.tok_embeddings);
+    m.weights.layers.clear();
+    for (int l = 0; l < c.n_layers; ++l) {
+        const std::string p = n.layer_prefix + std::to_string(l) + ".";
+        LayerWeights w;
+        w.attn_norm = take(p + n.attn_norm, shapes.norm);
+        w.wq = take(p + n.wq, shapes.wq);
+        w.wk = take(p + n.wk, shapes.wk);
+        w.wv = take(p + n.wv, shapes.wv);
+        w.wo = take(p + n.wo, shapes.wo);
+        w.ffn_norm = take(p + n.ffn_norm, shapes.norm);
+        w.w_gate = take(p + n.w_gate, shapes.w_gate);
+        w.w_up = take(p + n.w_up, shapes.w_up);
+        w.w_down = take(p + n.w_down, shapes.w_down);
+        m.weights.layers.push_back(std::move(w));
+    }
+    m.weights.out_norm = take(n.out_norm, shapes.norm);
+    if (!tied && lookup(n.output)) {
+        m.weights.output = take(n.output, shapes.output);
+    } else {
+        // Tied (declared, or implied by a missing output head): the embedding matrix is the output head.
+        m.weights.output = m.weights.tok_embeddings;
+        m.config.tied_embeddings = true;
+    }
+    m.config.weight_dtype = m.weights.layers.front().wq.dtype;
+}
+
 }  // namespace snapdoc
