@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "engine/common/error.h"
+#include "engine/session/prefill.h"
 
 namespace snapdoc {
 
@@ -46,9 +47,7 @@ CompressedPrompt prefill_compressed(Backend& backend, std::span<const int32_t> p
     std::vector<float> seg_k(static_cast<std::size_t>(L) * hd), seg_v(static_cast<std::size_t>(L) * hd);
 
     for (int l = 0; l < cfg.n_layers; ++l) {
-        KvCacheSpec spec = KvCacheSpec::uniform(cfg.n_layers, cfg.n_kv_heads, hd, cfg.group_size(), 0);
-        for (int h = 0; h < cfg.n_kv_heads; ++h) spec.capacity[spec.segment(l, h)] = L;
-        auto full = backend.create_kv_cache(spec);
+        auto full = make_layer_kv_cache(backend, l, L);
         for (int c0 = 0; c0 < L; c0 += chunk) {
             if (cancel && cancel->load()) throw Cancelled();
             const int c = std::min(chunk, L - c0);

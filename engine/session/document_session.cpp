@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "engine/common/error.h"
+#include "engine/session/prefill.h"
 
 namespace snapdoc {
 
@@ -16,10 +17,7 @@ DocumentSession::DocumentSession(Backend& backend, DocumentSessionOptions option
 }
 
 std::unique_ptr<KvCache> DocumentSession::layer_cache(int layer, int capacity) {
-    // A cache shaped like the model's, with room only in `layer`: the other layers cost nothing.
-    KvCacheSpec spec = KvCacheSpec::uniform(cfg_.n_layers, cfg_.n_kv_heads, cfg_.head_dim, cfg_.group_size(), 0);
-    for (int h = 0; h < cfg_.n_kv_heads; ++h) spec.capacity[spec.segment(layer, h)] = capacity;
-    return backend_.create_kv_cache(spec);
+    return make_layer_kv_cache(backend_, layer, capacity);
 }
 
 void DocumentSession::run_layer(int layer, Activations& act, int row0, int n, const int32_t* pos, KvCache& kv,

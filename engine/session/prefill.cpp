@@ -33,6 +33,13 @@ std::vector<float> prefill(Backend& backend, std::span<const int32_t> tokens, in
     return last;
 }
 
+std::unique_ptr<KvCache> make_layer_kv_cache(Backend& backend, int layer, int max_tokens) {
+    const ModelConfig& cfg = backend.config();
+    KvCacheSpec spec = KvCacheSpec::uniform(cfg.n_layers, cfg.n_kv_heads, cfg.head_dim, cfg.group_size(), 0);
+    for (int h = 0; h < cfg.n_kv_heads; ++h) spec.capacity[spec.segment(layer, h)] = max_tokens;
+    return backend.create_kv_cache(spec);
+}
+
 std::unique_ptr<KvCache> make_full_kv_cache(Backend& backend, int max_tokens) {
     const ModelConfig& cfg = backend.config();
     return backend.create_kv_cache(

@@ -27,4 +27,8 @@ std::vector<float> prefill(Backend& backend, std::span<const int32_t> tokens, in
 // A full (uncompressed) cache with one segment per KV head, sized for `max_tokens`.
 std::unique_ptr<KvCache> make_full_kv_cache(Backend& backend, int max_tokens);
 
+// A cache shaped like the model's with room for `max_tokens` only in `layer` (the other layers
+// cost nothing): what layer-major prefill holds while one layer runs.
+std::unique_ptr<KvCache> make_layer_kv_cache(Backend& backend, int layer, int max_tokens);
+
 }  // namespace snapdoc
