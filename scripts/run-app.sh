@@ -42,9 +42,8 @@ if [[ -z "$model" ]]; then
     done
 fi
 if [[ -z "$model" ]]; then
-    # The GGUF's tokenizer is not readable yet; the Hugging Face copy of the same model is.
-    fixture="$SNAPDOC_ROOT/../shared/fixtures/stories260K/hf-f32"
-    if [[ -f "$fixture/config.json" ]]; then
+    fixture="$SNAPDOC_ROOT/../shared/fixtures/stories260K/stories260K.gguf"
+    if [[ -f "$fixture" ]]; then
         model="$fixture"
         args+=(--ignore-context)
         echo "== no demo model in resources/models/: using the stories260K test fixture (answers are nonsense)"
