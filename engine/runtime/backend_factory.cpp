@@ -1,0 +1,44 @@
+#include "engine/runtime/backend_factory.h"
+
+#include "engine/common/error.h"
+
+#ifdef SNAPDOC_HAVE_CUDA
+#include "engine/runtime/cuda/cuda_backend.h"
+#endif
+
+namespace snapdoc {
+
+bool cuda_backend_built() {
+#ifdef SNAPDOC_HAVE_CUDA
+    return true;
+#else
+    return false;
+#endif
+}
+
+bool cuda_backend_usable() {
+#ifdef SNAPDOC_HAVE_CUDA
+    return cuda_device_count() > 0;
+#else
+    return false;
+#endif
+}
+
+std::string resolve_device(std::string_view device) {
+    if (device == "cpu" || device == "cuda") return std::string(device);
+    if (device == "auto") return cuda_backend_usable() ? "cuda" : "cpu";
+    throw Error("unknown device '" + std::string(device) + "' (expected cpu, cuda or auto)");
+}
+
+std::unique_ptr<Backend> make_backend(const Model& model, const BackendOptions& options, std::string_view device) {
+    const std::string chosen = resolve_device(device);
+    if (chosen == "cpu") return make_cpu_backend(model, options);
+#ifdef SNAPDOC_HAVE_CUDA
+    if (cuda_device_count() == 0) throw Error("--device cuda: " + cuda_unavailable_reason());
+    return make_cuda_backend(model, options);
+#else
+    throw Error("snapdoc was built without CUDA (configure with the CUDA toolkit and -DSNAPDOC_CUDA=ON to use --device cuda)");
+#endif
+}
+
+}  // namespace snapdoc

@@ -1,0 +1,25 @@
+// Choosing a backend by name at run time: "cpu", "cuda" or "auto" (the GPU when this build has the
+// CUDA backend and a device is usable, else the CPU). Compiles the same with and without the CUDA
+// toolkit; without it, "cuda" throws an Error that says so.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "engine/runtime/backend.h"
+
+namespace snapdoc {
+
+// Whether this build contains the CUDA backend.
+bool cuda_backend_built();
+// Whether make_backend(..., "cuda") can succeed here (built and a device is usable).
+bool cuda_backend_usable();
+// The backend "auto" picks here: "cuda" or "cpu".
+std::string resolve_device(std::string_view device);
+
+// Throws Error for an unknown name, for "cuda" without the CUDA backend or without a usable device.
+std::unique_ptr<Backend> make_backend(const Model& model, const BackendOptions& options = {},
+                                      std::string_view device = "auto");
+
+}  // namespace snapdoc

@@ -1,0 +1,46 @@
+// The CUDA backend: the Backend interface (engine/runtime/backend.h) on one NVIDIA GPU.
+//
+// Weights live on the GPU in one dtype for the GEMMs (cuBLAS, f32 accumulation): F16 and BF16 files
+// stay as they are, Q8_0 becomes F16, and F32 stays F32 for small models (exact, e.g. the test
+// fixtures) or becomes BF16 above `keep_f32_max_bytes` (F32 checkpoints are usually BF16-trained,
+// and BF16 keeps f32's range). Activations are f32; the KV cache is f16 (CudaKvCache).
+//
+// This header needs no CUDA headers, so any engine or app file can include it; it exists only in
+// builds with the toolkit (SNAPDOC_HAVE_CUDA). Use make_backend() in backend_factory.h to pick a
+// device at run time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "engine/model/dtype.h"
+#include "engine/runtime/backend.h"
+
+namespace snapdoc {
+
+struct CudaBackendOptions {
+    int device = 0;
+    // Forces the GEMM weight dtype (F32, F16 or BF16); unset = the rule above.
+    std::optional<DType> weight_dtype;
+    int64_t keep_f32_max_bytes = int64_t{1} << 30;
+};
+
+// Devices visible to the CUDA runtime; 0 when there is none or no usable driver.
+int cuda_device_count();
+// Why no device can be used ("" when one can): e.g. the driver is missing or too old.
+std::string cuda_unavailable_reason();
+// "NVIDIA H200, 132 SMs, 139.8 GiB, compute 9.0" for `device` (throws when unavailable).
+std::string cuda_device_description(int device = 0);
+
+// The dtype the weights of `model` take on the GPU under `options`.
+DType cuda_weight_dtype(const Model& model, const CudaBackendOptions& options = {});
+
+// Throws Error when no device is usable, or (with the numbers) when the weights and scratch would
+// not fit in the device's free memory.
+std::unique_ptr<Backend> make_cuda_backend(const Model& model, const BackendOptions& options = {});
+std::unique_ptr<Backend> make_cuda_backend(const Model& model, const BackendOptions& options,
+                                           const CudaBackendOptions& cuda_options);
+
+}  // namespace snapdoc

@@ -1,0 +1,43 @@
+#include "kernels/device_utils.cuh"
+#include "kernels/rope.h"
+
+namespace snapdoc::kernels {
+namespace {
+
+// One thread per (row, frequency i): the angle is computed once in double (at positions ~100K an
+// f32 angle loses several digits; this matches the CPU backend) and applied to every head.
+__global__ void rope_kernel(float* __restrict__ x, int64_t row_stride, int n, int n_heads, int head_dim,
+                            const int32_t* __restrict__ positions, float theta, float linear_scale, bool adjacent) {
+    const int half = head_dim / 2;
+    const int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (idx >= static_cast<int64_t>(n) * half) return;
+    const int r = static_cast<int>(idx / half), i = static_cast<int>(idx % half);
+    const double inv_freq = pow(static_cast<double>(theta), -2.0 * i / head_dim);
+    const double angle = static_cast<double>(positions[r]) / linear_scale * inv_freq;
+    double sd, cd;
+    sincos(angle, &sd, &cd);
+    const float s = static_cast<float>(sd), c = static_cast<float>(cd);
+    const int a = adjacent ? 2 * i : i;
+    const int b = adjacent ? 2 * i + 1 : i + half;
+    float* row = x + r * row_stride;
+    for (int h = 0; h < n_heads; ++h) {
+        float* v = row + static_cast<int64_t>(h) * head_dim;
+        const float x0 = v[a], x1 = v[b];
+        v[a] = x0 * c - x1 * s;
+        v[b] = x0 * s + x1 * c;
+    }
+}
+
+}  // namespace
+
+cudaError_t rope(float* x, int64_t row_stride, int n, int n_heads, int head_dim, const int32_t* positions,
+                 float theta, float linear_scale, RopeConvention convention, cudaStream_t stream) {
+    const int64_t total = static_cast<int64_t>(n) * (head_dim / 2);
+    if (total <= 0) return cudaSuccess;
+    const int threads = 128;
+    rope_kernel<<<detail::ceil_div(total, threads), threads, 0, stream>>>(
+        x, row_stride, n, n_heads, head_dim, positions, theta, linear_scale, convention == RopeConvention::AdjacentPairs);
+    return cudaGetLastError();
+}
+
+}  // namespace snapdoc::kernels

@@ -1,0 +1,189 @@
+// The whole CUDA backend against the CPU backend on tiny random-weight models: logits of a chunked
+// prefill, single-token steps over long rows (the split-KV decode path), read_kv/append_kv, window
+// scores, and the errors a user can cause.
+#include <gtest/gtest.h>
+
+#include "engine/common/error.h"
+#include "engine/runtime/cuda/cuda_backend.h"
+#include "engine/session/prefill.h"
+#include "tests/cuda/cuda_model_fixture.h"
+#include "tests/cuda/cuda_test_support.h"
+
+namespace snapdoc {
+namespace {
+
+using namespace cudatest;
+using testing::TinyModelSpec;
+
+struct ModelCase {
+    std::string name;
+    TinyModelSpec spec;
+    DType dtype;
+    bool hf;
+    double nmse;  // allowed normalised error of all logits vs the CPU backend
+};
+
+TinyModelSpec spec_of(int layers, int dim, int heads, int kv_heads, int ffn, uint64_t seed) {
+    TinyModelSpec s;
+    s.n_layers = layers;
+    s.dim = dim;
+    s.n_heads = heads;
+    s.n_kv_heads = kv_heads;
+    s.ffn_dim = ffn;
+    s.seed = seed;
+    return s;
+}
+
+// F32 files keep f32 weights on the GPU (tiny), so only the f16 KV cache differs from the CPU;
+// F16/Q8_0 (-> f16) and BF16 files also round the GEMM inputs to the weight type.
+std::vector<ModelCase> model_cases() {
+    return {
+        {"hd16_gqa2_f32", spec_of(2, 64, 4, 2, 96, 1), DType::F32, false, 1e-5},
+        {"hd16_gqa2_f32_hf", spec_of(2, 64, 4, 2, 96, 1), DType::F32, true, 1e-5},
+        {"hd64_gqa4_f16", spec_of(2, 256, 4, 1, 384, 2), DType::F16, false, 1e-4},
+        {"hd128_mha_bf16", spec_of(2, 512, 4, 4, 640, 3), DType::BF16, false, 3e-3},
+        {"hd32_gqa8_q8", spec_of(3, 256, 8, 1, 352, 4), DType::Q8_0, false, 1e-4},
+    };
+}
+
+class CudaBackendModels : public ::testing::TestWithParam<ModelCase> {
+protected:
+    void SetUp() override {
+        SNAPDOC_REQUIRE_CUDA();
+        tiny = load_tiny(GetParam().spec, GetParam().dtype, GetParam().hf);
+        cpu = make_cpu_backend(*tiny->model);
+        BackendOptions o;
+        o.max_chunk_rows = 48;  // several internal chunks per prefill call
+        gpu = make_cuda_backend(*tiny->model, o);
+    }
+    std::unique_ptr<LoadedTiny> tiny;
+    std::unique_ptr<Backend> cpu, gpu;
+};
+
+TEST_P(CudaBackendModels, PrefillLogitsMatchCpu) {
+    const int vocab = tiny->model->config.vocab_size;
+    const auto ids = random_ids(150, vocab, 5);
+    const auto want = prefill_logits(*cpu, ids, 64);
+    const auto got = prefill_logits(*gpu, ids, 100);  // 100-row calls split into 48-row chunks inside
+    const double e = nmse(got, want);
+    std::printf("%s: logits NMSE %.3g, max |diff| %.4f\n", GetParam().name.c_str(), e, max_abs_diff(got, want));
+    EXPECT_LT(e, GetParam().nmse);
+    EXPECT_GE(argmax_agreement(got, want, vocab), 0.95);
+}
+
+// Prompt then one token per call: rows of up to 400 entries go through the split-KV path.
+TEST_P(CudaBackendModels, TokenByTokenMatchesCpuPrefill) {
+    const int vocab = tiny->model->config.vocab_size;
+    const auto ids = random_ids(400, vocab, 6);
+    const auto want = prefill_logits(*cpu, ids, 128);
+    auto kv = make_full_kv_cache(*gpu, 400);
+    PrefillOptions opts;
+    opts.chunk_rows = 300;
+    std::vector<float> got;
+    prefill(*gpu, std::span(ids).first(300), 0, *kv, opts, &got);
+    for (int i = 300; i < 400; ++i) {
+        std::vector<float> step;
+        opts.chunk_rows = 1;
+        prefill(*gpu, std::span(ids).subspan(i, 1), i, *kv, opts, &step);
+        got.insert(got.end(), step.begin(), step.end());
+    }
+    EXPECT_LT(nmse(got, want), GetParam().nmse);
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, CudaBackendModels, ::testing::ValuesIn(model_cases()),
+                         [](const auto& info) { return info.param.name; });
+
+class CudaBackendTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        SNAPDOC_REQUIRE_CUDA();
+        tiny = load_tiny(spec_of(2, 128, 4, 2, 160, 7), DType::F32);
+        cpu = make_cpu_backend(*tiny->model);
+        gpu = make_cuda_backend(*tiny->model);
+    }
+    std::unique_ptr<LoadedTiny> tiny;
+    std::unique_ptr<Backend> cpu, gpu;
+};
+
+TEST_F(CudaBackendTest, ReadKvMatchesCpuAndAppendKvRoundTrips) {
+    const auto ids = random_ids(77, tiny->model->config.vocab_size, 8);
+    auto kc = make_full_kv_cache(*cpu, 77), kg = make_full_kv_cache(*gpu, 77);
+    prefill(*cpu, ids, 0, *kc);
+    prefill(*gpu, ids, 0, *kg);
+    const int hd = tiny->model->config.head_dim;
+    for (int layer : {0, 1})
+        for (int head : {0, 1}) {
+            std::vector<float> k1(40 * hd), v1(40 * hd), k2(40 * hd), v2(40 * hd);
+            cpu->read_kv(*kc, layer, head, 30, 40, k1.data(), v1.data());
+            gpu->read_kv(*kg, layer, head, 30, 40, k2.data(), v2.data());
+            EXPECT_LT(nmse(k2, k1), 1e-6);  // f16 storage
+            EXPECT_LT(nmse(v2, v1), 1e-6);
+            EXPECT_EQ(kg->positions(layer, head), kc->positions(layer, head));
+            // Values read from the device are f16-exact, so they survive a round trip bit for bit.
+            auto fresh = gpu->create_kv_cache(KvCacheSpec::uniform(2, 2, hd, 2, 50));
+            std::vector<int32_t> pos(40);
+            for (int i = 0; i < 40; ++i) pos[i] = 30 + i;
+            gpu->append_kv(*fresh, layer, head, pos.data(), 40, k2.data(), v2.data());
+            std::vector<float> k3(40 * hd), v3(40 * hd);
+            gpu->read_kv(*fresh, layer, head, 0, 40, k3.data(), v3.data());
+            EXPECT_EQ(k3, k2);
+            EXPECT_EQ(v3, v2);
+            EXPECT_EQ(fresh->positions(layer, head), pos);
+        }
+}
+
+TEST_F(CudaBackendTest, WindowScoresMatchCpu) {
+    const auto& cfg = tiny->model->config;
+    const int L = 300, W = 24;
+    const auto ids = random_ids(L, cfg.vocab_size, 9);
+    std::vector<float> sc, sg;
+    for (Backend* b : {cpu.get(), gpu.get()}) {
+        auto kv = make_full_kv_cache(*b, L);
+        auto act = b->create_activations(L);
+        std::vector<int32_t> pos(L);
+        for (int i = 0; i < L; ++i) pos[i] = i;
+        b->embed(ids.data(), L, *act, 0);
+        std::vector<float> q(static_cast<std::size_t>(L) * cfg.q_dim());
+        b->run_layer(0, *act, 0, L, pos.data(), *kv, q.data());
+        std::vector<float> out(static_cast<std::size_t>(cfg.n_heads) * (L - W));
+        b->window_scores(*kv, 0, q.data() + static_cast<std::size_t>(L - W) * cfg.q_dim(), pos.data() + L - W, W, L - W,
+                         out.data());
+        (b == cpu.get() ? sc : sg) = out;
+    }
+    EXPECT_LT(nmse(sg, sc), 1e-5);
+}
+
+TEST_F(CudaBackendTest, ClearErrors) {
+    auto kv = make_full_kv_cache(*gpu, 4);
+    const auto ids = random_ids(5, tiny->model->config.vocab_size, 10);
+    EXPECT_THROW(prefill(*gpu, ids, 0, *kv), Error);  // 5 tokens into 4 entries: "KV cache is full"
+    auto act = gpu->create_activations(2);
+    const int32_t bad = tiny->model->config.vocab_size;
+    EXPECT_THROW(gpu->embed(&bad, 1, *act, 0), Error);
+    auto cpu_kv = make_full_kv_cache(*cpu, 4);
+    int32_t p = 0;
+    EXPECT_THROW(gpu->run_layer(0, *act, 0, 1, &p, *cpu_kv, nullptr), Error);
+    try {
+        gpu->create_activations(1 << 30);  // 2^30 rows x 128 x 4 bytes = 512 GiB
+        FAIL() << "expected an out-of-memory error";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("out of GPU memory"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("MiB"), std::string::npos) << e.what();
+    }
+}
+
+// Pure host logic: runs (and must pass) without a GPU too.
+TEST(CudaWeights, DtypeRule) {
+    for (DType d : {DType::F32, DType::F16, DType::BF16, DType::Q8_0}) {
+        auto t = load_tiny(spec_of(1, 64, 4, 2, 96, 11), d);
+        const DType want = d == DType::Q8_0 ? DType::F16 : d;
+        EXPECT_EQ(cuda_weight_dtype(*t->model), want);
+    }
+    auto t = load_tiny(spec_of(1, 64, 4, 2, 96, 11), DType::F32);
+    CudaBackendOptions o;
+    o.keep_f32_max_bytes = 0;  // as if the model were large
+    EXPECT_EQ(cuda_weight_dtype(*t->model, o), DType::BF16);
+}
+
+}  // namespace
+}  // namespace snapdoc
