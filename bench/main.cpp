@@ -11,7 +11,7 @@ int main(int argc, char** argv) {
         std::fputs(
             "usage: snapdoc-bench COMMAND [flags]\n"
             "  tokenizer --tokenizer FILE --text FILE [--tokens N] [--repeat R]\n"
-            "  model -m MODEL [--prompt-tokens N] [--gen-tokens N] [--threads N] [--repeat R]\n"
+            "  model -m MODEL [--prompt-tokens N] [--gen-tokens N] [--threads N] [--repeat R] [--device cpu|cuda]\n"
             "  synthetic --shape NAME [--dtype f32|f16|bf16|q8_0] [--out FILE] [model flags]\n"
             "  snapkv [--shape NAME | -m MODEL] [--prompt-tokens N] [--budget B] [--window W] [--contexts a,b]\n",
             argc < 2 ? stderr : stdout);

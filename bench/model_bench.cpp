@@ -16,6 +16,7 @@
 #include "engine/model/model.h"
 #include "engine/model/model_summary.h"
 #include "engine/runtime/backend.h"
+#include "engine/runtime/backend_factory.h"
 #include "engine/runtime/cpu/hardware_probe.h"
 #include "engine/session/prefill.h"
 
@@ -31,7 +32,8 @@ double median(std::vector<double> v) {
 }
 
 std::vector<cli::FlagSpec> run_flags() {
-    return {{{"--prompt-tokens"}}, {{"--gen-tokens"}}, {{"-t", "--threads"}}, {{"--repeat"}}, {{"--no-probe"}, false}};
+    return {{{"--prompt-tokens"}}, {{"--gen-tokens"}}, {{"-t", "--threads"}}, {{"--repeat"}}, {{"--no-probe"}, false},
+            {{"--device"}}};
 }
 
 int run_model_bench(const std::filesystem::path& path, const cli::Args& args) {
@@ -47,7 +49,7 @@ int run_model_bench(const std::filesystem::path& path, const cli::Args& args) {
     const ModelSummary s = summarize(model);
     BackendOptions opts;
     opts.threads = threads;
-    auto backend = make_cpu_backend(model, opts);
+    auto backend = make_backend(model, opts, args.str("device", "cpu"));
 
     std::mt19937 rng(42);
     std::vector<int32_t> ids(prompt_tokens);
@@ -86,7 +88,7 @@ int run_model_bench(const std::filesystem::path& path, const cli::Args& args) {
 
     std::printf("model:            %s (%s, %.1f M params, %s)\n", path.filename().c_str(),
                 std::string(dtype_name(c.weight_dtype)).c_str(), s.parameters / 1e6, format_bytes(s.weight_bytes).c_str());
-    std::printf("threads:          %d\n", threads);
+    std::printf("backend:          %s, %d CPU threads\n", backend->name().c_str(), threads);
     std::printf("prefill:          %d tokens, median %.3f s over %d runs -> %.1f tok/s, %.1f GFLOP/s\n", prompt_tokens,
                 median(prefill_s), repeat, pf, pf * flops_per_token / 1e9);
     std::printf("decode:           %d tokens after the prompt, median %.3f s -> %.2f tok/s, %.1f GB/s effective\n",

@@ -17,6 +17,7 @@
 #include "engine/model/model.h"
 #include "engine/model/model_summary.h"
 #include "engine/runtime/backend.h"
+#include "engine/runtime/backend_factory.h"
 #include "engine/session/compressed_prefill.h"
 #include "engine/session/document_session.h"
 #include "engine/session/prefill.h"
@@ -56,7 +57,8 @@ int bench_snapkv(int argc, char** argv) {
                           {{"--window"}},
                           {{"--gen-tokens"}},
                           {{"-t", "--threads"}},
-                          {{"--memory"}}},
+                          {{"--memory"}},
+                          {{"--device"}}},
                          argc, argv, 2);
     std::filesystem::path path;
     if (args.has("model")) {
@@ -80,10 +82,10 @@ int bench_snapkv(int argc, char** argv) {
     const ModelConfig& c = model.config;
     BackendOptions opts;
     opts.threads = args.integer("threads", 0);
-    auto backend = make_cpu_backend(model, opts);
+    auto backend = make_backend(model, opts, args.str("device", "cpu"));
     const int64_t kv_layer = int64_t{2} * L * c.kv_dim() * 4;
-    std::printf("model: %s (%.1f M params), prompt %d tokens, budget %d, window %d, %d threads\n",
-                path.filename().c_str(), model.parameter_count() / 1e6, L, cfg.budget, cfg.window,
+    std::printf("model: %s (%.1f M params) on %s, prompt %d tokens, budget %d, window %d, %d threads\n",
+                path.filename().c_str(), model.parameter_count() / 1e6, backend->name().c_str(), L, cfg.budget, cfg.window,
                 opts.threads ? opts.threads : static_cast<int>(std::thread::hardware_concurrency()));
 
     const auto doc = random_ids(L - 24, c.vocab_size, 1), q1 = random_ids(24, c.vocab_size, 2),

@@ -27,12 +27,12 @@ echo "== build (-j$JOBS)"
 cmake --build "$BUILD_DIR" -j "$JOBS"
 
 ctest_args=(--test-dir "$BUILD_DIR" --output-on-failure --no-tests=error -j "$CTEST_JOBS")
-# CUDA tests need a working driver, not just the binary: nvidia-smi -L fails without a GPU.
+# Tests labelled cuda run everywhere: without a usable GPU each one skips with the reason, which
+# also proves the CUDA build loads and fails cleanly on a machine with no driver.
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
-    echo "== test (GPU found: including label cuda)"
+    echo "== test (GPU found: the cuda tests run)"
 else
-    echo "== test (no GPU: excluding label cuda)"
-    ctest_args+=(-LE cuda)
+    echo "== test (no GPU: the cuda tests skip)"
 fi
 ctest "${ctest_args[@]}"
 

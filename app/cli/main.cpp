@@ -29,9 +29,18 @@ void usage(std::FILE* out) {
         "                 prefill and select only; write each head's kept positions and pooled scores\n"
         "  prompt -m MODEL --doc FILE -q Q [--template NAME] [--system TEXT]\n"
         "                 print the prompt's token ids (document part, question part)\n"
+        "  eval-niah -m MODEL [--lengths 512,1024] [--depths 0,10,...,100] [--trials 4]\n"
+        "      [--budgets full,64,128,256,10%] [--window W --kernel K --pool P --gqa G --policy P]\n"
+        "      [--seed S] [--csv OUT] [--trials-csv OUT] [--png OUT.png]\n"
+        "                 needle-in-a-haystack accuracy per length x depth, full KV vs SnapKV budgets;\n"
+        "                 one heatmap per setting (OUT-full.png, OUT-b128.png, ...)\n"
+        "  eval-multi -m MODEL [--length 1024] [--questions 4] [--docs 25] [--budgets 10%]\n"
+        "      [compression flags] [--seed S] [--csv OUT]\n"
+        "                 several questions per document: re-snap vs compress-once vs query-agnostic\n"
         "\n"
         "MODEL is a .gguf file or a Hugging Face folder (config.json, *.safetensors, tokenizer.model).\n"
-        "Common flags: --threads N (0 = all cores), --log-level trace|debug|info|warn|error|off\n"
+        "Common flags: --device cpu|cuda|auto (auto = the GPU when one is usable), --threads N (0 = all\n"
+        "cores), --log-level trace|debug|info|warn|error|off\n"
         "(default from SNAPDOC_LOG_LEVEL, else warn).\n",
         out);
 }
@@ -52,6 +61,8 @@ int main(int argc, char** argv) {
         if (cmd == "ask") return snapdoc::cli::cmd_ask(argc, argv);
         if (cmd == "inspect") return snapdoc::cli::cmd_inspect(argc, argv);
         if (cmd == "prompt") return snapdoc::cli::cmd_prompt(argc, argv);
+        if (cmd == "eval-niah") return snapdoc::cli::cmd_eval_niah(argc, argv);
+        if (cmd == "eval-multi") return snapdoc::cli::cmd_eval_multi(argc, argv);
         std::fprintf(stderr, "snapdoc-cli: unknown command '%s' (try --help)\n", cmd.c_str());
         return 2;
     } catch (const snapdoc::Error& e) {

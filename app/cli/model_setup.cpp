@@ -5,11 +5,12 @@
 
 #include "engine/common/error.h"
 #include "engine/common/logging.h"
+#include "engine/runtime/backend_factory.h"
 
 namespace snapdoc::cli {
 
 std::vector<FlagSpec> model_flags() {
-    return {{{"-m", "--model"}}, {{"-t", "--threads"}}, {{"--log-level"}}};
+    return {{{"-m", "--model"}}, {{"-t", "--threads"}}, {{"--log-level"}}, {{"--device"}}};
 }
 
 LoadedModel load_for_cli(const Args& args, bool need_tokenizer, bool need_backend) {
@@ -21,7 +22,7 @@ LoadedModel load_for_cli(const Args& args, bool need_tokenizer, bool need_backen
         BackendOptions opts;
         opts.threads = args.integer("threads", 0);
         if (opts.threads < 0) throw Error("--threads must be >= 0");
-        lm.backend = make_cpu_backend(*lm.model, opts);
+        lm.backend = make_backend(*lm.model, opts, args.str("device", "auto"));
     }
     return lm;
 }
