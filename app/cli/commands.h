@@ -11,5 +11,7 @@ int cmd_info(int argc, char** argv);
 int cmd_ask(int argc, char** argv);
 int cmd_inspect(int argc, char** argv);
 int cmd_prompt(int argc, char** argv);
+int cmd_eval_niah(int argc, char** argv);
+int cmd_eval_multi(int argc, char** argv);
 
 }  // namespace snapdoc::cli
