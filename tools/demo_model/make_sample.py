@@ -1,0 +1,40 @@
+"""Writes the demo's sample document and its questions (with answers) from the generator.
+
+    python3 tools/demo_model/make_sample.py --tokenizer runs/demo/tok.model --tokens 1000 \
+        --out resources/models/snapdoc-demo-sample.txt --questions resources/models/snapdoc-demo-questions.tsv
+"""
+import argparse
+import os
+import random
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import haystack  # noqa: E402
+
+import sentencepiece as spm  # noqa: E402
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tokenizer", required=True)
+    ap.add_argument("--tokens", type=int, default=1000)
+    ap.add_argument("--facts", type=int, default=8)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--questions", required=True, help="TSV: question<TAB>answer per line")
+    args = ap.parse_args()
+    sp = spm.SentencePieceProcessor(model_file=args.tokenizer)
+    rng = random.Random(args.seed)
+    facts = haystack.make_facts(rng, args.facts, distractor_rate=0.5)
+    depths = [(i + 0.5) / len(facts) for i in range(len(facts))]
+    doc = haystack.build_document(rng, args.tokens, lambda s: len(sp.encode(s)) + 1, facts, depths)
+    with open(args.out, "w", encoding="utf-8") as f:
+        f.write(doc.text + "\n")
+    with open(args.questions, "w", encoding="utf-8") as f:
+        for fact in doc.facts:
+            f.write(f"{fact.question()}\t{fact.value}\n")
+    print(f"wrote {args.out} ({len(sp.encode(doc.text))} tokens, {len(doc.facts)} facts) and {args.questions}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,78 @@
+"""Trains the demo model's SentencePiece tokenizer (BPE, byte fallback) on generated documents.
+
+    python3 tools/demo_model/train_tokenizer.py --out runs/demo/tokenizer --seed 1
+
+Writes OUT.model / OUT.vocab. Settings match how snapdoc rebuilds a tokenizer from GGUF metadata
+(identity normalization, dummy prefix, runs of spaces kept), so Python and the engine tokenize alike.
+The fact values (wordlists.VALUE_POOL, 1000 four-digit numbers) are user-defined pieces: one token
+each, the same in a document and in an answer. Other digits are split (one piece per digit), and
+newlines are never part of a piece (the corpus is line-based): they encode as the byte <0x0A>.
+"""
+import argparse
+import os
+import random
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import haystack  # noqa: E402
+import wordlists  # noqa: E402
+
+import sentencepiece as spm  # noqa: E402
+
+
+def corpus_document(rng, target_words):
+    # Fixed here (not haystack.training_document) so that the tokenizer stays the same when the
+    # training mix changes: one fact per 40-160 words, at least 2.
+    per = rng.uniform(40, 160)
+    n = max(2, int(target_words / per))
+    facts = haystack.make_facts(rng, n, distractor_rate=rng.uniform(0.2, 0.8))
+    return haystack.build_document(rng, target_words, haystack.word_count, facts)
+
+
+def corpus_lines(seed: int, n_docs: int):
+    rng = random.Random(seed)
+    for _ in range(n_docs):
+        doc = corpus_document(rng, rng.randint(100, 400))
+        for line in doc.text.split("\n"):
+            if line.strip():
+                yield line
+        for f in doc.facts:
+            yield f.question()
+            yield f.value
+    # Chat scaffolding the engine's ChatML layout uses as text.
+    for _ in range(2000):
+        yield "user"
+        yield "assistant"
+        yield "Question: What is it?"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True, help="output prefix (writes PREFIX.model, PREFIX.vocab)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--docs", type=int, default=3000)
+    ap.add_argument("--vocab-size", type=int, default=3072)
+    args = ap.parse_args()
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    corpus = args.out + ".corpus.txt"  # a fixed name: the trainer records it in the .model file
+    with open(corpus, "w", encoding="utf-8") as f:
+        for line in corpus_lines(args.seed, args.docs):
+            f.write(line + "\n")
+    try:
+        spm.SentencePieceTrainer.train(
+            input=corpus, model_prefix=args.out, model_type="bpe", vocab_size=args.vocab_size,
+            byte_fallback=True, split_digits=True, character_coverage=1.0,
+            normalization_rule_name="identity", remove_extra_whitespaces=False, add_dummy_prefix=True,
+            unk_id=0, bos_id=1, eos_id=2, pad_id=-1,
+            control_symbols=["<|im_start|>", "<|im_end|>"], user_defined_symbols=wordlists.VALUE_POOL,
+            hard_vocab_limit=False, seed_sentencepiece_size=100000, shuffle_input_sentence=False,
+            num_threads=1, minloglevel=1,
+        )
+    finally:
+        os.unlink(corpus)
+    sp = spm.SentencePieceProcessor(model_file=args.out + ".model")
+    print(f"tokenizer: {sp.get_piece_size()} pieces -> {args.out}.model")
+
+
+if __name__ == "__main__":
+    main()
