@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The README's "run it" command: installs dependencies (with Qt), builds the desktop app and opens
-# it with a model and the sample document (resources/samples/the-lighthouse-keeper.md).
+# it with a model and a sample document.
 #
-# The model is, in order: $SNAPDOC_MODEL; the demo model in resources/models/ (a .gguf file or a
-# Hugging Face folder, once it lands there); the tiny stories260K fixture from ../shared/fixtures.
-# stories260K only proves the pipeline (its answers are nonsense, and the sample document is longer
-# than its 2,048-token context, so it runs with --ignore-context).
+# The model is, in order: $SNAPDOC_MODEL; the demo model resources/models/snapdoc-demo.gguf (trained
+# by tools/demo_model/), opened with its generated report resources/samples/demo-report.txt, whose
+# questions the app shows as suggestions (demo-report.questions.tsv); the tiny stories260K fixture
+# from ../shared/fixtures with resources/samples/the-lighthouse-keeper.md (it only proves the
+# pipeline: its answers are nonsense, and the document is longer than its 2,048-token context, so it
+# runs with --ignore-context).
 #
 # Without a display (no $DISPLAY / $WAYLAND_DISPLAY) it runs offscreen instead, asks one question
 # and saves a screenshot to $BUILD_DIR/snapdoc-screenshot.png.
@@ -29,17 +31,15 @@ cmake --build "$BUILD_DIR" -j "$JOBS" --target snapdoc
 
 app="$BUILD_DIR/ui/snapdoc"
 doc="$SNAPDOC_ROOT/resources/samples/the-lighthouse-keeper.md"
-args=(--doc "$doc")
+question="Who rang the bell?"
+args=()
 
 model="${SNAPDOC_MODEL:-}"
-if [[ -z "$model" ]]; then
-    # The demo model, when present: a .gguf file or a folder with config.json.
-    for candidate in "$SNAPDOC_ROOT"/resources/models/*.gguf "$SNAPDOC_ROOT"/resources/models/*/config.json; do
-        [[ -e "$candidate" ]] || continue
-        model="$candidate"
-        [[ "$model" == */config.json ]] && model="$(dirname "$model")"
-        break
-    done
+demo="$SNAPDOC_ROOT/resources/models/snapdoc-demo.gguf"
+if [[ -z "$model" && -f "$demo" ]]; then
+    model="$demo"
+    doc="$SNAPDOC_ROOT/resources/samples/demo-report.txt"
+    question="$(head -n 1 "${doc%.txt}.questions.tsv" | cut -f 1)"
 fi
 if [[ -z "$model" ]]; then
     fixture="$SNAPDOC_ROOT/../shared/fixtures/stories260K/stories260K.gguf"
@@ -49,6 +49,7 @@ if [[ -z "$model" ]]; then
         echo "== no demo model in resources/models/: using the stories260K test fixture (answers are nonsense)"
     fi
 fi
+args+=(--doc "$doc")
 if [[ -n "$model" ]]; then
     args+=(--model "$model")
 else
@@ -58,7 +59,7 @@ fi
 if [[ -z "${DISPLAY:-}" && -z "${WAYLAND_DISPLAY:-}" && -z "${QT_QPA_PLATFORM:-}" ]]; then
     shot="$BUILD_DIR/snapdoc-screenshot.png"
     echo "== no display: running offscreen, saving $shot"
-    QT_QPA_PLATFORM=offscreen exec "$app" "${args[@]}" --ask "Who rang the bell?" --screenshot "$shot" "$@"
+    QT_QPA_PLATFORM=offscreen exec "$app" "${args[@]}" --ask "$question" --screenshot "$shot" "$@"
 fi
 echo "== $app ${args[*]} $*"
 exec "$app" "${args[@]}" "$@"

@@ -126,20 +126,18 @@ std::vector<Fact> make_facts(Rng& rng, int n, double distractor_rate) {
         if (!facts.empty() && rng.real() < distractor_rate) {
             const Fact& base = facts[static_cast<std::size_t>(rng.uniform(static_cast<int>(facts.size())))];
             if (rng.real() < 0.5) {
-                f.attribute = base.attribute;
                 f.modifier = rng.pick(lists::kModifiers);
                 f.place = base.place;
             } else {
-                f.attribute = rng.pick(lists::kAttributes);
                 f.modifier = base.modifier;
-                f.place = base.place;
+                f.place = rng.pick(lists::kPlaces);
             }
         } else {
-            f.attribute = rng.pick(lists::kAttributes);
             f.modifier = rng.pick(lists::kModifiers);
             f.place = rng.pick(lists::kPlaces);
         }
-        if (std::any_of(facts.begin(), facts.end(), [&](const Fact& o) { return o.same_key(f); })) continue;
+        if (std::any_of(facts.begin(), facts.end(), [&](const Fact& o) { return o.same_entity(f); })) continue;
+        f.attribute = rng.pick(lists::kAttributes);
         f.value = std::string(rng.pick(lists::kValuePool));
         if (!values.insert(f.value).second) continue;
         facts.push_back(std::move(f));

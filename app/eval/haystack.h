@@ -35,9 +35,7 @@ struct Fact {
     std::string sentence() const;  // "The access code for the north gate is 7391."
     std::string question() const;  // "What is the access code for the north gate?"
     std::string answer() const { return sentence(); }  // what the demo model is trained to say
-    bool same_key(const Fact& o) const {
-        return attribute == o.attribute && modifier == o.modifier && place == o.place;
-    }
+    bool same_entity(const Fact& o) const { return modifier == o.modifier && place == o.place; }
 };
 
 struct Document {
@@ -50,8 +48,9 @@ struct Document {
 using TokenCounter = std::function<int(std::string_view)>;
 
 std::string filler_sentence(Rng& rng);
-// `n` facts with distinct keys and values; about `distractor_rate` of them share the attribute and
-// place (another modifier) or the entity (another attribute) with an earlier fact.
+// `n` facts about distinct entities (modifier + place) with distinct values; about `distractor_rate`
+// of them name an entity like an earlier one's (same place with another modifier, or same modifier
+// with another place); attributes are drawn freely, so the entity is what tells facts apart.
 std::vector<Fact> make_facts(Rng& rng, int n, double distractor_rate);
 // A document of about `target_tokens` (counted with `count`) holding `facts[i]` at `depths[i]` (the
 // fraction of sentences before it); filler sentences in paragraphs of 3 to 8 under a title line.
@@ -63,7 +62,7 @@ struct Needle {
     Fact needle;
 };
 // A needle at `depth` and round(target_tokens * facts_per_1k / 1000) - 1 (at least 1) distractor
-// facts at random depths, 60% of them look-alikes.
+// facts at random depths, about 60% of them look-alikes.
 Needle needle_document(Rng& rng, int target_tokens, const TokenCounter& count, double depth, int facts_per_1k = 10);
 
 // Exact match, trimmed of surrounding whitespace: the answer restates the fact exactly ("The access

@@ -12,17 +12,19 @@ namespace snapdoc::eval {
 
 std::vector<int32_t> value_positions(const Tokenizer& tokenizer, const std::vector<int32_t>& document_ids,
                                      const std::string& value) {
-    // "is 7391." -> the value's ids after a space are those of " 7391" minus what " " alone gives,
-    // when the vocabulary splits them that way; else the ids of the value on its own.
-    std::vector<int32_t> with_space = tokenizer.encode("is " + value);
-    const std::vector<int32_t> head = tokenizer.encode("is");
-    std::vector<int32_t> tail;
-    if (with_space.size() > head.size() && std::equal(head.begin(), head.end(), with_space.begin()))
-        tail.assign(with_space.begin() + static_cast<std::ptrdiff_t>(head.size()), with_space.end());
-    // Drop a lone leading space piece so that only the digits have to match.
-    while (tail.size() > 1 && tokenizer.decode({tail.front()}).find_first_not_of(" \xE2\x96\x81") == std::string::npos)
-        tail.erase(tail.begin());
-    std::vector<int32_t> pos = find_tokens(document_ids, tail);
+    // The value as it reads in "... is 7391.": the ids of "is 7391" after those of "is" when the
+    // vocabulary splits it that way (a lone space piece dropped), else all of them (the demo model's
+    // vocabulary has "is 7391" as one piece); the ids of the value alone as a last resort.
+    const std::vector<int32_t> with_verb = tokenizer.encode("is " + value);
+    const std::vector<int32_t> verb = tokenizer.encode("is");
+    std::vector<int32_t> needle = with_verb;
+    if (with_verb.size() > verb.size() && std::equal(verb.begin(), verb.end(), with_verb.begin())) {
+        needle.assign(with_verb.begin() + static_cast<std::ptrdiff_t>(verb.size()), with_verb.end());
+        while (needle.size() > 1 &&
+               tokenizer.decode({needle.front()}).find_first_not_of(" \xE2\x96\x81") == std::string::npos)
+            needle.erase(needle.begin());
+    }
+    std::vector<int32_t> pos = find_tokens(document_ids, needle);
     if (pos.empty()) pos = find_tokens(document_ids, tokenizer.encode(value));
     return pos;
 }

@@ -64,8 +64,9 @@ using NiahProgress = std::function<void(const NiahTrialResult&)>;
 NiahReport run_niah(Backend& backend, const Tokenizer& tokenizer, ChatTemplateKind kind, const NiahOptions& options,
                     const NiahProgress& progress = {});
 
-// The document positions of `value` as the model's tokenizer writes it after a space ("is 7391."):
-// searched in `document_ids`; empty if not found.
+// The document positions of `value` as the model's tokenizer writes it in "... is 7391." (searched
+// in `document_ids`; empty if not found): the value's tokens, or the one piece "is 7391" where the
+// vocabulary has it (the demo model's).
 std::vector<int32_t> value_positions(const Tokenizer& tokenizer, const std::vector<int32_t>& document_ids,
                                      const std::string& value);
 

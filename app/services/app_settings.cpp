@@ -37,6 +37,7 @@ json to_json(const GenerationSettings& g) {
     return {{"sampling", to_json(g.sampling)},
             {"max_new_tokens", g.max_new_tokens},
             {"threads", g.threads},
+            {"device", g.device},
             {"ignore_context", g.ignore_context},
             {"chat_template", g.chat_template}};
 }
@@ -77,6 +78,8 @@ AppSettings load_settings(LibraryStore& store) {
     const json gen = parse_setting(store, "generation");
     read(gen, "max_new_tokens", s.generation.max_new_tokens);
     read(gen, "threads", s.generation.threads);
+    read(gen, "device", s.generation.device);
+    if (s.generation.device != "cpu" && s.generation.device != "cuda") s.generation.device = "auto";
     read(gen, "ignore_context", s.generation.ignore_context);
     read(gen, "chat_template", s.generation.chat_template);
     if (gen.is_object() && gen.contains("sampling")) {
@@ -135,7 +138,8 @@ void push_recent(std::vector<std::string>& list, const std::string& item) {
 
 std::string answer_settings_json(const GenerationSettings& g, const SnapKvConfig& s) {
     json j = to_json(g);
-    j.erase("threads");
+    j.erase("threads");  // how it ran, not what it answered with
+    j.erase("device");
     j["snapkv"] = to_json(s);
     return j.dump();
 }

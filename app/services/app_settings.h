@@ -17,6 +17,7 @@ struct GenerationSettings {
     SamplingParams sampling;
     int max_new_tokens = 256;
     int threads = 0;              // 0: all cores
+    std::string device = "auto";  // compute device for the next model load: "auto", "cpu" or "cuda"
     bool ignore_context = false;  // allow prompts longer than the model's trained context
     std::string chat_template;    // "" = detect from the model
 };

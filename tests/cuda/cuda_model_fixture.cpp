@@ -23,13 +23,6 @@ std::unique_ptr<LoadedTiny> load_tiny(const testing::TinyModelSpec& spec, DType 
     return t;
 }
 
-std::vector<int32_t> random_ids(int n, int vocab, uint32_t seed) {
-    std::mt19937 rng(seed);
-    std::vector<int32_t> ids(n);
-    for (auto& x : ids) x = 3 + static_cast<int32_t>(rng() % (vocab - 3));
-    return ids;
-}
-
 std::vector<float> prefill_logits(Backend& backend, const std::vector<int32_t>& ids, int chunk) {
     auto kv = make_full_kv_cache(backend, static_cast<int>(ids.size()));
     PrefillOptions opts;

@@ -12,6 +12,7 @@
 #include "engine/runtime/backend.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/tiny_model.h"
+#include "tests/support/token_ids.h"
 
 namespace snapdoc::cudatest {
 
@@ -24,7 +25,7 @@ struct LoadedTiny {
 // Writes `spec` as a GGUF in `dtype` (or a Hugging Face folder when hf: rotate-half RoPE) and loads it.
 std::unique_ptr<LoadedTiny> load_tiny(const testing::TinyModelSpec& spec, DType dtype, bool hf = false);
 
-std::vector<int32_t> random_ids(int n, int vocab, uint32_t seed);
+using testing::random_ids;  // tests/support/token_ids.h
 
 // Logits [n, vocab] of a token-major prefill from position 0 in chunks of `chunk` rows.
 std::vector<float> prefill_logits(Backend& backend, const std::vector<int32_t>& ids, int chunk);

@@ -6,24 +6,15 @@
 #include "engine/session/document_session.h"
 #include "tests/cuda/cuda_model_fixture.h"
 #include "tests/cuda/cuda_test_support.h"
+#include "tests/support/token_ids.h"
 
 namespace snapdoc {
 namespace {
 
 using namespace cudatest;
 
-std::vector<int32_t> concat(std::vector<int32_t> a, const std::vector<int32_t>& b) {
-    a.insert(a.end(), b.begin(), b.end());
-    return a;
-}
-
-GenerationRequest greedy(int n) {
-    GenerationRequest r;
-    r.max_new_tokens = n;
-    r.sampling.temperature = 0;
-    r.stop_at_eos = false;
-    return r;
-}
+using testing::concat;
+GenerationRequest greedy(int n) { return testing::greedy_request(n); }
 
 class CudaSessionTest : public ::testing::Test {
 protected:

@@ -286,6 +286,7 @@ private slots:
         s.generation.sampling.seed = 42;
         s.generation.max_new_tokens = 99;
         s.generation.ignore_context = true;
+        s.generation.device = "cpu";
         s.snapkv.budget = 333;
         s.snapkv.pooling = snapdoc::Pooling::Avg;
         s.snapkv.policy = snapdoc::BudgetPolicy::Adaptive;
@@ -303,6 +304,7 @@ private slots:
         QCOMPARE(r.generation.sampling.seed, uint64_t{42});
         QCOMPARE(r.generation.max_new_tokens, 99);
         QVERIFY(r.generation.ignore_context);
+        QCOMPARE(r.generation.device, std::string("cpu"));
         QCOMPARE(r.snapkv.budget, 333);
         QVERIFY(r.snapkv.pooling == snapdoc::Pooling::Avg);
         QVERIFY(r.snapkv.policy == snapdoc::BudgetPolicy::Adaptive);
@@ -318,6 +320,8 @@ private slots:
         QCOMPARE(f.snapkv.budget, snapdoc::SnapKvConfig{}.budget);
         QVERIFY(f.snapkv.pooling == snapdoc::Pooling::Max);
         QCOMPARE(f.generation.max_new_tokens, GenerationSettings{}.max_new_tokens);
+        store.set_setting("generation", R"({"device": "tpu"})");  // unknown device: automatic
+        QCOMPARE(load_settings(store).generation.device, std::string("auto"));
     }
 
     void export_markdown_and_json_atomically() {

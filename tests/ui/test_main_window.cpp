@@ -92,6 +92,7 @@ private slots:
         QCOMPARE(dialogs->confirmations, 1);
         QVERIFY(dialogs->errors.isEmpty());
         QVERIFY(child<QLabel>(*w, "modelDetails")->text().contains("5 layers"));
+        QVERIFY(child<QLabel>(*w, "modelDetails")->text().endsWith("· cpu"));  // "auto" without a GPU
 
         // Document: read off the GUI thread, prefilled with progress, shown with its facts.
         QSignalSpy ready(&w->documents(), &DocumentController::documentReady);
@@ -327,6 +328,41 @@ private slots:
         QVERIFY2(msg.contains("tokens, but the model's context is 2,048 tokens"), qPrintable(msg));
         QVERIFY(child<QLabel>(*w, "documentFacts")->text().contains("2,048"));
         QVERIFY(!child<QPushButton>(*w, "askButton")->isEnabled());
+    }
+
+    void suggested_questions_from_the_side_file_ask_when_clicked() {
+        SNAPDOC_REQUIRE_TINY_MODEL();
+        snapdoc::test::RecordingDialogs* dialogs = nullptr;
+        auto w = make_window(dialogs);
+        w->settings().generation.max_new_tokens = 8;
+        const QString doc = dir_.path() + "/pebble.txt";
+        QFile text(doc), side(dir_.path() + "/pebble.questions.tsv");
+        QVERIFY(text.open(QIODevice::WriteOnly) && side.open(QIODevice::WriteOnly));
+        text.write(("The cat was named Pebble.\n" + snapdoc::test::sample_text(100)).toUtf8());
+        side.write("What was the cat named?\tPebble\nWhere did Pebble sleep?\n");
+        text.close();
+        side.close();
+        QSignalSpy loaded(&w->models(), &ModelController::loaded);
+        w->open_model(snapdoc::test::tiny_model_path(), false);
+        QVERIFY(wait_until([&] { return loaded.count() == 1; }));
+        QSignalSpy ready(&w->documents(), &DocumentController::documentReady);
+        w->open_document(doc);
+        QVERIFY(wait_until([&] { return ready.count() == 1; }));
+
+        const auto buttons = w->findChildren<QPushButton*>("suggestionButton");
+        QCOMPARE(buttons.size(), 2);
+        QCOMPARE(buttons[0]->text(), QString("What was the cat named?"));
+        QVERIFY(buttons[0]->isVisible());
+        QSignalSpy done(&w->chat(), &ChatController::answerDone);
+        const int rows = w->chat_model().rowCount();
+        QTest::mouseClick(buttons[0], Qt::LeftButton);
+        QVERIFY(wait_until([&] { return done.count() == 1; }));
+        QCOMPARE(w->chat_model().at(rows).text, QString("What was the cat named?"));
+
+        // A document without a side file shows no suggestions.
+        w->open_document(doc_path_);
+        QVERIFY(wait_until([&] { return w->chat_panel()->suggestions().isEmpty(); }));
+        QVERIFY(w->findChildren<QPushButton*>("suggestionButton").isEmpty());
     }
 };
 

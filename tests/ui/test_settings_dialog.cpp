@@ -21,6 +21,7 @@ private slots:
         s.sampling.seed = 7;
         s.max_new_tokens = 300;
         s.threads = 3;
+        s.device = "cuda";
         s.chat_template = "mistral";
         s.ignore_context = true;
         SettingsDialog d(s);
@@ -33,6 +34,7 @@ private slots:
         QCOMPARE(r.sampling.seed, uint64_t{7});
         QCOMPARE(r.max_new_tokens, 300);
         QCOMPARE(r.threads, 3);
+        QCOMPARE(r.device, std::string("cuda"));
         QCOMPARE(r.chat_template, std::string("mistral"));
         QVERIFY(r.ignore_context);
     }
@@ -46,6 +48,7 @@ private slots:
         QCOMPARE(d.settings().sampling.temperature, 1.5f);
         QCOMPARE(d.settings().max_new_tokens, 64);
         QVERIFY(d.settings().chat_template.empty());  // "detect from the model"
+        QCOMPARE(d.settings().device, std::string("auto"));
     }
 };
 

@@ -17,23 +17,12 @@
 #include "tests/support/reference_llama.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/tiny_model.h"
+#include "tests/support/token_ids.h"
 
 namespace snapdoc {
 namespace {
 
 using namespace snapdoc::testing;
-
-std::vector<int32_t> random_ids(int n, int vocab, uint32_t seed) {
-    std::mt19937 rng(seed);
-    std::vector<int32_t> ids(n);
-    for (auto& x : ids) x = 3 + static_cast<int32_t>(rng() % (vocab - 3));
-    return ids;
-}
-
-std::vector<int32_t> concat(std::vector<int32_t> a, const std::vector<int32_t>& b) {
-    a.insert(a.end(), b.begin(), b.end());
-    return a;
-}
 
 class DocumentSessionTest : public ::testing::Test {
 protected:
@@ -51,13 +40,7 @@ protected:
         q2 = random_ids(9, spec.vocab_size, 3);
     }
 
-    GenerationRequest greedy(int n) {
-        GenerationRequest r;
-        r.max_new_tokens = n;
-        r.sampling.temperature = 0;
-        r.stop_at_eos = false;
-        return r;
-    }
+    static GenerationRequest greedy(int n) { return greedy_request(n); }
 
     TempDir dir;
     TinyModelSpec spec;

@@ -1,11 +1,11 @@
 """Seeded generator of synthetic long documents with facts ("needles"), and questions about them.
 
 A document is a title line and paragraphs of filler sentences (report-like and narrative-like
-templates) with facts "The access code for the north gate is 7391." placed at chosen depths. Some
-facts are look-alike distractors of others: the same attribute and place with another modifier
-("south gate"), or the same entity with another attribute. Every fact's key (attribute, modifier,
-place) is unique in its document, so every question has exactly one answer, which can only be
-found by reading the document (values are random).
+templates) with facts "The access code for the north gate is 7391." placed at chosen depths. Every
+fact is about a different entity (modifier + place) of its document, so every question has exactly
+one answer, which can only be found by reading the document (values are random); many facts are
+look-alike distractors of others (the same place with another modifier, "south gate", or the same
+modifier with another place), and attributes repeat freely.
 
 Lengths are measured in tokens through a `count_tokens(text) -> int` callback (the SentencePiece
 model once it exists; a word count before, when generating the tokenizer's corpus).
@@ -72,28 +72,31 @@ def filler_sentence(rng: random.Random) -> str:
 
 
 def make_facts(rng: random.Random, n: int, distractor_rate: float = 0.5) -> List[Fact]:
-    """n facts with distinct keys (and distinct values); about distractor_rate of them look like
-    an earlier one (same attribute and place, or same entity)."""
+    """n facts about n different entities (modifier + place), with distinct values; about
+    distractor_rate of them name an entity that looks like an earlier one (same place with another
+    modifier, "south gate" next to "north gate", or same modifier with another place). Attributes
+    are drawn freely, so the entity is what tells facts apart."""
     facts: List[Fact] = []
-    keys = set()
+    entities = set()
     values = set()
     while len(facts) < n:
         if facts and rng.random() < distractor_rate:
             base = rng.choice(facts)
             if rng.random() < 0.5:
-                key = (base.attribute, rng.choice(W.MODIFIERS), base.place)
+                entity = (rng.choice(W.MODIFIERS), base.place)
             else:
-                key = (rng.choice(W.ATTRIBUTES), base.modifier, base.place)
+                entity = (base.modifier, rng.choice(W.PLACES))
         else:
-            key = (rng.choice(W.ATTRIBUTES), rng.choice(W.MODIFIERS), rng.choice(W.PLACES))
-        if key in keys:
+            entity = (rng.choice(W.MODIFIERS), rng.choice(W.PLACES))
+        if entity in entities:
             continue
+        attribute = rng.choice(W.ATTRIBUTES)
         value = random_value(rng)
         if value in values:
             continue
-        keys.add(key)
+        entities.add(entity)
         values.add(value)
-        facts.append(Fact(*key, value))
+        facts.append(Fact(attribute, entity[0], entity[1], value))
     return facts
 
 
@@ -139,7 +142,7 @@ def build_document(rng: random.Random, target_tokens: int, count_tokens: Callabl
 
 
 def training_document(rng: random.Random, target_tokens: int, count_tokens: Callable[[str], int],
-                      min_per: float = 20, max_per: float = 80) -> Document:
+                      min_per: float = 25, max_per: float = 100) -> Document:
     """A training document: fact density varies (one fact per min_per to max_per tokens, at least 1).
     Dense facts give many questions per document and many distractors, so that only exact key
     matching answers them."""

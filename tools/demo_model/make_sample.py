@@ -1,7 +1,10 @@
-"""Writes the demo's sample document and its questions (with answers) from the generator.
+"""Writes the demo's sample document and its suggested questions (with answers) from the generator.
 
-    python3 tools/demo_model/make_sample.py --tokenizer runs/demo/tok.model --tokens 1000 \
-        --out resources/models/snapdoc-demo-sample.txt --questions resources/models/snapdoc-demo-questions.tsv
+    python3 tools/demo_model/make_sample.py --tokenizer runs/demo/tok.model --tokens 1200 \
+        --out resources/samples/demo-report.txt
+
+The questions go to the side file the app reads (`demo-report.questions.tsv`: question, tab,
+expected value), in document order.
 """
 import argparse
 import os
@@ -17,11 +20,10 @@ import sentencepiece as spm  # noqa: E402
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tokenizer", required=True)
-    ap.add_argument("--tokens", type=int, default=1000)
+    ap.add_argument("--tokens", type=int, default=1200)
     ap.add_argument("--facts", type=int, default=8)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--questions", required=True, help="TSV: question<TAB>answer per line")
     args = ap.parse_args()
     sp = spm.SentencePieceProcessor(model_file=args.tokenizer)
     rng = random.Random(args.seed)
@@ -30,10 +32,11 @@ def main():
     doc = haystack.build_document(rng, args.tokens, lambda s: len(sp.encode(s)) + 1, facts, depths)
     with open(args.out, "w", encoding="utf-8") as f:
         f.write(doc.text + "\n")
-    with open(args.questions, "w", encoding="utf-8") as f:
+    questions = os.path.splitext(args.out)[0] + ".questions.tsv"  # app/services/suggested_questions.h
+    with open(questions, "w", encoding="utf-8") as f:
         for fact in doc.facts:
             f.write(f"{fact.question()}\t{fact.value}\n")
-    print(f"wrote {args.out} ({len(sp.encode(doc.text))} tokens, {len(doc.facts)} facts) and {args.questions}")
+    print(f"wrote {args.out} ({len(sp.encode(doc.text))} tokens, {len(doc.facts)} facts) and {questions}")
 
 
 if __name__ == "__main__":

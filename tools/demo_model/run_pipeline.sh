@@ -14,12 +14,11 @@ mkdir -p "$RUN"
 
 "$PY" "$HERE/train_tokenizer.py" --out "$RUN/tok" --seed 1
 "$PY" "$HERE/train.py" --run "$RUN" --tokenizer "$RUN/tok.model" \
-    --stages 64:600,128:800,256:800,512:1200,1024:2000 --threads 1 --seed 1
+    --stages 64:600,128:800,256:800,512:1200,1280:2000 --dense-steps 300 --lr 3e-3 --threads 1 --seed 2
 "$PY" "$HERE/export_gguf.py" --ckpt "$RUN/final.pt" --tokenizer "$RUN/tok.model" \
     --out "$ROOT/resources/models/snapdoc-demo.gguf"
-"$PY" "$HERE/make_sample.py" --tokenizer "$RUN/tok.model" --tokens 1000 \
-    --out "$ROOT/resources/models/snapdoc-demo-sample.txt" \
-    --questions "$ROOT/resources/models/snapdoc-demo-questions.tsv"
+"$PY" "$HERE/make_sample.py" --tokenizer "$RUN/tok.model" --tokens 1200 \
+    --out "$ROOT/resources/samples/demo-report.txt"
 if [ -n "$CLI" ]; then
     "$PY" "$HERE/check_engine.py" --cli "$CLI" --gguf "$ROOT/resources/models/snapdoc-demo.gguf" \
         --ckpt "$RUN/final.pt" --tokenizer "$RUN/tok.model"

@@ -50,8 +50,11 @@ class Batcher:
         self.lm_fraction = lm_fraction
         self.count = lambda s: len(sp.encode(s)) + 1  # +1: the space or newline before it
 
-    def example(self, rng, length):
-        doc = haystack.training_document(rng, length, self.count)
+    def example(self, rng, length, dense=False):
+        # Dense documents (one fact per 10-20 tokens, little filler) give many retrievals per token:
+        # a short run of them at the start gets the induction mechanism going early.
+        per = (10, 20) if dense else (25, 100)
+        doc = haystack.training_document(rng, length, self.count, *per)
         doc_ids = self.chat.document_part(doc.text)
         facts = list(doc.facts)
         rng.shuffle(facts)
@@ -63,8 +66,8 @@ class Batcher:
             branches.append((q, a))
         return doc_ids, branches
 
-    def batch(self, rng, length, batch_size, device):
-        exs = [self.example(rng, length) for _ in range(batch_size)]
+    def batch(self, rng, length, batch_size, device, dense=False):
+        exs = [self.example(rng, length, dense) for _ in range(batch_size)]
         T = max(len(d) + sum(len(q) + len(a) for q, a in br) for d, br in exs)
         tokens = torch.zeros(batch_size, T, dtype=torch.long)
         positions = torch.zeros(batch_size, T, dtype=torch.long)
@@ -173,6 +176,8 @@ def main():
     ap.add_argument("--answer", choices=["sentence", "value"], default="sentence",
                     help="answers restate the fact (the value is then found by matching the restated key, as an "
                          "induction head does) or give the value alone")
+    ap.add_argument("--dense-steps", type=int, default=0,
+                    help="the first N steps use dense documents (mostly facts, little filler)")
     ap.add_argument("--lm-weight", type=float, default=0.1)
     ap.add_argument("--lm-fraction", type=float, default=0.1)
     ap.add_argument("--seed", type=int, default=1)
@@ -253,7 +258,7 @@ def main():
         # every length up to the stage's (a fixed length per stage lets it latch onto one).
         doc_len = rng.randint(min(length, max(64, length // 4)), length)
         bs = max(1, args.tokens_per_batch // doc_len)
-        batch = batcher.batch(rng, doc_len, bs, device)
+        batch = batcher.batch(rng, doc_len, bs, device, dense=step < args.dense_steps)
         for g in opt.param_groups:
             g["lr"] = lr_at(step, total, args.lr, args.warmup)
         loss, ans_loss, lm_loss, exact = compute_loss(model, batch, args.lm_weight)

@@ -4,9 +4,13 @@
 
 Writes OUT.model / OUT.vocab. Settings match how snapdoc rebuilds a tokenizer from GGUF metadata
 (identity normalization, dummy prefix, runs of spaces kept), so Python and the engine tokenize alike.
-The fact values (wordlists.VALUE_POOL, 1000 four-digit numbers) are user-defined pieces: one token
-each, the same in a document and in an answer. Other digits are split (one piece per digit), and
-newlines are never part of a piece (the corpus is line-based): they encode as the byte <0x0A>.
+The fact values (wordlists.VALUE_POOL, 1000 four-digit numbers) and the entities (modifier + place,
+"\u2581north\u2581gate") are user-defined pieces, one token each wherever they occur. A fact
+"... for the north gate is 7391." then reads [..., north gate, is, 7391, .] (or [..., north gate,
+is 7391, .] with --value-pieces with-verb), and an answer that restates it needs what an induction
+head does: find the earlier occurrence of the entity and copy what follows it. Other digits are
+split (one piece per digit), and newlines are never part of a piece (the corpus is line-based): they
+encode as the byte <0x0A>.
 """
 import argparse
 import os
@@ -46,12 +50,23 @@ def corpus_lines(seed: int, n_docs: int):
         yield "Question: What is it?"
 
 
+def user_pieces(value_pieces="plain"):
+    """Whole pieces for the fact values ("\u25817391", or "\u2581is\u25817391" with the verb) and for the
+    entities ("\u2581north\u2581gate")."""
+    prefix = "\u2581is\u2581" if value_pieces == "with-verb" else "\u2581"
+    values = [prefix + v for v in wordlists.VALUE_POOL]
+    entities = [f"\u2581{m}\u2581{p}" for m in wordlists.MODIFIERS for p in wordlists.PLACES]
+    return values + entities
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True, help="output prefix (writes PREFIX.model, PREFIX.vocab)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--docs", type=int, default=3000)
-    ap.add_argument("--vocab-size", type=int, default=3072)
+    ap.add_argument("--vocab-size", type=int, default=4096)
+    ap.add_argument("--value-pieces", choices=["plain", "with-verb"], default="plain",
+                    help="a value is one piece on its own, or one piece together with the verb before it")
     args = ap.parse_args()
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     corpus = args.out + ".corpus.txt"  # a fixed name: the trainer records it in the .model file
@@ -64,7 +79,7 @@ def main():
             byte_fallback=True, split_digits=True, character_coverage=1.0,
             normalization_rule_name="identity", remove_extra_whitespaces=False, add_dummy_prefix=True,
             unk_id=0, bos_id=1, eos_id=2, pad_id=-1,
-            control_symbols=["<|im_start|>", "<|im_end|>"], user_defined_symbols=wordlists.VALUE_POOL,
+            control_symbols=["<|im_start|>", "<|im_end|>"], user_defined_symbols=user_pieces(args.value_pieces),
             hard_vocab_limit=False, seed_sentencepiece_size=100000, shuffle_input_sentence=False,
             num_threads=1, minloglevel=1,
         )

@@ -84,8 +84,8 @@ FILLER_TEMPLATES = [
 ]
 
 # Values: 1000 four-digit numbers, fixed once (random.Random(2024).sample(range(1000, 10000), 1000),
-# sorted). Each is one user-defined piece of the tokenizer, so a value reads as the same single
-# token in a document and in an answer, and answering is one retrieval (no digit-by-digit copy).
+# sorted). Each is one user-defined piece of the tokenizer, so a value reads as the same single token
+# in a document and in an answer (see train_tokenizer.py).
 import random as _random
 
 VALUE_POOL = sorted(str(v) for v in _random.Random(2024).sample(range(1000, 10000), 1000))

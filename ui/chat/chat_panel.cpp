@@ -39,6 +39,14 @@ ChatPanel::ChatPanel(QAbstractItemModel* messages, QAbstractItemModel* conversat
     status_->setObjectName("chatStatus");
     status_->setWordWrap(true);
 
+    suggestions_ = new QWidget(this);
+    suggestions_->setObjectName("suggestions");
+    suggestion_rows_ = new QVBoxLayout(suggestions_);
+    suggestion_rows_->setContentsMargins(0, 0, 0, 0);
+    suggestion_rows_->setSpacing(2);
+    suggestion_rows_->addWidget(new QLabel(tr("Suggested questions:"), suggestions_));
+    suggestions_->hide();
+
     question_ = new QLineEdit(this);
     question_->setObjectName("questionEdit");
     question_->setPlaceholderText(tr("Ask about the document…"));
@@ -78,6 +86,7 @@ ChatPanel::ChatPanel(QAbstractItemModel* messages, QAbstractItemModel* conversat
     layout->addWidget(context_);
     layout->addWidget(speed_);
     layout->addWidget(status_);
+    layout->addWidget(suggestions_);
     layout->addLayout(input);
     layout->addLayout(actions);
 
@@ -97,6 +106,29 @@ void ChatPanel::submit() {
     const QString q = question_->text().trimmed();
     if (q.isEmpty() || !ask_->isEnabled()) return;
     emit askRequested(q);
+}
+
+void ChatPanel::set_suggestions(const QStringList& questions) {
+    // Row 0 is the label; the buttons after it are rebuilt.
+    while (suggestion_rows_->count() > 1) {
+        QLayoutItem* item = suggestion_rows_->takeAt(1);
+        delete item->widget();
+        delete item;
+    }
+    suggestion_texts_ = questions;
+    for (const QString& q : questions) {
+        auto* button = new QPushButton(q, suggestions_);
+        button->setObjectName("suggestionButton");
+        button->setFlat(true);
+        button->setStyleSheet("text-align: left;");
+        button->setToolTip(tr("Ask this question"));
+        connect(button, &QPushButton::clicked, this, [this, q] {
+            question_->setText(q);
+            submit();
+        });
+        suggestion_rows_->addWidget(button);
+    }
+    suggestions_->setVisible(!questions.isEmpty());
 }
 
 void ChatPanel::set_state(bool busy, bool can_ask, const QString& hint) {

@@ -3,6 +3,7 @@
 // controller decides what they do.
 #pragma once
 
+#include <QStringList>
 #include <QWidget>
 
 class QComboBox;
@@ -11,6 +12,7 @@ class QLineEdit;
 class QProgressBar;
 class QPushButton;
 class QAbstractItemModel;
+class QVBoxLayout;
 
 namespace snapdoc::ui {
 
@@ -31,6 +33,11 @@ public:
     void set_context(int used_tokens, int context_tokens);
     void set_speed(const QString& text);
     void set_status(const QString& text, bool error = false);
+    // Suggested questions (the document's side file, see app/services/suggested_questions.h): one
+    // button each above the question box; clicking one asks it (or fills the box while asking is
+    // not possible). An empty list hides the row.
+    void set_suggestions(const QStringList& questions);
+    QStringList suggestions() const { return suggestion_texts_; }
     QString status_text() const;
     QString speed_text() const;
 
@@ -52,6 +59,9 @@ private:
     QProgressBar* context_;
     QLabel* speed_;
     QLabel* status_;
+    QWidget* suggestions_;
+    QVBoxLayout* suggestion_rows_;
+    QStringList suggestion_texts_;
     QLineEdit* question_;
     QPushButton* ask_;
     QPushButton* stop_;

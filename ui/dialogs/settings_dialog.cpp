@@ -9,6 +9,8 @@
 #include <QSpinBox>
 #include <QThread>
 
+#include "engine/runtime/backend_factory.h"
+
 namespace snapdoc::ui {
 
 SettingsDialog::SettingsDialog(const services::GenerationSettings& s, QWidget* parent) : QDialog(parent) {
@@ -49,6 +51,13 @@ SettingsDialog::SettingsDialog(const services::GenerationSettings& s, QWidget* p
     threads_->setRange(0, 1024);
     threads_->setSpecialValueText(tr("all cores (%1)").arg(QThread::idealThreadCount()));
     threads_->setValue(s.threads);
+    device_ = new QComboBox(this);
+    device_->setObjectName("deviceCombo");
+    const bool gpu = cuda_backend_usable();
+    device_->addItem(gpu ? tr("automatic (CUDA GPU)") : tr("automatic (CPU: no usable CUDA GPU)"), QString("auto"));
+    device_->addItem(tr("CPU"), QString("cpu"));
+    device_->addItem(gpu ? tr("CUDA GPU") : tr("CUDA GPU (not available here)"), QString("cuda"));
+    device_->setCurrentIndex(std::max(0, device_->findData(QString::fromStdString(s.device))));
     template_ = new QComboBox(this);
     template_->addItem(tr("detect from the model"), QString());
     for (const char* name : {"plain", "llama2", "mistral", "chatml", "zephyr"})
@@ -71,6 +80,7 @@ SettingsDialog::SettingsDialog(const services::GenerationSettings& s, QWidget* p
     form->addRow(tr("Seed"), seed_);
     form->addRow(tr("Answer length (tokens)"), max_new_);
     form->addRow(tr("Threads (next model load)"), threads_);
+    form->addRow(tr("Device (next model load)"), device_);
     form->addRow(tr("Chat template (next model load)"), template_);
     form->addRow(ignore_context_);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
@@ -92,6 +102,7 @@ services::GenerationSettings SettingsDialog::settings() const {
     s.sampling.seed = static_cast<uint64_t>(seed_->value());
     s.max_new_tokens = max_new_->value();
     s.threads = threads_->value();
+    s.device = device_->currentData().toString().toStdString();
     s.chat_template = template_->currentData().toString().toStdString();
     s.ignore_context = ignore_context_->isChecked();
     return s;

@@ -32,6 +32,7 @@ private:
     QSpinBox* seed_;
     QSpinBox* max_new_;
     QSpinBox* threads_;
+    QComboBox* device_;
     QComboBox* template_;
     QCheckBox* ignore_context_;
     QLabel* error_;

@@ -12,6 +12,7 @@
 
 #include "app/services/document_ingest.h"
 #include "app/services/library_store.h"
+#include "app/services/suggested_questions.h"
 #include "ui/chat/chat_panel.h"
 #include "ui/dialogs/dialog_provider.h"
 #include "ui/document/document_panel.h"
@@ -131,6 +132,8 @@ void MainWindow::connect_controllers() {
         const auto rec = id >= 0 ? store_.document(id) : std::nullopt;
         const QString title = rec ? QString::fromStdString(rec->title) : QString();
         setWindowTitle(title.isEmpty() ? tr("snapdoc") : tr("%1 — snapdoc").arg(title));
+        chat_panel_->set_suggestions(rec ? services::load_suggested_questions(QString::fromStdString(rec->path))
+                                         : QStringList());
         chat_controller_->set_document(id, title);
         chat_controller_->set_engine_state(
             model_controller_->info(), std::nullopt,
@@ -182,18 +185,19 @@ void MainWindow::show_model_text() {
         return;
     }
     library_panel_->set_model_text(info->name,
-                                   tr("%1 · %2 · %3 layers · %4 heads (%5 KV) · context %6 · template %7")
+                                   tr("%1 · %2 · %3 layers · %4 heads (%5 KV) · context %6 · template %7 · %8")
                                        .arg(info->format, info->dtype)
                                        .arg(info->n_layers)
                                        .arg(info->n_heads)
                                        .arg(info->n_kv_heads)
                                        .arg(info->context_length)
-                                       .arg(info->chat_template));
+                                       .arg(info->chat_template, info->backend));
 }
 
 void MainWindow::open_model(const QString& path, bool confirm) {
-    model_controller_->open(path, confirm, settings_.generation.threads,
-                            QString::fromStdString(settings_.generation.chat_template));
+    model_controller_->open(path, confirm,
+                            {settings_.generation.threads, QString::fromStdString(settings_.generation.device),
+                             QString::fromStdString(settings_.generation.chat_template)});
 }
 
 void MainWindow::open_document(const QString& path) {

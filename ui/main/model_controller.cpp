@@ -24,9 +24,7 @@ ModelController::ModelController(EngineHost& engine, DialogProvider& dialogs, QW
             return;
         }
         loading_stage_ = true;
-        engine_.post([path = info.path, threads = threads_, tmpl = template_](EngineWorker& w) {
-            w.loadModel(path, threads, tmpl);
-        });
+        engine_.post([path = info.path, options = options_](EngineWorker& w) { w.loadModel(path, options); });
     });
     connect(w, &EngineWorker::modelLoaded, this, [this](const ModelInfo& info) {
         pending_.clear();
@@ -43,12 +41,11 @@ ModelController::ModelController(EngineHost& engine, DialogProvider& dialogs, QW
     });
 }
 
-void ModelController::open(const QString& path, bool confirm, int threads, const QString& chat_template) {
+void ModelController::open(const QString& path, bool confirm, const ModelLoadOptions& options) {
     pending_ = path;
     loading_stage_ = false;
     confirm_ = confirm;
-    threads_ = threads;
-    template_ = chat_template;
+    options_ = options;
     emit loadingStarted(path);
     engine_.post([path](EngineWorker& w) { w.inspectModel(path); });
 }

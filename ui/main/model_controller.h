@@ -22,7 +22,7 @@ public:
                     QObject* parent = nullptr);
 
     // confirm=false loads without showing the facts first (command line, tests).
-    void open(const QString& path, bool confirm, int threads, const QString& chat_template);
+    void open(const QString& path, bool confirm, const ModelLoadOptions& options);
     bool loading() const { return !pending_.isEmpty(); }
     const std::optional<ModelInfo>& info() const { return info_; }
 
@@ -38,8 +38,7 @@ private:
     QString pending_;  // path being inspected or loaded
     bool confirm_ = true;
     bool loading_stage_ = false;  // past inspection: the worker has dropped the previous model
-    int threads_ = 0;
-    QString template_;
+    ModelLoadOptions options_;
     std::optional<ModelInfo> info_;
 };
 

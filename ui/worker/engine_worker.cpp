@@ -9,6 +9,7 @@
 #include "engine/model/model.h"
 #include "engine/model/model_summary.h"
 #include "engine/runtime/backend.h"
+#include "engine/runtime/backend_factory.h"
 #include "engine/session/document_chat.h"
 #include "engine/tokenizer/chat_template.h"
 #include "engine/tokenizer/tokenizer.h"
@@ -61,7 +62,7 @@ void EngineWorker::inspectModel(const QString& path) {
     }
 }
 
-void EngineWorker::loadModel(const QString& path, int threads, const QString& template_name) {
+void EngineWorker::loadModel(const QString& path, const ModelLoadOptions& options) {
     // Free the old model first: two large models rarely fit in memory together.
     s_->chat.reset();
     s_->backend.reset();
@@ -77,11 +78,15 @@ void EngineWorker::loadModel(const QString& path, int threads, const QString& te
         s_->inspected.reset();
         Tokenizer tok = Tokenizer::from_model(*model);
         BackendOptions opts;
-        opts.threads = std::max(0, threads);
-        auto backend = make_cpu_backend(*model, opts);
-        const ChatTemplateKind kind = choose_chat_template(model->chat_template, template_name.toStdString());
+        opts.threads = std::max(0, options.threads);
+        // "auto" takes the GPU when one is usable; an explicit "cuda" without one is an error the
+        // user sees (not a silent CPU fallback).
+        auto backend = make_backend(*model, opts, options.device.toStdString());
+        const ChatTemplateKind kind =
+            choose_chat_template(model->chat_template, options.chat_template.toStdString());
         ModelInfo info = describe_model(*model, path);
         info.chat_template = qstr(std::string(chat_template_name(kind)));
+        info.backend = qstr(backend->name());
         s_->model = std::move(model);
         s_->tokenizer.emplace(std::move(tok));
         s_->backend = std::move(backend);

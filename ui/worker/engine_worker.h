@@ -31,7 +31,7 @@ public:
     // Maps the model and describes it without building a backend (cheap: weights stay mapped).
     void inspectModel(const QString& path);
     // Loads the model (reusing an inspected one), its tokenizer and a CPU backend. Drops any document.
-    void loadModel(const QString& path, int threads, const QString& template_name);
+    void loadModel(const QString& path, const ModelLoadOptions& options);
     // Tokenizes the document in the chat template, refuses it with numbers when the document plus
     // `reserve_tokens` (question + answer) exceed the context, then prefills it layer by layer.
     void loadDocument(qint64 document_id, std::shared_ptr<const std::string> text, int reserve_tokens,

@@ -29,11 +29,19 @@ struct ModelInfo {
     QString dtype;
     QString chat_template;    // detected template family
     QString tokenizer_error;  // why the model cannot be used for chat ("" when it can)
+    QString backend;          // where it runs once loaded: "cpu" or "cuda" (empty before)
     int n_layers = 0, dim = 0, n_heads = 0, n_kv_heads = 0, head_dim = 0, vocab_size = 0, context_length = 0;
     int64_t parameters = 0;
     int64_t weight_bytes = 0;
     int64_t kv_bytes_per_token = 0;
     int64_t run_bytes_at_context = 0;  // weights + full KV + activations for a full context
+};
+
+// How to load a model: the settings that only take effect at load time.
+struct ModelLoadOptions {
+    int threads = 0;        // CPU threads, 0 = all cores
+    QString device = "auto";  // "auto" (CUDA when usable, else CPU), "cpu", "cuda"
+    QString chat_template;  // "" = detect
 };
 
 struct DocumentReady {
