@@ -63,7 +63,7 @@ def main():
                 print("first difference at", i, py_ids[max(0, i - 3):i + 5], nums[max(0, i - 3):i + 5])
                 break
 
-    ck = torch.load(args.ckpt, map_location="cpu")
+    ck = torch.load(args.ckpt, map_location="cpu", weights_only=False)  # our own file: PyTorch 2.6+ defaults to True
     model = Llama(Config(**ck["config"]))
     model.load_state_dict(ck["model"])
     model.eval()

@@ -133,7 +133,7 @@ def token_types(sp, model_bytes):
 
 
 def export(ckpt_path, tokenizer_path, out_path, f16=False, name="snapdoc-demo"):
-    ck = torch.load(ckpt_path, map_location="cpu")
+    ck = torch.load(ckpt_path, map_location="cpu", weights_only=False)  # our own file
     cfg = Config(**ck["config"])
     sd = {k: v.float().numpy() for k, v in ck["model"].items()}
     sp = spm.SentencePieceProcessor(model_file=tokenizer_path)

@@ -229,7 +229,7 @@ def main():
     log_path = os.path.join(args.run, "train.log")
     step = 0
     if os.path.exists(ckpt_path):
-        ck = torch.load(ckpt_path, map_location=device)
+        ck = torch.load(ckpt_path, map_location=device, weights_only=False)  # our own file (2.6+ defaults to True)
         model.load_state_dict(ck["model"])
         opt.load_state_dict(ck["opt"])
         step = ck["step"]

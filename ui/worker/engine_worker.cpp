@@ -15,6 +15,7 @@
 #include "engine/tokenizer/tokenizer.h"
 #include "ui/inspector/selection_analysis.h"
 #include "ui/worker/model_description.h"
+#include "ui/worker/text_coalescer.h"
 
 namespace snapdoc::ui {
 
@@ -203,14 +204,20 @@ AnswerStats EngineWorker::run_ask(const AskRequest& request, const SnapKvConfig&
     opts.sampling = gen.sampling;
     opts.max_new_tokens = gen.max_new_tokens;
     opts.cancel = request.cancel.get();
-    opts.on_text = [&](const std::string& piece) {
+    TextCoalescer coalescer;
+    const auto send = [&](const std::string& text) {
+        if (text.empty()) return;
         if (side < 0)
-            emit answerText(request.id, qstr(piece));
+            emit answerText(request.id, qstr(text));
         else
-            emit compareText(request.id, side, qstr(piece));
+            emit compareText(request.id, side, qstr(text));
+    };
+    opts.on_text = [&](const std::string& piece) {
+        if (auto text = coalescer.push(piece)) send(*text);
     };
     s_->has_question = false;
     const AskResult r = s_->chat->ask(question, opts);
+    send(coalescer.flush());
     s_->has_question = true;
     ++s_->question_serial;
     AnswerStats st;
