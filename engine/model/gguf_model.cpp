@@ -68,6 +68,9 @@ ModelConfig read_config(const GgufFile& g, const std::string& arch) {
     c.norm_eps = r.number("attention.layer_norm_rms_epsilon");
     c.rope_theta = r.number_opt("rope.freq_base").value_or(10000.0f);
     c.context_length = r.count("context_length");
+    // Written by converters for models with sliding-window attention; absent (0) for most files.
+    if (const auto sw = r.count_opt("attention.sliding_window"); sw && *sw > 0 && *sw < c.context_length)
+        c.sliding_window = *sw;
 
     if (const auto type = r.string_opt("rope.scaling.type")) {
         if (*type == "linear") {

@@ -33,8 +33,8 @@ struct ModelConfig {
     DType weight_dtype = DType::F32;  // dtype of the bulk of the weights (for reports)
     int bos_id = 1;  // -1: the model defines none
     int eos_id = 2;  // -1: the model defines none
-    // Sliding-window attention span from a Hugging Face config (Mistral 7B v0.1: 4096), 0 = none.
-    // Informational: snapdoc always attends over the whole context.
+    // Sliding-window attention span (Mistral 7B v0.1: 4096), 0 = none: a query at position p sees
+    // keys at positions > p - sliding_window only (itself included), as Hugging Face defines it.
     int sliding_window = 0;
 
     int group_size() const { return n_kv_heads > 0 ? n_heads / n_kv_heads : 0; }

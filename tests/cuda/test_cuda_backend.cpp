@@ -172,6 +172,26 @@ TEST_F(CudaBackendTest, ClearErrors) {
     }
 }
 
+// No sliding-window mask in the kernels yet: prompts inside the window run (and match the CPU), a
+// prompt past it is refused with a message that names the way out.
+TEST(CudaSlidingWindow, RefusedPastTheWindowOnly) {
+    SNAPDOC_REQUIRE_CUDA();
+    TinyModelSpec spec = spec_of(2, 64, 4, 2, 96, 17);
+    spec.sliding_window = 16;
+    auto t = load_tiny(spec, DType::F32);
+    auto gpu = make_cuda_backend(*t->model);
+    auto cpu = make_cpu_backend(*t->model);
+    const auto short_ids = random_ids(16, spec.vocab_size, 3);
+    EXPECT_LT(nmse(prefill_logits(*gpu, short_ids, 16), prefill_logits(*cpu, short_ids, 16)), 1e-5);
+    auto kv = make_full_kv_cache(*gpu, 40);
+    try {
+        prefill(*gpu, random_ids(40, spec.vocab_size, 4), 0, *kv);
+        FAIL() << "expected the sliding-window refusal";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("--device cpu"), std::string::npos) << e.what();
+    }
+}
+
 // Pure host logic: runs (and must pass) without a GPU too.
 TEST(CudaWeights, DtypeRule) {
     for (DType d : {DType::F32, DType::F16, DType::BF16, DType::Q8_0}) {

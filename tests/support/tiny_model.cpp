@@ -189,6 +189,7 @@ void write_tiny_gguf(const std::filesystem::path& file, const TinyWeights& w, DT
         g.set_string("llama.rope.scaling.type", "linear");
         g.set_f32("llama.rope.scaling.factor", s.rope_linear_scale);
     }
+    if (s.sliding_window > 0) g.set_u32("llama.attention.sliding_window", static_cast<uint32_t>(s.sliding_window));
     g.set_u32("general.file_type", 0);
     set_tokenizer(g, s);
 
@@ -237,6 +238,7 @@ void write_tiny_hf(const std::filesystem::path& dir, const TinyWeights& w, DType
         {"torch_dtype", dtype == DType::F32 ? "float32" : dtype == DType::F16 ? "float16" : "bfloat16"},
     };
     cfg["rope_scaling"] = nullptr;
+    if (s.sliding_window > 0) cfg["sliding_window"] = s.sliding_window;
     if (s.rope_linear_scale != 1.0f) cfg["rope_scaling"] = {{"type", "linear"}, {"factor", s.rope_linear_scale}};
     std::ofstream(dir / "config.json") << cfg.dump(2);
 

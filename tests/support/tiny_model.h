@@ -16,6 +16,7 @@ struct TinyModelSpec {
     int n_layers = 2, dim = 64, n_heads = 4, n_kv_heads = 2, ffn_dim = 96, vocab_size = 320, context_length = 512;
     float rope_theta = 10000.f, rope_linear_scale = 1.f, norm_eps = 1e-5f;
     bool tied = false;
+    int sliding_window = 0;  // > 0: Mistral-style sliding-window attention (both file formats)
     uint64_t seed = 1;
     // Optional path of a SentencePiece .model to embed (its piece count must equal vocab_size).
     std::string tokenizer_model;

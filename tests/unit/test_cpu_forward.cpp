@@ -87,6 +87,33 @@ INSTANTIATE_TEST_SUITE_P(Shapes, CpuForward,
                                            ShapeCase{"linear_rope_scaling", 4, 2, false, 4.0f}),
                          [](const auto& info) { return std::string(info.param.name); });
 
+// Sliding-window attention (Mistral 7B v0.1): a query at position p sees keys at positions
+// p - W + 1 .. p. The window is read from both formats and applied on the prefill (row blocks) and
+// the short-block / decode path alike; without it the logits would differ (checked, so the test can
+// fail).
+TEST(CpuForwardSlidingWindow, MatchesReferenceWithTheWindowMask) {
+    TempDir dir;
+    TinyModelSpec spec;
+    spec.sliding_window = 24;
+    spec.seed = 13;
+    const TinyWeights w = make_tiny_weights(spec);
+    write_tiny_gguf(dir.path() / "m.gguf", w, DType::F32);
+    write_tiny_hf(dir.path() / "hf", w, DType::F32);
+    const Model gguf = load_model(dir.path() / "m.gguf");
+    const Model hf = load_model(dir.path() / "hf");
+    EXPECT_EQ(gguf.config.sliding_window, 24);
+    EXPECT_EQ(hf.config.sliding_window, 24);
+    const auto ids = some_ids(100, spec.vocab_size);
+    const int window = spec.sliding_window;
+    const auto ref = reference_logits(w, ids, [&](int, int, int q, int k) { return q - k < window; });
+    EXPECT_LT(max_rel_diff(engine_logits(gguf, ids), ref), 1e-4) << "GGUF, one 100-row chunk";
+    EXPECT_LT(max_rel_diff(engine_logits(hf, ids), ref), 1e-4) << "HF, one 100-row chunk";
+    EXPECT_LT(max_rel_diff(engine_logits(gguf, ids, 2, 7), ref), 1e-4) << "chunks of 7 rows (short-block path)";
+    EXPECT_LT(max_rel_diff(engine_logits(gguf, ids, 1, 1), ref), 1e-4) << "one row at a time (decode path)";
+    EXPECT_GT(max_rel_diff(engine_logits(gguf, ids), reference_logits(w, ids)), 1e-2)
+        << "the window should change the logits of a 100-token prompt";
+}
+
 // Low-precision files stay close to the f32 reference in both formats. (They are not compared with
 // each other tightly: the GGUF writer keeps norm weights in f32 as llama.cpp does, the HF folder
 // stores them in the file's dtype.)

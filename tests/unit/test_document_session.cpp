@@ -97,6 +97,33 @@ TEST_F(DocumentSessionTest, ResnapEqualsFreshPrefillForLaterQuestions) {
     }
 }
 
+// With sliding-window attention the question's window cannot vote for positions its queries do
+// not see: their scores are exactly zero, and so SnapKV never keeps them for the window's sake.
+TEST(DocumentSessionSlidingWindow, WindowScoresStayInsideTheAttentionWindow) {
+    TempDir dir;
+    TinyModelSpec spec;
+    spec.n_layers = 2;
+    spec.sliding_window = 40;
+    spec.seed = 4;
+    write_tiny_gguf(dir.path() / "m.gguf", make_tiny_weights(spec), DType::F32);
+    const Model model = load_model(dir.path() / "m.gguf");
+    auto backend = make_cpu_backend(model);
+    DocumentSession s(*backend);
+    s.prefill_document(random_ids(150, spec.vocab_size, 1));
+    s.set_question(random_ids(8, spec.vocab_size, 2), 8);
+    const WindowScores& w = s.window_scores();
+    ASSERT_EQ(w.n_prefix(), 150);
+    // The window's queries sit at positions 150..157; the earliest sees keys from 150 - 40 + 1 = 111.
+    for (int l = 0; l < w.n_layers; ++l)
+        for (int h = 0; h < w.n_heads; ++h) {
+            const float* sc = w.head(l, h);
+            for (int p = 0; p < 111; ++p) ASSERT_EQ(sc[p], 0.0f) << "layer " << l << " head " << h << " pos " << p;
+            float inside = 0;
+            for (int p = 111; p < 150; ++p) inside += sc[p];
+            EXPECT_GT(inside, 0.1f);
+        }
+}
+
 TEST_F(DocumentSessionTest, ReselectionNeedsNoForwardPass) {
     DocumentSession s(*backend);
     s.prefill_document(doc);

@@ -23,24 +23,31 @@ struct Scratch {
 // consecutive prompt rows of one head (prefill) or the query heads of one GQA group at one
 // position (decode: the group shares a single read of the keys and values).
 void attend_block(const float* q, int ldq, const int32_t* qpos, int qpos_stride, int nb, const CacheHeadView& h,
-                  int hd, float scale, float* out, int ldo, Scratch& s) {
-    int32_t max_pos = qpos[0];
-    for (int i = 1; i < nb; ++i) max_pos = std::max(max_pos, qpos[i * qpos_stride]);
+                  int hd, float scale, int window, float* out, int ldo, Scratch& s) {
+    int32_t max_pos = qpos[0], min_pos = qpos[0];
+    for (int i = 1; i < nb; ++i) {
+        max_pos = std::max(max_pos, qpos[i * qpos_stride]);
+        min_pos = std::min(min_pos, qpos[i * qpos_stride]);
+    }
     const int visible = static_cast<int>(std::upper_bound(h.positions, h.positions + h.length, max_pos) - h.positions);
+    // With a sliding window, the tiles wholly before every query's window are skipped.
+    const int first = static_cast<int>(
+        std::lower_bound(h.positions, h.positions + h.length, first_visible_position(min_pos, window)) - h.positions);
     s.scores.resize(static_cast<std::size_t>(nb) * kAttentionTile);
     s.acc.assign(static_cast<std::size_t>(nb) * hd, 0.0f);
     s.mx.assign(nb, -std::numeric_limits<float>::infinity());
     s.sum.assign(nb, 0.0f);
-    for (int t0 = 0; t0 < visible; t0 += kAttentionTile) {
+    for (int t0 = first; t0 < visible; t0 += kAttentionTile) {
         const int kt = std::min(kAttentionTile, visible - t0);
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, nb, kt, hd, scale, q, ldq,
                     h.k + static_cast<int64_t>(t0) * hd, hd, 0.0f, s.scores.data(), kAttentionTile);
         for (int i = 0; i < nb; ++i) {
             float* sc = s.scores.data() + static_cast<int64_t>(i) * kAttentionTile;
-            const int32_t p = qpos[i * qpos_stride];
+            const int32_t p = qpos[i * qpos_stride], lo = first_visible_position(p, window);
             float tile_max = -std::numeric_limits<float>::infinity();
             for (int j = 0; j < kt; ++j) {
-                if (h.positions[t0 + j] > p) sc[j] = -std::numeric_limits<float>::infinity();
+                const int32_t kp = h.positions[t0 + j];
+                if (kp > p || kp < lo) sc[j] = -std::numeric_limits<float>::infinity();
                 tile_max = std::max(tile_max, sc[j]);
             }
             const float new_max = std::max(s.mx[i], tile_max);
@@ -81,7 +88,8 @@ void attention(const AttentionArgs& a, ThreadPool& pool) {
                 const int r0 = static_cast<int>(w / a.n_heads) * kAttentionRowBlock;
                 const int64_t off = static_cast<int64_t>(r0) * q_stride + static_cast<int64_t>(head) * hd;
                 attend_block(a.q + off, q_stride, a.q_positions + r0, 1, std::min(kAttentionRowBlock, a.n - r0),
-                             a.heads[head / a.group], hd, a.scale, a.out + off, q_stride, scratch[thread]);
+                             a.heads[head / a.group], hd, a.scale, a.sliding_window, a.out + off, q_stride,
+                             scratch[thread]);
             }
         });
         return;
@@ -92,8 +100,8 @@ void attention(const AttentionArgs& a, ThreadPool& pool) {
         for (int64_t w = w0; w < w1; ++w) {
             const int row = static_cast<int>(w / cache_heads), c = static_cast<int>(w % cache_heads);
             const int64_t off = static_cast<int64_t>(row) * q_stride + static_cast<int64_t>(c) * a.group * hd;
-            attend_block(a.q + off, hd, a.q_positions + row, 0, a.group, a.heads[c], hd, a.scale, a.out + off, hd,
-                         scratch[thread]);
+            attend_block(a.q + off, hd, a.q_positions + row, 0, a.group, a.heads[c], hd, a.scale, a.sliding_window,
+                         a.out + off, hd, scratch[thread]);
         }
     });
 }

@@ -1,6 +1,7 @@
 // Causal attention of a block of query rows over a (possibly ragged, per-head) KV cache, tiled with
 // an online softmax so no score matrix larger than one tile per thread ever exists — prompts reach
-// 100K+ tokens. A query at position p sees exactly the cache entries whose position is <= p.
+// 100K+ tokens. A query at position p sees exactly the cache entries whose position is <= p (and,
+// with a sliding window W, > p - W).
 #pragma once
 
 #include <cstdint>
@@ -25,10 +26,16 @@ struct AttentionArgs {
     int group = 1;                     // query heads per cache head
     const CacheHeadView* heads = nullptr;  // [n_heads / group]
     float scale = 1.0f;                // usually 1/sqrt(head_dim)
+    int sliding_window = 0;            // > 0: keys at positions <= p - sliding_window are not seen
     float* out = nullptr;              // [n, n_heads * head_dim]
 };
 
 void attention(const AttentionArgs& args, ThreadPool& pool);
+
+// The lowest key position a query at `position` sees: 0, or position - window + 1 with a window.
+inline int32_t first_visible_position(int32_t position, int window) {
+    return window > 0 ? position - window + 1 : 0;
+}
 
 // Keys per tile of the online softmax.
 inline constexpr int kAttentionTile = 128;

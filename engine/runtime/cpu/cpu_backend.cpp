@@ -152,18 +152,23 @@ public:
                 float* dst = out + h * n_prefix;
                 for (int i = 0; i < n_window; ++i) {
                     const float* q = q_window + static_cast<int64_t>(i) * qd + h * hd;
+                    // Entries [first, visible) are what this query attends to (causal, sliding window).
                     const int visible =
                         static_cast<int>(std::upper_bound(pos.begin(), pos.end(), q_positions[i]) - pos.begin());
+                    const int first = static_cast<int>(
+                        std::lower_bound(pos.begin(), pos.end(),
+                                         first_visible_position(q_positions[i], cfg_.sliding_window)) -
+                        pos.begin());
                     probs.resize(visible);
                     float mx = -std::numeric_limits<float>::infinity();
-                    for (int j = 0; j < visible; ++j) {
+                    for (int j = first; j < visible; ++j) {
                         probs[j] = dot_f32(q, k + static_cast<int64_t>(j) * hd, hd) * scale;
                         mx = std::max(mx, probs[j]);
                     }
                     double z = 0;
-                    for (int j = 0; j < visible; ++j) z += (probs[j] = std::exp(probs[j] - mx));
+                    for (int j = first; j < visible; ++j) z += (probs[j] = std::exp(probs[j] - mx));
                     const float inv = static_cast<float>(1.0 / z);
-                    for (int j = 0; j < std::min(visible, n_prefix); ++j) dst[j] += probs[j] * inv;
+                    for (int j = first; j < std::min(visible, n_prefix); ++j) dst[j] += probs[j] * inv;
                 }
             }
         });
@@ -238,6 +243,7 @@ private:
         args.group = spec.group;
         args.heads = heads_.data();
         args.scale = 1.0f / std::sqrt(static_cast<float>(hd));
+        args.sliding_window = cfg_.sliding_window;
         args.out = attn_.data();
         attention(args, pool_);
         matmul_(w.wo, attn_.data(), n, tmp_.data());

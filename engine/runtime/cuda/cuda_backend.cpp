@@ -168,6 +168,7 @@ public:
         auto& a = cast(act);
         check_rows(a, row0, n);
         if (layer < 0 || layer >= cfg_.n_layers) throw Error("run_layer: layer out of range");
+        check_sliding_window(positions, n);
         auto& cache = cast(kv);
         for (int c0 = 0; c0 < n; c0 += chunk_) {
             const int c = std::min(chunk_, n - c0);
@@ -336,6 +337,18 @@ private:
             a.scratch = split_.as<float>();
         }
         check(kernels::attention(a, stream_), "attention kernel");
+    }
+
+    // The attention kernels have no sliding-window mask yet. Below the window it makes no difference,
+    // so only prompts that reach past it are refused (clearly, instead of answering differently
+    // from the model's definition); the CPU backend implements the window.
+    void check_sliding_window(const int32_t* positions, int n) const {
+        if (cfg_.sliding_window <= 0 || n <= 0) return;
+        const int32_t last = *std::max_element(positions, positions + n);
+        if (last >= cfg_.sliding_window)
+            throw Error("this model uses sliding-window attention (window " + std::to_string(cfg_.sliding_window) +
+                        " tokens), which the CUDA backend does not implement yet; prompts longer than the window "
+                        "need the CPU backend (--device cpu)");
     }
 
     void run_chunk(int layer, float* h, int n, const int32_t* positions, CudaKvCache& kv, float* q_capture) {
