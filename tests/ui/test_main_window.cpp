@@ -285,11 +285,19 @@ private slots:
         tick.start(5);
         w->open_document(path);
         QVERIFY(wait_until([&] { return shown.count() == 1; }));
+        QVERIFY(wait_until([&] { return w->document_panel()->view()->fully_loaded(); }));
         tick.stop();
         QVERIFY(dialogs->errors.isEmpty());
+        // Every character arrives, in order (the text view fills in slices).
+        {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            QVERIFY(w->document_panel()->view()->toPlainText() == QString::fromUtf8(f.readAll()));
+        }
         QVERIFY(w->document_panel()->view()->document()->characterCount() > 4'000'000);
-        // Showing 5 MB in the text view is the one step on the GUI thread; reading it is not.
-        QVERIFY2(worst < 1500, qPrintable(QString("the event loop stalled for %1 ms").arg(worst)));
+        // Reading runs on the pool and the view fills in slices: no long stall anywhere. (The bound
+        // is loose because CI machines are shared; the log line has the measured gap.)
+        QVERIFY2(worst < 1000, qPrintable(QString("the event loop stalled for %1 ms").arg(worst)));
         qInfo("longest event-loop gap while opening 5 MB: %lld ms", worst);
     }
 

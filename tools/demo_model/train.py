@@ -173,6 +173,8 @@ def main():
                     help="RoPE base; a large base keeps more rotary pairs slow enough to match content far apart")
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--warmup", type=int, default=100)
+    ap.add_argument("--weight-decay", type=float, default=0.1,
+                    help="AdamW decay of the matrices (it also caps how sharp attention can get)")
     ap.add_argument("--answer", choices=["sentence", "value"], default="sentence",
                     help="answers restate the fact (the value is then found by matching the restated key, as an "
                          "induction head does) or give the value alone")
@@ -203,7 +205,7 @@ def main():
     n_params = sum(p.numel() for p in model.parameters())
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
     no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
-    opt = torch.optim.AdamW([dict(params=decay, weight_decay=0.1), dict(params=no_decay, weight_decay=0.0)],
+    opt = torch.optim.AdamW([dict(params=decay, weight_decay=args.weight_decay), dict(params=no_decay, weight_decay=0.0)],
                             lr=args.lr, betas=(0.9, 0.95), eps=1e-8)
     batcher = Batcher(sp, args.branches, args.lm_fraction, args.answer)
 

@@ -18,12 +18,33 @@ DocumentView::DocumentView(QWidget* parent) : QPlainTextEdit(parent) {
     setPlaceholderText(tr("Open or drop a document (.txt, .md, .html, .pdf)"));
 }
 
+namespace {
+// Characters per slice: about 10-20 ms of layout each on a desktop CPU.
+constexpr qsizetype kSliceChars = 128 * 1024;
+}  // namespace
+
 void DocumentView::set_document(const QString& text) {
     text_ = text;
     map_.reset();
     counts_.reset();
     strips_ = 0;
-    setPlainText(text);
+    ++generation_;
+    loaded_ = std::min(text_.size(), kSliceChars);
+    setPlainText(text_.left(loaded_));
+    if (!fully_loaded()) QTimer::singleShot(0, this, [this, g = generation_] {
+        if (g == generation_) append_next_slice();
+    });
+}
+
+void DocumentView::append_next_slice() {
+    const qsizetype n = std::min(text_.size() - loaded_, kSliceChars);
+    QTextCursor end(document());
+    end.movePosition(QTextCursor::End);
+    end.insertText(text_.mid(loaded_, n));  // plain text: '\n' starts a block, as setPlainText does
+    loaded_ += n;
+    if (!fully_loaded()) QTimer::singleShot(0, this, [this, g = generation_] {
+        if (g == generation_) append_next_slice();
+    });
 }
 
 void DocumentView::set_token_map(std::shared_ptr<const services::TokenTextMap> map) {
@@ -60,16 +81,17 @@ int DocumentView::shade_level_at(int offset) const {
 bool DocumentView::scroll_to_position(int position) {
     if (!map_ || position < map_->first_text || position > map_->last_text) return false;
     const auto [a, b] = map_->text_range(position, position + 1);
-    if (a < 0) return false;
+    const int in_view = static_cast<int>(document()->characterCount()) - 1;
+    if (a < 0 || a >= in_view) return false;  // (a long text may still be filling in)
     QTextCursor c(document());
-    c.setPosition(std::min(a, static_cast<int>(document()->characterCount()) - 1));
+    c.setPosition(a);
     setTextCursor(c);
     centerCursor();
     // A short-lived outline of the token, so the eye finds it.
     QTextEdit::ExtraSelection mark;
     mark.cursor = QTextCursor(document());
     mark.cursor.setPosition(a);
-    mark.cursor.setPosition(std::max(b, a + 1), QTextCursor::KeepAnchor);
+    mark.cursor.setPosition(std::min(std::max(b, a + 1), in_view), QTextCursor::KeepAnchor);
     mark.format.setBackground(QColor(255, 196, 0));
     setExtraSelections({mark});
     QTimer::singleShot(1500, this, [this] { setExtraSelections({}); });
