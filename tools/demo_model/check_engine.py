@@ -17,7 +17,7 @@ from chatml import ChatML  # noqa: E402
 from model import Config, Llama  # noqa: E402
 
 import numpy as np  # noqa: E402
-import sentencepiece as spm  # noqa: E402
+import spm_lite  # noqa: E402  (sentencepiece when installed, else a pure-Python reader)
 import torch  # noqa: E402
 
 
@@ -41,7 +41,7 @@ def main():
     ap.add_argument("--tokenizer", required=True)
     ap.add_argument("--length", type=int, default=300)
     args = ap.parse_args()
-    sp = spm.SentencePieceProcessor(model_file=args.tokenizer)
+    sp = spm_lite.load(args.tokenizer)
     chat = ChatML(sp)
     rng = random.Random(5)
     doc = haystack.training_document(rng, args.length, lambda s: len(sp.encode(s)) + 1)

@@ -17,7 +17,7 @@ from chatml import CHAT_TEMPLATE  # noqa: E402
 from model import Config  # noqa: E402
 
 import numpy as np  # noqa: E402
-import sentencepiece as spm  # noqa: E402
+import spm_lite  # noqa: E402  (sentencepiece when installed, else a pure-Python reader)
 import torch  # noqa: E402
 
 # GGUF value types
@@ -136,7 +136,7 @@ def export(ckpt_path, tokenizer_path, out_path, f16=False, name="snapdoc-demo"):
     ck = torch.load(ckpt_path, map_location="cpu", weights_only=False)  # our own file
     cfg = Config(**ck["config"])
     sd = {k: v.float().numpy() for k, v in ck["model"].items()}
-    sp = spm.SentencePieceProcessor(model_file=tokenizer_path)
+    sp = spm_lite.load(tokenizer_path)
     assert sp.get_piece_size() == cfg.vocab_size, "tokenizer does not match the model's vocabulary"
 
     tensors = [("token_embd.weight", sd["tok_emb.weight"])]

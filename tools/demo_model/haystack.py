@@ -51,6 +51,18 @@ class Document:
     sentences: List[str] = field(default_factory=list)
 
 
+# The modifiers and places facts are about (all of them unless a training run narrows them with
+# use_fact_entities; filler sentences always use the full lists).
+FACT_MODIFIERS = list(W.MODIFIERS)
+FACT_PLACES = list(W.PLACES)
+
+
+def use_fact_entities(n_modifiers: int, n_places: int) -> None:
+    """Facts name only the first n_modifiers x n_places entities (fewer identities to tell apart)."""
+    FACT_MODIFIERS[:] = W.MODIFIERS[:n_modifiers]
+    FACT_PLACES[:] = W.PLACES[:n_places]
+
+
 def random_value(rng: random.Random) -> str:
     return rng.choice(W.VALUE_POOL)
 
@@ -83,11 +95,11 @@ def make_facts(rng: random.Random, n: int, distractor_rate: float = 0.5) -> List
         if facts and rng.random() < distractor_rate:
             base = rng.choice(facts)
             if rng.random() < 0.5:
-                entity = (rng.choice(W.MODIFIERS), base.place)
+                entity = (rng.choice(FACT_MODIFIERS), base.place)
             else:
-                entity = (base.modifier, rng.choice(W.PLACES))
+                entity = (base.modifier, rng.choice(FACT_PLACES))
         else:
-            entity = (rng.choice(W.MODIFIERS), rng.choice(W.PLACES))
+            entity = (rng.choice(FACT_MODIFIERS), rng.choice(FACT_PLACES))
         if entity in entities:
             continue
         attribute = rng.choice(W.ATTRIBUTES)

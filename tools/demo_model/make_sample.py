@@ -14,7 +14,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import haystack  # noqa: E402
 
-import sentencepiece as spm  # noqa: E402
+import spm_lite  # noqa: E402  (sentencepiece when installed, else a pure-Python reader)
 
 
 def main():
@@ -25,7 +25,7 @@ def main():
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
-    sp = spm.SentencePieceProcessor(model_file=args.tokenizer)
+    sp = spm_lite.load(args.tokenizer)
     rng = random.Random(args.seed)
     facts = haystack.make_facts(rng, args.facts, distractor_rate=0.5)
     depths = [(i + 0.5) / len(facts) for i in range(len(facts))]

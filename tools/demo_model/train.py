@@ -26,7 +26,7 @@ import haystack  # noqa: E402
 from chatml import ChatML  # noqa: E402
 from model import Config, Llama  # noqa: E402
 
-import sentencepiece as spm  # noqa: E402
+import spm_lite  # noqa: E402  (sentencepiece when installed, else a pure-Python reader)
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
@@ -42,18 +42,19 @@ def parse_stages(text):
 class Batcher:
     """Builds branch-packed training sequences (see the module docstring)."""
 
-    def __init__(self, sp, branches, lm_fraction, answer_style="sentence"):
+    def __init__(self, sp, branches, lm_fraction, answer_style="sentence", dense_per=(10, 20)):
         self.sp = sp
         self.answer_style = answer_style
         self.chat = ChatML(sp)
         self.branches = branches
+        self.dense_per = dense_per
         self.lm_fraction = lm_fraction
         self.count = lambda s: len(sp.encode(s)) + 1  # +1: the space or newline before it
 
     def example(self, rng, length, dense=False):
-        # Dense documents (one fact per 10-20 tokens, little filler) give many retrievals per token:
+        # Dense documents (by default one fact per 10-20 tokens, little filler) give many retrievals per token:
         # a short run of them at the start gets the induction mechanism going early.
-        per = (10, 20) if dense else (25, 100)
+        per = self.dense_per if dense else (25, 100)
         doc = haystack.training_document(rng, length, self.count, *per)
         doc_ids = self.chat.document_part(doc.text)
         facts = list(doc.facts)
@@ -180,6 +181,10 @@ def main():
                          "induction head does) or give the value alone")
     ap.add_argument("--dense-steps", type=int, default=0,
                     help="the first N steps use dense documents (mostly facts, little filler)")
+    ap.add_argument("--dense-per", default="10:20",
+                    help="dense documents: one fact per MIN:MAX tokens (a fact is about 9 tokens)")
+    ap.add_argument("--entities", default="",
+                    help="MODIFIERS:PLACES: facts name only that many modifiers x places (default: all)")
     ap.add_argument("--lm-weight", type=float, default=0.1)
     ap.add_argument("--lm-fraction", type=float, default=0.1)
     ap.add_argument("--seed", type=int, default=1)
@@ -195,7 +200,7 @@ def main():
     torch.set_num_threads(args.threads)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     os.makedirs(args.run, exist_ok=True)
-    sp = spm.SentencePieceProcessor(model_file=args.tokenizer)
+    sp = spm_lite.load(args.tokenizer)
     stages = parse_stages(args.stages)
     total = sum(s for _, s in stages)
     cfg = Config(vocab_size=sp.get_piece_size(), dim=args.dim, n_layers=args.layers, n_heads=args.heads,
@@ -207,7 +212,10 @@ def main():
     no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
     opt = torch.optim.AdamW([dict(params=decay, weight_decay=args.weight_decay), dict(params=no_decay, weight_decay=0.0)],
                             lr=args.lr, betas=(0.9, 0.95), eps=1e-8)
-    batcher = Batcher(sp, args.branches, args.lm_fraction, args.answer)
+    if args.entities:
+        haystack.use_fact_entities(*(int(x) for x in args.entities.split(":")))
+    batcher = Batcher(sp, args.branches, args.lm_fraction, args.answer,
+                      tuple(float(x) for x in args.dense_per.split(":")))
 
     if args.bench:
         for length, _ in stages:

@@ -56,6 +56,8 @@ def user_pieces(value_pieces="plain"):
     prefix = "\u2581is\u2581" if value_pieces == "with-verb" else "\u2581"
     values = [prefix + v for v in wordlists.VALUE_POOL]
     entities = [f"\u2581{m}\u2581{p}" for m in wordlists.MODIFIERS for p in wordlists.PLACES]
+    if value_pieces == "entity-verb":  # "\u2581north\u2581gate\u2581is" as well (longest match wins)
+        entities += [e + "\u2581is" for e in entities]
     return values + entities
 
 
@@ -65,8 +67,9 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--docs", type=int, default=3000)
     ap.add_argument("--vocab-size", type=int, default=4096)
-    ap.add_argument("--value-pieces", choices=["plain", "with-verb"], default="plain",
-                    help="a value is one piece on its own, or one piece together with the verb before it")
+    ap.add_argument("--value-pieces", choices=["plain", "with-verb", "entity-verb"], default="plain",
+                    help="a value is one piece on its own, or one piece together with the verb before it; "
+                         "entity-verb: values alone, and each entity also as one piece with the verb after it")
     args = ap.parse_args()
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     corpus = args.out + ".corpus.txt"  # a fixed name: the trainer records it in the .model file
