@@ -18,6 +18,7 @@ import json
 import math
 import os
 import random
+import signal
 import sys
 import time
 
@@ -257,7 +258,11 @@ def main():
     t_start = time.time()
     win_loss, win_exact, win_lm = [], [], []
     end = min(total, args.stop_at) if args.stop_at > 0 else total
-    while step < end:
+    # Ctrl-C / SIGINT / SIGTERM (a sweep's time limit) stop after the current step with a checkpoint.
+    stop = []
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.append(True))
+    while step < end and not stop:
         acc = 0
         for length, steps in stages:
             if step < acc + steps:
@@ -295,7 +300,7 @@ def main():
                 say(f"eval step {step} len={l}: exact={acc_:.3f} over {n} questions")
     save_checkpoint(ckpt_path, model, opt, step, args, cfg)
     if step < total:
-        say(f"stopped at step {step} of {total} (--stop-at); run again to resume")
+        say(f"stopped at step {step} of {total} ({'signal' if stop else '--stop-at'}); run again to resume")
         return
     torch.save(dict(model=model.state_dict(), config=cfg.to_dict()), os.path.join(args.run, "final.pt"))
     say(f"done: {step} steps in {time.time() - t_start:.0f}s")
