@@ -64,74 +64,6 @@ def permute_rope(w, n_heads):
     return w.reshape(n_heads, 2, out_dim // n_heads // 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
 
 
-def _varint(buf, pos):
-    v = shift = 0
-    while True:
-        b = buf[pos]
-        pos += 1
-        v |= (b & 0x7F) << shift
-        shift += 7
-        if b < 0x80:
-            return v, pos
-
-
-def proto_piece_types(model_bytes):
-    """The `type` of every piece in a serialized SentencePiece ModelProto (field 1: pieces; in a
-    piece, field 3: type, 1 NORMAL by default). The Python API has no is_user_defined."""
-    types, pos = [], 0
-    while pos < len(model_bytes):
-        key, pos = _varint(model_bytes, pos)
-        field, wire = key >> 3, key & 7
-        if wire == 0:
-            _, pos = _varint(model_bytes, pos)
-        elif wire == 1:
-            pos += 8
-        elif wire == 5:
-            pos += 4
-        elif wire == 2:
-            n, pos = _varint(model_bytes, pos)
-            if field == 1:
-                piece, p, t = model_bytes[pos:pos + n], 0, 1
-                while p < len(piece):
-                    k, p = _varint(piece, p)
-                    if k & 7 == 0:
-                        v, p = _varint(piece, p)
-                        if k >> 3 == 3:
-                            t = v
-                    elif k & 7 == 2:
-                        m, p = _varint(piece, p)
-                        p += m
-                    elif k & 7 == 5:
-                        p += 4
-                    else:
-                        p += 8
-                types.append(t)
-            pos += n
-        else:
-            raise ValueError(f"unexpected wire type {wire} in the tokenizer model")
-    return types
-
-
-def token_types(sp, model_bytes):
-    user_defined = [t == 4 for t in proto_piece_types(model_bytes)]
-    assert len(user_defined) == sp.get_piece_size()
-    types = []
-    for i in range(sp.get_piece_size()):
-        if user_defined[i]:
-            types.append(4)
-        elif sp.is_unknown(i):
-            types.append(2)
-        elif sp.is_control(i):
-            types.append(3)
-        elif sp.is_byte(i):
-            types.append(6)
-        elif sp.is_unused(i):
-            types.append(5)
-        else:
-            types.append(1)
-    return types
-
-
 def export(ckpt_path, tokenizer_path, out_path, f16=False, name="snapdoc-demo"):
     ck = torch.load(ckpt_path, map_location="cpu", weights_only=False)  # our own file
     cfg = Config(**ck["config"])
@@ -176,7 +108,9 @@ def export(ckpt_path, tokenizer_path, out_path, f16=False, name="snapdoc-demo"):
         _kv("tokenizer.ggml.model", STRING, "llama"),
         _kv_array("tokenizer.ggml.tokens", STRING, [sp.id_to_piece(i) for i in range(sp.get_piece_size())]),
         _kv_array("tokenizer.ggml.scores", F32, [sp.get_score(i) for i in range(sp.get_piece_size())]),
-        _kv_array("tokenizer.ggml.token_type", I32, token_types(sp, open(tokenizer_path, "rb").read())),
+        # GGUF token types are SentencePiece's piece types (1 normal .. 6 byte); the package's API
+        # cannot tell user-defined pieces apart, so they are read from the model file.
+        _kv_array("tokenizer.ggml.token_type", I32, spm_lite.SentencePieceLite(tokenizer_path).types),
         _kv("tokenizer.ggml.bos_token_id", U32, sp.bos_id()),
         _kv("tokenizer.ggml.eos_token_id", U32, sp.eos_id()),
         _kv("tokenizer.ggml.unknown_token_id", U32, sp.unk_id()),
