@@ -64,7 +64,7 @@ def permute_rope(w, n_heads):
     return w.reshape(n_heads, 2, out_dim // n_heads // 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
 
 
-def export(ckpt_path, tokenizer_path, out_path, f16=False, name="snapdoc-demo"):
+def export(ckpt_path, tokenizer_path, out_path, f16=False, name="snapdoc-demo", context=0):
     ck = torch.load(ckpt_path, map_location="cpu", weights_only=False)  # our own file
     cfg = Config(**ck["config"])
     sd = {k: v.float().numpy() for k, v in ck["model"].items()}
@@ -93,7 +93,7 @@ def export(ckpt_path, tokenizer_path, out_path, f16=False, name="snapdoc-demo"):
         _kv("general.architecture", STRING, "llama"),
         _kv("general.name", STRING, name),
         _kv("general.alignment", U32, ALIGN),
-        _kv("llama.context_length", U32, cfg.max_seq_len),
+        _kv("llama.context_length", U32, context or cfg.max_seq_len),
         _kv("llama.embedding_length", U32, cfg.dim),
         _kv("llama.block_count", U32, cfg.n_layers),
         _kv("llama.feed_forward_length", U32, cfg.ffn_dim),
@@ -152,8 +152,11 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--f16", action="store_true", help="store matrices as F16 (norms stay F32)")
     ap.add_argument("--name", default="snapdoc-demo")
+    ap.add_argument("--context", type=int, default=0,
+                    help="llama.context_length to declare (default: the training config's, twice the longest "
+                         "training document); RoPE has no learned positions, so longer prompts run, less accurately")
     args = ap.parse_args()
-    export(args.ckpt, args.tokenizer, args.out, args.f16, args.name)
+    export(args.ckpt, args.tokenizer, args.out, args.f16, args.name, args.context)
 
 
 if __name__ == "__main__":

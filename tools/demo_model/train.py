@@ -164,6 +164,7 @@ def main():
     ap.add_argument("--tokenizer", required=True, help="SentencePiece .model")
     ap.add_argument("--stages", default="128:800,256:800,512:1200,1024:1600")
     ap.add_argument("--tokens-per-batch", type=int, default=2048, help="document tokens per step")
+    ap.add_argument("--init", default="", help="start a fresh run from these weights (wire_init.py output)")
     ap.add_argument("--branches", type=int, default=12, help="questions per document")
     ap.add_argument("--dim", type=int, default=128)
     ap.add_argument("--layers", type=int, default=4)
@@ -239,6 +240,10 @@ def main():
     ckpt_path = os.path.join(args.run, "checkpoint.pt")
     log_path = os.path.join(args.run, "train.log")
     step = 0
+    if not os.path.exists(ckpt_path) and args.init:
+        # A fresh run starting from prepared weights (wire_init.py), not from a random init.
+        model.load_state_dict(torch.load(args.init, map_location=device, weights_only=False)["model"])
+        print(f"initialised from {args.init}", flush=True)
     if os.path.exists(ckpt_path):
         ck = torch.load(ckpt_path, map_location=device, weights_only=False)  # our own file (2.6+ defaults to True)
         model.load_state_dict(ck["model"])
