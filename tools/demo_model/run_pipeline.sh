@@ -18,8 +18,9 @@ mkdir -p "$RUN"
 "$PY" "$HERE/wire_init.py" --tokenizer "$RUN/tok.model" --out "$RUN/init.pt" --seed 1 \
     --match-gain 10 --flag-gain 10 --copy-gain 8
 "$PY" "$HERE/train.py" --run "$RUN" --tokenizer "$RUN/tok.model" --init "$RUN/init.pt" \
-    --stages 128:400,512:300,1024:300 --dense-steps 400 --dense-per 10:14 --lr 1e-3 --weight-decay 0.01 \
-    --threads 1 --seed 11 --eval-every 100 --log-every 20
+    --stages 128:400,512:300,1024:300,2048:300 --dense-steps 400 --dense-per 10:14 \
+    --doc-dropout 0.5 --doc-dropout-from 700 --lr 1e-3 --weight-decay 0.01 --threads 1 --seed 11 \
+    --eval-every 100 --log-every 20
 "$PY" "$HERE/export_gguf.py" --ckpt "$RUN/final.pt" --tokenizer "$RUN/tok.model" --context 4096 \
     --out "$ROOT/resources/models/snapdoc-demo.gguf"
 "$PY" "$HERE/make_sample.py" --tokenizer "$RUN/tok.model" --tokens 1200 \

@@ -65,12 +65,38 @@ class Batcher:
         for f in facts:
             q = self.chat.question_part(f.question())
             a = self.chat.answer(f.answer() if self.answer_style == "sentence" else f.value)
-            branches.append((q, a))
+            branches.append((q, a, self._fact_span(doc_ids, f)))
         return doc_ids, branches
 
-    def batch(self, rng, length, batch_size, device, dense=False):
+    def _fact_span(self, doc_ids, fact):
+        """(start, end) of the fact's sentence in doc_ids, or None. The sentence's first piece depends
+        on what precedes it (space or newline), so the match starts at its second piece."""
+        tail = self.sp.encode(fact.sentence())[1:]
+        n = len(tail)
+        for i in range(len(doc_ids) - n + 1):
+            if doc_ids[i:i + n] == tail:
+                return i - 1, i + n
+        return None
+
+    @staticmethod
+    def _visible_doc(rng, D, span, keep_tail=16, pool=3):
+        """A random subset of the document positions that one branch may attend to: what a
+        compressed cache leaves. SnapKV keeps the observation window (the prompt's tail), the
+        positions the question attends to, and their pooling neighbourhood (kernel 7 = ±3); here
+        the asked value ± `pool`, the document's last keep_tail tokens, and a random 5-50% of the rest."""
+        g = torch.Generator().manual_seed(rng.getrandbits(31))
+        keep = torch.rand(D, generator=g) < rng.uniform(0.05, 0.5)
+        keep[max(0, D - keep_tail):] = True
+        if span is not None:
+            v = span[1] - 2          # the value piece (the sentence ends "... is▁7391 .")
+            keep[max(0, v - pool):v + pool + 1] = True
+        return keep
+
+    def batch(self, rng, length, batch_size, device, dense=False, doc_dropout=0.0):
+        """doc_dropout: the fraction of question branches that see only part of the document
+        (_visible_doc), so that answers do not depend on what a compressed cache drops."""
         exs = [self.example(rng, length, dense) for _ in range(batch_size)]
-        T = max(len(d) + sum(len(q) + len(a) for q, a in br) for d, br in exs)
+        T = max(len(d) + sum(len(q) + len(a) for q, a, _ in br) for d, br in exs)
         tokens = torch.zeros(batch_size, T, dtype=torch.long)
         positions = torch.zeros(batch_size, T, dtype=torch.long)
         mask = torch.zeros(batch_size, T, T, dtype=torch.bool)
@@ -86,12 +112,15 @@ class Batcher:
                     lm_rows.append((b, t))
                     lm_labels.append(doc[t + 1])
             start = D
-            for q, a in branches:
+            for q, a, span in branches:
                 seq = q + a
                 n = len(seq)
                 tokens[b, start:start + n] = torch.tensor(seq)
                 positions[b, start:start + n] = torch.arange(D, D + n)
-                mask[b, start:start + n, :D] = True
+                if doc_dropout > 0 and rng.random() < doc_dropout:
+                    mask[b, start:start + n, :D] = self._visible_doc(rng, D, span)
+                else:
+                    mask[b, start:start + n, :D] = True
                 mask[b, start:start + n, start:start + n] = torch.ones(n, n, dtype=torch.bool).tril()
                 # Answer token j (and the final <|im_end|>) is predicted at the position before it.
                 for j in range(len(a)):
@@ -104,7 +133,7 @@ class Batcher:
         groups = []
         i = 0
         for b, (doc, branches) in enumerate(exs):
-            for q, a in branches:
+            for q, a, _ in branches:
                 groups.append((i, i + len(a)))
                 i += len(a)
         to = lambda x: x.to(device)  # noqa: E731
@@ -164,6 +193,10 @@ def main():
     ap.add_argument("--tokenizer", required=True, help="SentencePiece .model")
     ap.add_argument("--stages", default="128:800,256:800,512:1200,1024:1600")
     ap.add_argument("--tokens-per-batch", type=int, default=2048, help="document tokens per step")
+    ap.add_argument("--doc-dropout", type=float, default=0.0,
+                    help="fraction of question branches that see only a random part of the document plus "
+                         "the asked fact's neighbourhood (robustness to KV compression)")
+    ap.add_argument("--doc-dropout-from", type=int, default=0, help="first step with --doc-dropout")
     ap.add_argument("--init", default="", help="start a fresh run from these weights (wire_init.py output)")
     ap.add_argument("--branches", type=int, default=12, help="questions per document")
     ap.add_argument("--dim", type=int, default=128)
@@ -278,7 +311,8 @@ def main():
         # every length up to the stage's (a fixed length per stage lets it latch onto one).
         doc_len = rng.randint(min(length, max(64, length // 4)), length)
         bs = max(1, args.tokens_per_batch // doc_len)
-        batch = batcher.batch(rng, doc_len, bs, device, dense=step < args.dense_steps)
+        batch = batcher.batch(rng, doc_len, bs, device, dense=step < args.dense_steps,
+                              doc_dropout=args.doc_dropout if step >= args.doc_dropout_from else 0.0)
         for g in opt.param_groups:
             g["lr"] = lr_at(step, total, args.lr, args.warmup)
         loss, ans_loss, lm_loss, exact = compute_loss(model, batch, args.lm_weight)
