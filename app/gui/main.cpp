@@ -63,7 +63,9 @@ int main(int argc, char** argv) {
                                      "level");
     const QCommandLineOption timeout_opt(
         "timeout", "Screenshot mode: give up after this many seconds (default 300).", "seconds", "300");
-    cli.addOptions({model_opt, doc_opt, shot_opt, ask_opt, data_opt, ignore_opt, log_opt, timeout_opt});
+    const QCommandLineOption budget_opt(
+        "budget", "SnapKV budget (positions kept per head) for this run; the saved setting is kept.", "positions");
+    cli.addOptions({model_opt, doc_opt, shot_opt, ask_opt, data_opt, ignore_opt, budget_opt, log_opt, timeout_opt});
     cli.addPositionalArgument("files", "Documents or a model to open.", "[file...]");
     cli.process(app);
     const bool screenshot = cli.isSet(shot_opt);
@@ -80,6 +82,15 @@ int main(int argc, char** argv) {
 
     snapdoc::ui::MainWindow window(*store);
     if (cli.isSet(ignore_opt)) window.set_ignore_context_for_session();
+    if (cli.isSet(budget_opt)) {
+        bool ok = false;
+        const int budget = cli.value(budget_opt).toInt(&ok);
+        if (!ok || budget < 2)
+            return fatal(!screenshot, QObject::tr("--budget expects a whole number of positions per head (at least "
+                                                  "2), got '%1'")
+                                          .arg(cli.value(budget_opt)));
+        window.set_budget_for_session(budget);
+    }
 
     QString model = cli.value(model_opt), doc = cli.value(doc_opt);
     for (const QString& f : cli.positionalArguments()) (is_model_path(f) ? model : doc) = f;

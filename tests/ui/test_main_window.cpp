@@ -15,6 +15,7 @@
 #include <QSpinBox>
 #include <QtTest>
 
+#include "app/services/app_settings.h"
 #include "app/services/library_store.h"
 #include "tests/ui/support/ui_test_support.h"
 #include "ui/chat/chat_panel.h"
@@ -240,6 +241,32 @@ private slots:
         QVERIFY(w->chat_model().at(1).meta.contains("tok/s"));
         QVERIFY(!child<QPushButton>(*w, "askButton")->isEnabled());  // no model loaded yet
         QVERIFY(!w->settings().window_geometry.empty());             // saved by the last close
+    }
+
+    void budget_override_is_for_this_run_only() {
+        snapdoc::test::RecordingDialogs* dialogs = nullptr;
+        const int stored = services::load_settings(*store_).snapkv.budget;
+        {
+            auto w = make_window(dialogs);
+            w->set_budget_for_session(112);
+            QCOMPARE(child<QSpinBox>(*w, "budgetSpin")->value(), 112);
+            QCOMPARE(w->settings().snapkv.budget, 112);  // what the next question uses
+            w->save_settings();
+        }
+        QCOMPARE(services::load_settings(*store_).snapkv.budget, stored);
+        {
+            auto w = make_window(dialogs);
+            w->set_budget_for_session(5);  // below the observation window: raised to window + 1
+            QCOMPARE(w->settings().snapkv.budget, w->settings().snapkv.window + 1);
+            child<QSpinBox>(*w, "budgetSpin")->setValue(300);  // the user's own choice is saved
+            QCOMPARE(w->settings().snapkv.budget, 300);
+            w->save_settings();
+        }
+        QCOMPARE(services::load_settings(*store_).snapkv.budget, 300);
+        auto w = make_window(dialogs);
+        child<QSpinBox>(*w, "budgetSpin")->setValue(stored);
+        w->save_settings();
+        QCOMPARE(services::load_settings(*store_).snapkv.budget, stored);
     }
 
     void dropped_files_open() {

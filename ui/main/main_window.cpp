@@ -1,5 +1,7 @@
 #include "ui/main/main_window.h"
 
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
 
 #include <QCloseEvent>
@@ -213,6 +215,15 @@ void MainWindow::set_ignore_context_for_session() {
     settings_.generation.ignore_context = true;
 }
 
+void MainWindow::set_budget_for_session(int budget) {
+    SnapKvConfig c = inspector_->controls()->config();
+    const int stored = budget_override_ ? budget_override_->stored : c.budget;
+    c.budget = std::max(budget, c.window + 1);
+    budget_override_ = BudgetOverride{stored, c.budget};
+    inspector_->controls()->set_config(c);
+    chat_controller_->reselect(c);
+}
+
 void MainWindow::save_settings() {
     settings_.snapkv = inspector_->controls()->config();
     settings_.window_geometry = saveGeometry().toBase64().toStdString();
@@ -220,6 +231,8 @@ void MainWindow::save_settings() {
     try {
         services::AppSettings stored = settings_;
         if (saved_ignore_context_) stored.generation.ignore_context = *saved_ignore_context_;
+        if (budget_override_ && stored.snapkv.budget == budget_override_->session)
+            stored.snapkv.budget = budget_override_->stored;
         services::save_settings(store_, stored);
     } catch (const std::exception& e) {
         spdlog::error("settings not saved: {}", e.what());

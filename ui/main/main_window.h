@@ -47,6 +47,9 @@ public:
     void save_settings();
     // Allows prompts past the model's context for this run only (--ignore-context); not saved.
     void set_ignore_context_for_session();
+    // Starts with this SnapKV budget (--budget; at least the window + 1), as if set with the slider,
+    // but for this run only: the stored budget stays unless the user moves the slider.
+    void set_budget_for_session(int budget);
 
     ModelController& models() const { return *model_controller_; }
     DocumentController& documents() const { return *document_controller_; }
@@ -80,6 +83,11 @@ private:
     services::LibraryStore& store_;
     services::AppSettings settings_;
     std::optional<bool> saved_ignore_context_;  // the stored value while a session override is on
+    struct BudgetOverride {
+        int stored;   // what the settings hold
+        int session;  // what --budget set
+    };
+    std::optional<BudgetOverride> budget_override_;
     std::unique_ptr<DialogProvider> dialogs_;
     std::unique_ptr<EngineHost> engine_;
 
