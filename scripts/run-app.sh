@@ -40,9 +40,9 @@ if [[ -z "$model" && -f "$demo" ]]; then
     model="$demo"
     doc="$SNAPDOC_ROOT/resources/samples/demo-report.txt"
     question="$(head -n 1 "${doc%.txt}.questions.tsv" | cut -f 1)"
-    # About 10% of the 1.1K-token report, so the demo shows real compression (this run only; the
+    # About 10% of the 1.8K-token report, so the demo shows real compression (this run only; the
     # slider changes it and the saved setting stays).
-    args+=(--budget 112)
+    args+=(--budget 180)
 fi
 if [[ -z "$model" ]]; then
     fixture="$SNAPDOC_ROOT/../shared/fixtures/stories260K/stories260K.gguf"

@@ -1,6 +1,6 @@
 """Writes the demo's sample document and its suggested questions (with answers) from the generator.
 
-    python3 tools/demo_model/make_sample.py --tokenizer runs/demo/tok.model --tokens 1200 \
+    python3 tools/demo_model/make_sample.py --tokenizer runs/demo/tok.model --tokens 1900 \
         --out resources/samples/demo-report.txt
 
 The questions go to the side file the app reads (`demo-report.questions.tsv`: question, tab,
@@ -20,7 +20,7 @@ import spm_lite  # noqa: E402  (sentencepiece when installed, else a pure-Python
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tokenizer", required=True)
-    ap.add_argument("--tokens", type=int, default=1200)
+    ap.add_argument("--tokens", type=int, default=1900)
     ap.add_argument("--facts", type=int, default=8)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--out", required=True)

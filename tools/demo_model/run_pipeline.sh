@@ -23,7 +23,7 @@ mkdir -p "$RUN"
     --eval-every 100 --log-every 20
 "$PY" "$HERE/export_gguf.py" --ckpt "$RUN/final.pt" --tokenizer "$RUN/tok.model" --context 4096 \
     --out "$ROOT/resources/models/snapdoc-demo.gguf"
-"$PY" "$HERE/make_sample.py" --tokenizer "$RUN/tok.model" --tokens 1200 \
+"$PY" "$HERE/make_sample.py" --tokenizer "$RUN/tok.model" --tokens 1900 \
     --out "$ROOT/resources/samples/demo-report.txt"
 if [ -n "$CLI" ]; then
     "$PY" "$HERE/check_engine.py" --cli "$CLI" --gguf "$ROOT/resources/models/snapdoc-demo.gguf" \
