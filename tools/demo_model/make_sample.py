@@ -17,6 +17,14 @@ import haystack  # noqa: E402
 import spm_lite  # noqa: E402  (sentencepiece when installed, else a pure-Python reader)
 
 
+def write_atomically(path, text):
+    """Whole file or nothing: a full disk or an interrupt leaves the previous file in place."""
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tokenizer", required=True)
@@ -30,12 +38,10 @@ def main():
     facts = haystack.make_facts(rng, args.facts, distractor_rate=0.5)
     depths = [(i + 0.5) / len(facts) for i in range(len(facts))]
     doc = haystack.build_document(rng, args.tokens, lambda s: len(sp.encode(s)) + 1, facts, depths)
-    with open(args.out, "w", encoding="utf-8") as f:
-        f.write(doc.text + "\n")
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     questions = os.path.splitext(args.out)[0] + ".questions.tsv"  # app/services/suggested_questions.h
-    with open(questions, "w", encoding="utf-8") as f:
-        for fact in doc.facts:
-            f.write(f"{fact.question()}\t{fact.value}\n")
+    write_atomically(args.out, doc.text + "\n")
+    write_atomically(questions, "".join(f"{fact.question()}\t{fact.value}\n" for fact in doc.facts))
     print(f"wrote {args.out} ({len(sp.encode(doc.text))} tokens, {len(doc.facts)} facts) and {questions}")
 
 
