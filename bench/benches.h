@@ -12,5 +12,11 @@ int bench_synthetic(int argc, char** argv);
 // snapdoc-bench snapkv [--shape NAME | -m MODEL] [--prompt-tokens N] [--budget B] [--window W] [--contexts a,b,c]
 //                     [--memory token-major|resnap|oneshot]   (one prefill path per process, for peak RSS)
 int bench_snapkv(int argc, char** argv);
+// snapdoc-bench greedy -m MODEL (--ids "1 2 3" | --ids-file F) [-n N] [--threads N]
+//   the same work as llama_oracle's greedy, for timing both engines as whole processes
+int bench_greedy(int argc, char** argv);
+// snapdoc-bench roofline -m MODEL [--threads N] [--context C] [--seconds S]
+//   read bandwidth and the bytes a decoded token streams from the file -> decode tok/s bound
+int bench_roofline(int argc, char** argv);
 
 }  // namespace snapdoc::bench

@@ -13,7 +13,9 @@ int main(int argc, char** argv) {
             "  tokenizer --tokenizer FILE --text FILE [--tokens N] [--repeat R]\n"
             "  model -m MODEL [--prompt-tokens N] [--gen-tokens N] [--threads N] [--repeat R] [--device cpu|cuda]\n"
             "  synthetic --shape NAME [--dtype f32|f16|bf16|q8_0] [--out FILE] [model flags]\n"
-            "  snapkv [--shape NAME | -m MODEL] [--prompt-tokens N] [--budget B] [--window W] [--contexts a,b]\n",
+            "  snapkv [--shape NAME | -m MODEL] [--prompt-tokens N] [--budget B] [--window W] [--contexts a,b]\n"
+            "  greedy -m MODEL (--ids \"1 2 3\" | --ids-file F) [-n N] [--threads N]\n"
+            "  roofline -m MODEL [--threads N] [--context C] [--seconds S]\n",
             argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
@@ -23,6 +25,8 @@ int main(int argc, char** argv) {
         if (cmd == "model") return snapdoc::bench::bench_model(argc, argv);
         if (cmd == "synthetic") return snapdoc::bench::bench_synthetic(argc, argv);
         if (cmd == "snapkv") return snapdoc::bench::bench_snapkv(argc, argv);
+        if (cmd == "greedy") return snapdoc::bench::bench_greedy(argc, argv);
+        if (cmd == "roofline") return snapdoc::bench::bench_roofline(argc, argv);
         std::fprintf(stderr, "snapdoc-bench: unknown command '%s'\n", cmd.c_str());
         return 2;
     } catch (const std::exception& e) {

@@ -118,7 +118,8 @@ int bench_model(int argc, char** argv) {
 
 int bench_synthetic(int argc, char** argv) {
     auto flags = run_flags();
-    flags.insert(flags.end(), {{{"--shape"}}, {{"--dtype"}}, {{"--out"}}, {{"--list"}, false}});
+    flags.insert(flags.end(),
+                 {{{"--shape"}}, {{"--dtype"}}, {{"--out"}}, {{"--list"}, false}, {{"--tokenizer"}}, {{"--write-only"}, false}});
     const cli::Args args(flags, argc, argv, 2);
     if (args.has("list")) {
         for (const auto& s : synthetic_shapes()) std::printf("%-12s %s\n", s.name.c_str(), s.description.c_str());
@@ -131,9 +132,10 @@ int bench_synthetic(int argc, char** argv) {
                         : std::filesystem::temp_directory_path() / ("snapdoc-synthetic-" + shape.name + "-" + dt + ".gguf");
     const auto t0 = Clock::now();
     const bool existed = std::filesystem::exists(out);
-    write_synthetic_model(shape, parse_dtype(dt), out);
+    write_synthetic_model(shape, parse_dtype(dt), out, args.str("tokenizer"));
     std::printf("synthetic model:  %s (%s, %s)\n", out.c_str(), existed ? "reused" : "written",
                 existed ? "-" : (std::to_string(std::chrono::duration<double>(Clock::now() - t0).count()) + " s").c_str());
+    if (args.has("write-only")) return 0;
     return run_model_bench(out, args);
 }
 

@@ -4,6 +4,8 @@
 
 #include "engine/common/error.h"
 #include "engine/model/gguf_writer.h"
+#include "engine/model/read_file.h"
+#include "engine/tokenizer/spm_proto.h"
 
 namespace snapdoc::bench {
 
@@ -64,7 +66,32 @@ DType parse_dtype(const std::string& name) {
     throw Error("unknown dtype '" + name + "' (f32, f16, bf16, q8_0)");
 }
 
-std::filesystem::path write_synthetic_model(const SyntheticShape& shape, DType dtype, const std::filesystem::path& file) {
+namespace {
+
+// The vocabulary of a SentencePiece .model file as GGUF tokenizer metadata (the keys llama.cpp's
+// converter writes for Llama 2).
+void set_sentencepiece_vocab(GgufWriter& w, const std::filesystem::path& model_file, int vocab_size) {
+    const VocabSpec v = vocab_from_sentencepiece(read_small_file(model_file));
+    if (static_cast<int>(v.pieces.size()) != vocab_size) {
+        throw Error("tokenizer " + model_file.string() + " has " + std::to_string(v.pieces.size()) +
+                    " pieces, but the shape's vocab is " + std::to_string(vocab_size));
+    }
+    std::vector<int32_t> types = v.types;
+    if (types.empty()) types.assign(v.pieces.size(), static_cast<int32_t>(GgufTokenType::Normal));
+    w.set_string("tokenizer.ggml.model", "llama");
+    w.set_string_array("tokenizer.ggml.tokens", v.pieces);
+    w.set_f32_array("tokenizer.ggml.scores", v.scores);
+    w.set_i32_array("tokenizer.ggml.token_type", types);
+    w.set_u32("tokenizer.ggml.bos_token_id", static_cast<uint32_t>(v.bos_id));
+    w.set_u32("tokenizer.ggml.eos_token_id", static_cast<uint32_t>(v.eos_id));
+    w.set_u32("tokenizer.ggml.unknown_token_id", static_cast<uint32_t>(v.unk_id));
+    w.set_bool("tokenizer.ggml.add_space_prefix", v.add_dummy_prefix);
+}
+
+}  // namespace
+
+std::filesystem::path write_synthetic_model(const SyntheticShape& shape, DType dtype, const std::filesystem::path& file,
+                                            const std::filesystem::path& sentencepiece_model) {
     if (std::filesystem::exists(file)) return file;
     const ModelConfig& c = shape.config;
     GgufWriter w;
@@ -80,6 +107,7 @@ std::filesystem::path write_synthetic_model(const SyntheticShape& shape, DType d
     w.set_u32("llama.rope.dimension_count", c.head_dim);
     w.set_f32("llama.rope.freq_base", c.rope_theta);
     w.set_f32("llama.attention.layer_norm_rms_epsilon", c.norm_eps);
+    if (!sentencepiece_model.empty()) set_sentencepiece_vocab(w, sentencepiece_model, c.vocab_size);
 
     uint64_t seed = 1;
     auto matrix = [&](const std::string& name, int64_t rows, int64_t cols) {

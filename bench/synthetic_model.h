@@ -21,7 +21,10 @@ const std::vector<SyntheticShape>& synthetic_shapes();
 const SyntheticShape& find_shape(const std::string& name);  // throws Error listing the known names
 DType parse_dtype(const std::string& name);                 // f32 | f16 | bf16 | q8_0
 
-// Writes the model unless `file` already exists; returns the path.
-std::filesystem::path write_synthetic_model(const SyntheticShape& shape, DType dtype, const std::filesystem::path& file);
+// Writes the model unless `file` already exists; returns the path. With `sentencepiece_model` (a
+// tokenizer.model file whose piece count equals the shape's vocab), the file carries that vocabulary
+// as GGUF tokenizer metadata, so other engines (llama.cpp) load and quantize it too.
+std::filesystem::path write_synthetic_model(const SyntheticShape& shape, DType dtype, const std::filesystem::path& file,
+                                            const std::filesystem::path& sentencepiece_model = {});
 
 }  // namespace snapdoc::bench
