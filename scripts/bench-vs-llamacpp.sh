@@ -21,8 +21,10 @@
 #     decoded token streams (every tensor except the embedding table, plus f32 K/V at the mean
 #     context of the timed decode steps).
 # Both engines use an f32 KV cache (llama_oracle's default), flash attention off in llama.cpp.
-# Raw timings go to WORK/raw-TYPE.txt. Numbers only, never pass/fail; on a shared machine quote
-# the medians with the load averages printed in the header.
+# Knobs: BUILD_DIR (default build), JOBS, SNAPDOC_BENCH (use this snapdoc-bench, no build),
+# LLAMA_ORACLE (llama_oracle binary), SNAPDOC_SHARED (default ../shared). WORK defaults to
+# BUILD_DIR/bench-vs-llamacpp. Raw timings go to WORK/raw-TYPE.txt. Numbers only, never
+# pass/fail; on a shared machine quote the medians with the load averages printed in the header.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${BUILD_DIR:-build}"
@@ -38,7 +40,7 @@ while [[ $# -gt 0 ]]; do
         --threads) THREADS="$2"; shift 2 ;;
         --rounds) ROUNDS="$2"; shift 2 ;;
         --work) WORK="$2"; shift 2 ;;
-        -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
         *) echo "bench-vs-llamacpp: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -49,14 +51,18 @@ WORK="$(cd "$WORK" && pwd)"
 say() { echo "$*" >&2; }
 die() { echo "bench-vs-llamacpp: $*" >&2; exit 1; }
 
-# ---- 1. snapdoc-bench ----
-if [[ ! -f "$BUILD_DIR/CMakeCache.txt" ]]; then
-    say "== configure $BUILD_DIR (Release, Ninja, no UI)"
-    cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSNAPDOC_BUILD_UI=OFF >/dev/null
+# ---- 1. snapdoc-bench ($SNAPDOC_BENCH: a binary built elsewhere, used as it is) ----
+BENCH="${SNAPDOC_BENCH:-}"
+if [[ -z "$BENCH" ]]; then
+    if [[ ! -f "$BUILD_DIR/CMakeCache.txt" ]]; then
+        say "== configure $BUILD_DIR (Release, Ninja, no UI)"
+        cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSNAPDOC_BUILD_UI=OFF >/dev/null
+    fi
+    say "== build snapdoc-bench"
+    ninja -C "$BUILD_DIR" -j"${JOBS:-$(nproc)}" snapdoc-bench >/dev/null || die "building snapdoc-bench failed"
+    BENCH="$BUILD_DIR/bench/snapdoc-bench"
 fi
-say "== build snapdoc-bench"
-ninja -C "$BUILD_DIR" -j"${JOBS:-$(nproc)}" snapdoc-bench >/dev/null || die "building snapdoc-bench failed"
-BENCH="$BUILD_DIR/bench/snapdoc-bench"
+[[ -x "$BENCH" ]] || die "no snapdoc-bench at $BENCH"
 
 # ---- 2. llama.cpp (llama_oracle) ----
 ORACLE="${LLAMA_ORACLE:-$WORK/llama-oracle/llama_oracle}"
