@@ -11,13 +11,23 @@
 namespace snapdoc {
 namespace {
 
-constexpr std::array<std::pair<ChatTemplateKind, std::string_view>, 5> kNames{{
+constexpr std::array<std::pair<ChatTemplateKind, std::string_view>, 11> kNames{{
     {ChatTemplateKind::Plain, "plain"},
     {ChatTemplateKind::Llama2, "llama2"},
     {ChatTemplateKind::Mistral, "mistral"},
     {ChatTemplateKind::ChatML, "chatml"},
     {ChatTemplateKind::Zephyr, "zephyr"},
+    {ChatTemplateKind::Llama3, "llama3"},
+    {ChatTemplateKind::Llama31, "llama3.1"},
+    {ChatTemplateKind::Qwen25, "qwen2.5"},
+    {ChatTemplateKind::Qwen3, "qwen3"},
+    {ChatTemplateKind::Phi3, "phi3"},
+    {ChatTemplateKind::MistralV7, "mistral-v7"},
 }};
+
+// Text the real templates put in by themselves (see chat_template.h for when).
+constexpr std::string_view kLlama31Preamble = "Cutting Knowledge Date: December 2023\nToday Date: 26 Jul 2024\n\n";
+constexpr std::string_view kQwen25DefaultSystem = "You are Qwen, created by Alibaba Cloud. You are a helpful assistant.";
 
 // The user message is "{document}{kDocumentEnd}{kQuestionLead}{question}" in every template; the
 // prompt is split between kDocumentEnd and kQuestionLead. The split relies on kDocumentEnd ending
@@ -130,6 +140,18 @@ public:
     void bos(Layout& layout) const {
         if (tok_.bos_id() >= 0) layout.special(tok_.bos_id());
     }
+    // Opens a ChatML turn: <|im_start|>{role}\n (the newline and what follows are one text run).
+    void chatml_turn(Layout& layout, std::string_view role) const {
+        layout.special(required("<|im_start|>"));
+        layout.text(cat({role, "\n"}));
+    }
+    // Llama 3's turn header: <|start_header_id|>{role}<|end_header_id|>\n\n.
+    void llama3_header(Layout& layout, std::string_view role) const {
+        layout.special(required("<|start_header_id|>"));
+        layout.text(role);
+        layout.special(required("<|end_header_id|>"));
+        layout.text("\n\n");
+    }
 
 private:
     ChatTemplateKind kind_;
@@ -183,25 +205,83 @@ void build_layouts(ChatTemplateKind kind, const Tokenizer& tok, std::string_view
                 tail.text(" [/INST]");
             return;
         }
-        case ChatTemplateKind::ChatML: {
+        case ChatTemplateKind::ChatML:
+        case ChatTemplateKind::Qwen25:
+        case ChatTemplateKind::Qwen3: {
             const int32_t start = vocab.required("<|im_start|>");
             const int32_t end = vocab.required("<|im_end|>");
-            // Llama/Mistral-based ChatML models keep their <s> (their tokenizers add it); a vocabulary
-            // whose BOS is <|im_start|> itself must not get it twice.
-            if (tok.bos_id() != start) vocab.bos(head);
-            if (!sys.empty()) {
-                head.special(start);
-                head.text(cat({"system\n", sys}));
+            // Llama/Mistral-based ChatML models keep their <s> (their tokenizers add it). Qwen's
+            // templates emit no BOS and its tokenizer adds none; its converter still names
+            // <|endoftext|> as BOS, and a vocabulary whose BOS is <|im_start|> must not get it twice.
+            const bool qwen = kind != ChatTemplateKind::ChatML;
+            if (!qwen && tok.bos_id() != start && tok.raw_piece(tok.bos_id()) != "<|endoftext|>") vocab.bos(head);
+            const std::string_view system =
+                sys.empty() && kind == ChatTemplateKind::Qwen25 ? kQwen25DefaultSystem : sys;
+            if (!system.empty()) {
+                vocab.chatml_turn(head, "system");
+                head.text(system);
                 head.special(end);
                 head.text("\n");
             }
-            head.special(start);
-            head.text(cat({"user\n", document_text}));
+            vocab.chatml_turn(head, "user");
+            head.text(document_text);
             tail.text(question_text);
             tail.special(end);
             tail.text("\n");
-            tail.special(start);
-            tail.text("assistant\n");
+            vocab.chatml_turn(tail, "assistant");
+            if (kind == ChatTemplateKind::Qwen3) {
+                tail.special(vocab.required("<think>"));
+                tail.text("\n\n");
+                tail.special(vocab.required("</think>"));
+                tail.text("\n\n");
+            }
+            return;
+        }
+        case ChatTemplateKind::Llama3:
+        case ChatTemplateKind::Llama31: {
+            const int32_t eot = vocab.required("<|eot_id|>");
+            vocab.bos(head);
+            if (kind == ChatTemplateKind::Llama31 || !sys.empty()) {
+                vocab.llama3_header(head, "system");
+                if (kind == ChatTemplateKind::Llama31) head.text(kLlama31Preamble);
+                head.text(sys);
+                head.special(eot);
+            }
+            vocab.llama3_header(head, "user");
+            head.text(document_text);
+            tail.text(question_text);
+            tail.special(eot);
+            vocab.llama3_header(tail, "assistant");
+            return;
+        }
+        case ChatTemplateKind::Phi3: {
+            const int32_t end = vocab.required("<|end|>");
+            if (!sys.empty()) {
+                head.special(vocab.required("<|system|>"));
+                head.text(cat({"\n", sys}));
+                head.special(end);
+                head.text("\n");
+            }
+            head.special(vocab.required("<|user|>"));
+            head.text(cat({"\n", document_text}));
+            tail.text(question_text);
+            tail.special(end);
+            tail.text("\n");
+            tail.special(vocab.required("<|assistant|>"));
+            tail.text("\n");
+            return;
+        }
+        case ChatTemplateKind::MistralV7: {
+            vocab.bos(head);
+            if (!sys.empty()) {
+                head.special(vocab.required("[SYSTEM_PROMPT]"));
+                head.text(sys);
+                head.special(vocab.required("[/SYSTEM_PROMPT]"));
+            }
+            head.special(vocab.required("[INST]"));
+            head.text(document_text);
+            tail.text(question_text);
+            tail.special(vocab.required("[/INST]"));
             return;
         }
         case ChatTemplateKind::Zephyr: {
@@ -250,21 +330,28 @@ DetectedTemplate detect_chat_template(std::string_view jinja) {
     using K = ChatTemplateKind;
     if (trim(jinja).empty()) return {K::Plain, "the model has no chat template; using plain"};
     // Order matters: ChatML first (its templates may mention other roles), <<SYS>> before [INST]
-    // (Llama 2's template has both), and look-alikes before Zephyr (Phi-3 also has <|user|>).
-    if (contains(jinja, "<|im_start|>")) return {K::ChatML, "chat template has <|im_start|>: chatml"};
-    if (contains(jinja, "<|start_header_id|>"))
-        return {
-            K::Plain,
-            "chat template looks like Llama 3 (<|start_header_id|>), which is not supported; using plain"};
+    // (Llama 2's template has both), [SYSTEM_PROMPT] before [INST] (v7 has both), and Phi-3's
+    // <|end|> before Zephyr (both have <|user|>).
+    if (contains(jinja, "<|im_start|>")) {
+        if (contains(jinja, "enable_thinking"))
+            return {K::Qwen3, "chat template has <|im_start|> and enable_thinking: qwen3 (thinking off)"};
+        if (contains(jinja, kQwen25DefaultSystem))
+            return {K::Qwen25, "chat template has <|im_start|> and Qwen2.5's default system prompt: qwen2.5"};
+        return {K::ChatML, "chat template has <|im_start|>: chatml"};
+    }
+    if (contains(jinja, "<|start_header_id|>")) {
+        if (contains(jinja, "Cutting Knowledge Date"))
+            return {K::Llama31, "chat template has <|start_header_id|> and the knowledge-date preamble: llama3.1"};
+        return {K::Llama3, "chat template has <|start_header_id|>: llama3"};
+    }
     if (contains(jinja, "<start_of_turn>"))
         return {K::Plain,
                 "chat template looks like Gemma (<start_of_turn>), which is not supported; using plain"};
+    if (contains(jinja, "[SYSTEM_PROMPT]")) return {K::MistralV7, "chat template has [SYSTEM_PROMPT]: mistral-v7"};
     if (contains(jinja, "<<SYS>>")) return {K::Llama2, "chat template has <<SYS>>: llama2"};
     if (contains(jinja, "[INST]")) return {K::Mistral, "chat template has [INST] without <<SYS>>: mistral"};
     if (contains(jinja, "<|user|>") && contains(jinja, "<|assistant|>")) {
-        if (contains(jinja, "<|end|>"))
-            return {K::Plain,
-                    "chat template looks like Phi-3 (<|end|>), which is not supported; using plain"};
+        if (contains(jinja, "<|end|>")) return {K::Phi3, "chat template has <|user|>, <|assistant|> and <|end|>: phi3"};
         return {K::Zephyr, "chat template has <|user|> and <|assistant|>: zephyr"};
     }
     return {K::Plain,
@@ -306,10 +393,18 @@ std::vector<int32_t> end_of_turn_ids(ChatTemplateKind kind, const Tokenizer& tok
             if (tok.eos_id() < 0) return {};
             return {tok.eos_id()};
         case ChatTemplateKind::ChatML:
+        case ChatTemplateKind::Qwen25:
+        case ChatTemplateKind::Qwen3:
             return {vocab.required("<|im_end|>")};
+        case ChatTemplateKind::Llama3:
+        case ChatTemplateKind::Llama31:
+            return {vocab.required("<|eot_id|>")};
+        case ChatTemplateKind::Phi3:
+            return {vocab.required("<|end|>")};
         case ChatTemplateKind::Llama2:
         case ChatTemplateKind::Mistral:
         case ChatTemplateKind::Zephyr:
+        case ChatTemplateKind::MistralV7:
             return {vocab.eos()};
     }
     throw Error("unknown chat template kind");

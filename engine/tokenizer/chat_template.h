@@ -1,9 +1,12 @@
 // Chat templates: how one question about a document is laid out for an instruct model.
 //
-// snapdoc does not run Jinja. It recognises the few template families that Llama/Mistral-style
-// models use and builds their prompts directly as token ids, so that control tokens (BOS,
-// <|im_start|>, </s>, a special [INST]) are only ever inserted by id and the document and question
-// are only ever encoded as text: a document that literally contains "</s>" or "[INST]" stays text.
+// snapdoc does not run Jinja. It recognises the template families of the models it runs (Llama 2
+// and 3.x, Mistral v1/v3/v7, ChatML incl. Qwen2.5 and Qwen3, Phi-3, Zephyr) and builds their prompts
+// directly as token ids, so that control tokens (BOS, <|im_start|>, <|eot_id|>, a special [INST])
+// are only ever inserted by id and the document and question are only ever encoded as text: a
+// document that literally contains "</s>", "<|eot_id|>" or "[INST]" stays text. Each layout is
+// what the model's own Jinja template renders for [system,] user (document + question) and
+// add_generation_prompt=true; the decisions where a template leaves a choice are listed below.
 #pragma once
 
 #include <cstdint>
@@ -15,9 +18,22 @@ namespace snapdoc {
 
 class Tokenizer;
 
-enum class ChatTemplateKind { Plain, Llama2, Mistral, ChatML, Zephyr };
+enum class ChatTemplateKind {
+    Plain,
+    Llama2,
+    Mistral,
+    ChatML,
+    Zephyr,
+    Llama3,     // Llama 3.0: header blocks, no system block unless a system prompt is given
+    Llama31,    // Llama 3.1 / 3.2 / 3.3: always a system block with the knowledge-date preamble
+    Qwen25,     // ChatML with Qwen2.5's default system prompt, no BOS
+    Qwen3,      // ChatML, no BOS, thinking switched off (an empty <think></think> opens the answer)
+    Phi3,       // Phi-3 / Phi-3.5: <|user|>\n...<|end|>\n<|assistant|>\n, no BOS
+    MistralV7,  // Mistral v7 / v7-tekken: [SYSTEM_PROMPT]...[/SYSTEM_PROMPT][INST]...[/INST]
+};
 
-// "plain", "llama2", "mistral", "chatml", "zephyr".
+// "plain", "llama2", "mistral", "chatml", "zephyr", "llama3", "llama3.1", "qwen2.5", "qwen3",
+// "phi3", "mistral-v7".
 std::string_view chat_template_name(ChatTemplateKind kind);
 // Inverse of chat_template_name (ASCII case-insensitive); throws Error listing the valid names.
 ChatTemplateKind parse_chat_template_name(std::string_view name);
@@ -26,10 +42,14 @@ struct DetectedTemplate {
     ChatTemplateKind kind = ChatTemplateKind::Plain;
     std::string reason;  // one line for the log: which marker decided, or why Plain was chosen
 };
-// Recognises a template family from the model's Jinja text by its markers: "<|im_start|>" ->
-// ChatML; "<<SYS>>" -> Llama2; "[INST]" without "<<SYS>>" -> Mistral; "<|user|>" and
-// "<|assistant|>" -> Zephyr. Families that merely look alike (Phi-3's "<|end|>", Llama 3, Gemma)
-// and empty or unknown text give Plain, with the reason saying so.
+// Recognises a template family from the model's Jinja text by its markers (first match wins):
+//   "<|im_start|>"        -> Qwen3 if it also has "enable_thinking", Qwen25 if it has Qwen2.5's
+//                            default system prompt, else ChatML
+//   "<|start_header_id|>" -> Llama31 if it has "Cutting Knowledge Date", else Llama3
+//   "<start_of_turn>"     -> Plain (Gemma is not supported; the reason says so)
+//   "[SYSTEM_PROMPT]"     -> MistralV7;  "<<SYS>>" -> Llama2;  other "[INST]" -> Mistral
+//   "<|user|>" + "<|assistant|>" -> Phi3 if it has "<|end|>", else Zephyr
+// Empty or unknown text gives Plain, with the reason saying so.
 DetectedTemplate detect_chat_template(std::string_view jinja);
 
 // One question about a document, split just after the document so that the engine can prefill
@@ -42,17 +62,39 @@ struct DocumentPrompt {
 };
 
 // Layouts ("[S]" is a control token inserted by id; system blocks are left out when the system
-// prompt is empty; document, question and system prompt are trimmed of surrounding whitespace):
-//   plain    [BOS] {doc}\n\nQuestion: {q}\nAnswer:
-//   llama2   [BOS] [INST] <<SYS>>\n{sys}\n<</SYS>>\n\n{doc}\n\nQuestion: {q} [/INST]
-//   mistral  [BOS] [INST] {sys}\n\n{doc}\n\nQuestion: {q} [/INST]
-//   chatml   [BOS] [<|im_start|>]system\n{sys}[<|im_end|>]\n[<|im_start|>]user\n{doc}\n\nQuestion: {q}
-//            [<|im_end|>]\n[<|im_start|>]assistant\n        (BOS left out if it is <|im_start|>)
-//   zephyr   [BOS] <|system|>\n{sys}[</s>]\n<|user|>\n{doc}\n\nQuestion: {q}[</s>]\n<|assistant|>\n
+// prompt is empty unless noted; document, question and system prompt are trimmed of surrounding
+// whitespace; {user} is "{doc}\n\nQuestion: {q}"):
+//   plain      [BOS] {doc}\n\nQuestion: {q}\nAnswer:
+//   llama2     [BOS] [INST] <<SYS>>\n{sys}\n<</SYS>>\n\n{user} [/INST]
+//   mistral    [BOS] [INST] {sys}\n\n{user} [/INST]
+//   chatml     [BOS] [<|im_start|>]system\n{sys}[<|im_end|>]\n[<|im_start|>]user\n{user}
+//              [<|im_end|>]\n[<|im_start|>]assistant\n
+//              (BOS left out if it is <|im_start|> or <|endoftext|>, as Qwen's converter sets it)
+//   zephyr     [BOS] <|system|>\n{sys}[</s>]\n<|user|>\n{user}[</s>]\n<|assistant|>\n
+//   llama3     [BOS] [<|start_header_id|>]system[<|end_header_id|>]\n\n{sys}[<|eot_id|>]
+//              [<|start_header_id|>]user[<|end_header_id|>]\n\n{user}[<|eot_id|>]
+//              [<|start_header_id|>]assistant[<|end_header_id|>]\n\n
+//   llama3.1   as llama3, but the system block is always there and reads
+//              "Cutting Knowledge Date: December 2023\nToday Date: 26 Jul 2024\n\n{sys}": the
+//              templates' own fallback date (3.2 would use today's date), so that a document's
+//              prompt, and a cache of it, do not change from one day to the next
+//   qwen2.5    chatml without BOS; an empty system prompt becomes the template's default
+//              "You are Qwen, created by Alibaba Cloud. You are a helpful assistant."
+//   qwen3      chatml without BOS, then [<think>]\n\n[</think>]\n\n after "assistant\n": the
+//              template's enable_thinking=false, so the answer starts at once instead of after a
+//              reasoning block (streamed as answer text, and long)
+//   phi3       [<|system|>]\n{sys}[<|end|>]\n[<|user|>]\n{user}[<|end|>]\n[<|assistant|>]\n  (no BOS:
+//              Phi-3.5's template has none and its tokenizer adds none)
+//   mistral-v7 [BOS] [[SYSTEM_PROMPT]]{sys}[[/SYSTEM_PROMPT]][[INST]]{user}[[/INST]] (v7's spaces
+//              after the markers are the SentencePiece dummy prefix; v7-tekken has none; the
+//              templates' long default system prompts are not reproduced)
 // "[INST]"/"[/INST]" and Zephyr's "<|system|>", "<|user|>", "<|assistant|>" are text in the
 // vocabularies those templates were made for; where the vocabulary has them as control pieces
 // they are inserted by id instead (a control [INST] then takes no spaces around it, as Mistral's
-// v3 tokenizer does). BOS is added when the vocabulary has one.
+// v3 tokenizer does). Llama 3, Qwen, Phi-3 and Mistral v7 markers are always inserted by id (a
+// vocabulary that lacks one is an error), also where the vocabulary types them as user-defined
+// rather than control (Qwen3's <think>), as Hugging Face and llama.cpp match added tokens in
+// template text. BOS is added where the layout shows it and the vocabulary has one.
 //
 // Tokenization (SentencePiece's dummy prefix): every run of text that starts the prompt or follows
 // a control token is encoded on its own with tok.encode, so it gets the model's leading "▁" as
@@ -62,9 +104,12 @@ struct DocumentPrompt {
 // the vocabulary has a piece spanning that newline and the "Q" after it (checked by
 // document_split_is_exact; no Llama/Mistral vocabulary has one).
 //
+// Byte-level BPE vocabularies (Llama 3, Qwen) add no dummy prefix, so each run is simply its text;
+// their pre-tokenizers split "\n\n" from the letters after it, so the split is exact there too.
+//
 // Throws Error if the document or the question is empty (after trimming), or if the template needs
 // a piece the vocabulary lacks (ChatML's <|im_start|>/<|im_end|>, Zephyr's </s>, a [/INST] to close
-// a control [INST]).
+// a control [INST], Llama 3's header and <|eot_id|> tokens, Phi-3's <|user|>/<|end|>/...).
 DocumentPrompt build_document_prompt(ChatTemplateKind kind, const Tokenizer& tok,
                                      std::string_view system_prompt, std::string_view document,
                                      std::string_view question);
@@ -77,8 +122,9 @@ std::vector<int32_t> build_question_part(ChatTemplateKind kind, const Tokenizer&
                                          std::string_view question);
 
 // The ids that end an assistant answer in this template, so generation can stop on them:
-// <|im_end|> for ChatML, EOS for the others (Plain: empty if the vocabulary has no EOS). Throws Error
-// if a template that needs one lacks it. Callers may stop on EOS as well.
+// <|im_end|> for ChatML and Qwen, <|eot_id|> for Llama 3, <|end|> for Phi-3, EOS for the others
+// (Plain: empty if the vocabulary has no EOS). Throws Error if a template that needs one lacks it.
+// Callers stop on the model's end-of-generation ids as well (ModelConfig::end_of_generation_ids).
 std::vector<int32_t> end_of_turn_ids(ChatTemplateKind kind, const Tokenizer& tok);
 
 // Whether document_part + question_part are exactly the one-piece encoding for this vocabulary
