@@ -109,6 +109,21 @@ median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else if
 roofline_value() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
 
 load_avg() { cut -d' ' -f1-3 /proc/loadavg; }
+# CPU seconds used so far by the whole machine (/proc/stat) and by this script's children (bash's
+# `times`): their difference over the timed rounds is what other processes took — the load figure
+# that says whether the numbers are quiet (the load average counts the benchmark itself).
+cpu_marks() {  # sets MARK; runs in this shell (not a $(...) subshell), so `times` sees our children
+    local hz machine children
+    hz="$(getconf CLK_TCK)"
+    machine="$(awk -v hz="$hz" '$1 == "cpu" { print ($2 + $3 + $4 + $7 + $8 + $9) / hz; exit }' /proc/stat)"
+    times > "$WORK/times.txt"
+    children="$(tail -1 "$WORK/times.txt" | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); t += a[1] * 60 + a[2] } print t }')"
+    MARK="$machine $children $(date +%s.%N)"
+}
+other_load() {  # "X% of one core" used by other processes between two cpu_marks
+    awk -v a="$1" -v b="$2" 'BEGIN { split(a, p, " "); split(b, q, " ");
+        o = (q[1] - p[1]) - (q[2] - p[2]); w = q[3] - p[3]; if (o < 0) o = 0; printf "%.0f%% of a core", 100 * o / w }'
+}
 MACHINE="$(lscpu | awk -F: '/Model name/ { gsub(/^ +/, "", $2); print $2; exit }'), $(nproc) CPUs"
 LLAMA_VARIANT="$(LLAMA_ORACLE_VERBOSE=1 "$ORACLE" meta "$F16" 2>&1 | sed -n 's/.*loaded CPU backend from .*libggml-cpu-\(.*\)\.so/\1/p' | head -1)"
 COMMIT="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$ROOT" diff --quiet 2>/dev/null || echo +dirty)"
@@ -150,6 +165,7 @@ for TYPE in $TYPES; do
 
     say "== $TYPE: 1 warm-up + $ROUNDS rounds of ${#ORDER[@]} runs (load $(load_avg))"
     LOAD_BEFORE="$(load_avg)"
+    cpu_marks; MARK_BEFORE="$MARK"
     for ((r = 0; r <= ROUNDS; ++r)); do
         for k in "${ORDER[@]}"; do
             [[ $SNAP_OK == 0 && $k == snap_* ]] && continue
@@ -165,6 +181,7 @@ for TYPE in $TYPES; do
         done
     done
     LOAD_AFTER="$(load_avg)"
+    cpu_marks; OTHER_LOAD="$(other_load "$MARK_BEFORE" "$MARK")"
     "$BENCH" roofline -m "$FILE" --threads "$THREADS" --context "$DEC_CONTEXT" > "$WORK/roofline-$TYPE-after.txt"
 
     med() { awk -v k="$1" '$1 == "wall" && $2 == k { print $3 / 1e6 }' "$RAW" | median; }
@@ -189,8 +206,9 @@ for TYPE in $TYPES; do
     RESULTS+=("$(printf '| %s | decode | %s | %s | %s | %s | %s | %s |' "$TYPE" "$SN_DEC" "$LL_DEC" "$(ratio "$SN_DEC" "$LL_DEC")" \
         "$(pct "$SN_DEC")" "$(pct "$LL_DEC")" "$SN_DEC_IN")")
     RESULTS+=("$(printf '| %s | prefill | %s | %s | %s | | | %s |' "$TYPE" "$SN_PF" "$LL_PF" "$(ratio "$SN_PF" "$LL_PF")" "$SN_PF_IN")")
-    RESULTS+=("$(printf '|   | roofline: %s GB/s (before %s, after %s) / %.1f MB per token = %s tok/s; greedy agree %s; load %s -> %s |' \
-        "$BW" "$BW_BEFORE" "$BW_AFTER" "$(awk -v b="$BPT" 'BEGIN { print b / 1e6 }')" "$ROOF" "$AGREE" "$LOAD_BEFORE" "$LOAD_AFTER")")
+    RESULTS+=("$(printf '|   | roofline: %s GB/s (before %s, after %s) / %.1f MB per token = %s tok/s; greedy agree %s; load avg %s -> %s; other processes: %s |' \
+        "$BW" "$BW_BEFORE" "$BW_AFTER" "$(awk -v b="$BPT" 'BEGIN { print b / 1e6 }')" "$ROOF" "$AGREE" "$LOAD_BEFORE" "$LOAD_AFTER" \
+        "$OTHER_LOAD")")
     unset CMD
 done
 
