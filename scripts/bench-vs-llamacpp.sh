@@ -3,6 +3,8 @@
 # method in one run, next to the machine's read-bandwidth roofline measured in that run.
 #
 #   scripts/bench-vs-llamacpp.sh [--types "Q4_K_M Q8_0 F16"] [--threads 2] [--rounds 5] [--work DIR]
+#                                [--wait-quiet SECONDS]   (first wait up to SECONDS for a 1-minute
+#                                                          load average below 0.5)
 #
 # What it does:
 #  1. builds snapdoc-bench in BUILD_DIR (default build; configured without the UI if it is new);
@@ -34,13 +36,15 @@ TYPES="Q4_K_M"
 THREADS=2
 ROUNDS=5
 WORK=""
+WAIT_QUIET=0
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --types) TYPES="$2"; shift 2 ;;
         --threads) THREADS="$2"; shift 2 ;;
         --rounds) ROUNDS="$2"; shift 2 ;;
         --work) WORK="$2"; shift 2 ;;
-        -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+        --wait-quiet) WAIT_QUIET="$2"; shift 2 ;;
+        -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
         *) echo "bench-vs-llamacpp: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -127,6 +131,12 @@ other_load() {  # "X% of one core" used by other processes between two cpu_marks
 MACHINE="$(lscpu | awk -F: '/Model name/ { gsub(/^ +/, "", $2); print $2; exit }'), $(nproc) CPUs"
 LLAMA_VARIANT="$(LLAMA_ORACLE_VERBOSE=1 "$ORACLE" meta "$F16" 2>&1 | sed -n 's/.*loaded CPU backend from .*libggml-cpu-\(.*\)\.so/\1/p' | head -1)"
 COMMIT="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$ROOT" diff --quiet 2>/dev/null || echo +dirty)"
+
+if [[ "$WAIT_QUIET" -gt 0 ]]; then
+    deadline=$(( $(date +%s) + WAIT_QUIET ))
+    while awk '{ exit !($1 >= 0.5) }' /proc/loadavg && [[ $(date +%s) -lt $deadline ]]; do sleep 10; done
+    say "== load average now $(load_avg)"
+fi
 
 declare -a RESULTS=()
 for TYPE in $TYPES; do
