@@ -11,6 +11,7 @@
 #include "engine/model/gguf_file.h"
 #include "engine/model/gguf_vocab.h"
 #include "engine/model/mapped_file.h"
+#include "engine/model/special_tokens.h"
 #include "engine/model/weight_checks.h"
 
 namespace snapdoc {
@@ -167,6 +168,7 @@ Model load_gguf_model(std::shared_ptr<const MappedFile> file) {
     m.tokenizer_proto = std::move(vocab.proto);
     m.tokenizer_error = std::move(vocab.error);
     m.chat_template = g.get_string_opt("tokenizer.chat_template").value_or("");
+    m.config.end_of_generation_ids = gguf_end_of_generation_ids(g, m.config);
     return m;
 }
 

@@ -8,6 +8,7 @@
 #include "engine/model/hf_config.h"
 #include "engine/model/read_file.h"
 #include "engine/model/safetensors_checkpoint.h"
+#include "engine/model/special_tokens.h"
 #include "engine/model/weight_checks.h"
 
 namespace snapdoc {
@@ -94,6 +95,7 @@ Model load_hf_model(const std::filesystem::path& dir) {
         }
     }
     m.chat_template = read_chat_template(dir / "tokenizer_config.json");
+    m.config.end_of_generation_ids = hf_end_of_generation_ids(dir, m.config);
     return m;
 }
 

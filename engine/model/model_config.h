@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "engine/model/dtype.h"
 
@@ -33,6 +34,8 @@ struct ModelConfig {
     DType weight_dtype = DType::F32;  // dtype of the bulk of the weights (for reports)
     int bos_id = 1;  // -1: the model defines none
     int eos_id = 2;  // -1: the model defines none
+    // Every id that ends generation (EOS, EOT, EOM, ...), sorted; see special_tokens.h.
+    std::vector<int32_t> end_of_generation_ids;
     // Sliding-window attention span (Mistral 7B v0.1: 4096), 0 = none: a query at position p sees
     // keys at positions > p - sliding_window only (itself included), as Hugging Face defines it.
     int sliding_window = 0;

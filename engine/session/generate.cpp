@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "engine/common/error.h"
+#include "engine/model/special_tokens.h"
 #include "engine/session/prefill.h"
 
 namespace snapdoc {
@@ -67,7 +68,7 @@ void decode_loop(Backend& backend, KvCache& kv, std::vector<float> logits, int n
         }
         if (request.on_logits) request.on_logits(logits);
         const int32_t token = sampler.sample(logits, history);
-        const bool is_stop = (request.stop_at_eos && token == cfg.eos_id) ||
+        const bool is_stop = (request.stop_at_eos && ends_generation(cfg, token)) ||
                              std::find(request.stop_tokens.begin(), request.stop_tokens.end(), token) !=
                                  request.stop_tokens.end();
         if (is_stop) {

@@ -1,5 +1,5 @@
 // Plain text generation over a full KV cache: prefill the prompt, then sample token by token until
-// EOS, the token limit or cancellation. Streaming happens through the on_token callback.
+// an end-of-generation token, the token limit or cancellation. Streaming happens through the on_token callback.
 #pragma once
 
 #include <atomic>
@@ -19,6 +19,8 @@ struct GenerationRequest {
     std::vector<int32_t> prompt;  // must not be empty (callers add BOS)
     int max_new_tokens = 256;
     SamplingParams sampling;
+    // Stop on the model's EOS and every other end-of-generation id it names (EOT, EOM: see
+    // special_tokens.h), as llama.cpp does; false generates through them (--ignore-eos).
     bool stop_at_eos = true;
     std::vector<int32_t> stop_tokens;              // further tokens that end the answer (e.g. <|im_end|>)
     int prefill_chunk = 512;
