@@ -21,7 +21,7 @@ usage() {
 #   libopenblas0-pthread  the threaded OpenBLAS the CPU backend's GEMMs run on.
 packages=(
     build-essential cmake ninja-build pkg-config
-    libsentencepiece-dev libspdlog-dev nlohmann-json3-dev
+    libsentencepiece-dev libpcre2-dev libspdlog-dev nlohmann-json3-dev
     libopenblas-dev libopenblas0-pthread
     libgtest-dev libsqlite3-dev
     clang libclang-rt-dev

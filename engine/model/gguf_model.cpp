@@ -166,6 +166,9 @@ Model load_gguf_model(std::shared_ptr<const MappedFile> file) {
 
     GgufVocab vocab = read_gguf_vocab(g, c.vocab_size);
     m.tokenizer_proto = std::move(vocab.proto);
+    m.tokenizer_bpe = std::move(vocab.bpe);
+    m.tokenizer_add_bos = vocab.add_bos;
+    m.tokenizer_add_eos = vocab.add_eos;
     m.tokenizer_error = std::move(vocab.error);
     m.chat_template = g.get_string_opt("tokenizer.chat_template").value_or("");
     m.config.end_of_generation_ids = gguf_end_of_generation_ids(g, m.config);

@@ -4,6 +4,7 @@
 
 #include "engine/common/error.h"
 #include "engine/model/gguf_file.h"
+#include "engine/tokenizer/bpe_tokenizer.h"
 #include "engine/tokenizer/spm_proto.h"
 
 namespace snapdoc {
@@ -21,6 +22,67 @@ int32_t token_id(const GgufFile& g, const char* key, int32_t fallback) {
     return static_cast<int32_t>(*v);
 }
 
+std::vector<int32_t> read_token_types(const GgufFile& g, std::size_t n) {
+    std::vector<int32_t> types;
+    if (const auto raw = g.get_int_array_opt("tokenizer.ggml.token_type")) {
+        if (raw->size() != n) {
+            throw FormatError("GGUF file '" + g.name() + "': tokenizer.ggml.token_type has " + std::to_string(raw->size()) +
+                              " entries for " + std::to_string(n) + " tokens");
+        }
+        types.reserve(n);
+        for (int64_t t : *raw) {
+            if (t < 0 || t > 6) {
+                throw FormatError("GGUF file '" + g.name() + "': tokenizer.ggml.token_type holds an unknown type " +
+                                  std::to_string(t));
+            }
+            types.push_back(static_cast<int32_t>(t));
+        }
+    }
+    return types;
+}
+
+std::vector<std::string> read_tokens(const GgufFile& g, int vocab_size) {
+    std::vector<std::string> tokens = g.get_string_array("tokenizer.ggml.tokens");
+    if (tokens.size() > static_cast<std::size_t>(vocab_size)) {
+        throw FormatError("GGUF file '" + g.name() + "': the tokenizer has " + std::to_string(tokens.size()) +
+                          " tokens but the model's vocabulary is " + std::to_string(vocab_size));
+    }
+    return tokens;
+}
+
+// Byte-level BPE ("gpt2"): tokens, merges ("left right", rank = index), types, pre-tokenizer. The
+// vocabulary is checked here (BpeTokenizer's constructor), so a broken one is reported at load.
+std::shared_ptr<const BpeVocab> read_bpe_vocab(const GgufFile& g, int vocab_size) {
+    auto v = std::make_shared<BpeVocab>();
+    v->tokens = read_tokens(g, vocab_size);
+    v->types = read_token_types(g, v->tokens.size());
+    const std::vector<std::string> merges = g.get_string_array_opt("tokenizer.ggml.merges").value_or(std::vector<std::string>{});
+    v->merges.reserve(merges.size());
+    for (std::size_t r = 0; r < merges.size(); ++r) {
+        // The separator is the first space after the first character (llama.cpp): byte-level
+        // tokens never contain a raw space, but a merge's left side may be a lone one.
+        const std::size_t sp = merges[r].find(' ', 1);
+        if (sp == std::string::npos || sp + 1 >= merges[r].size()) {
+            throw FormatError("GGUF file '" + g.name() + "': tokenizer.ggml.merges entry " + std::to_string(r) + " '" +
+                              merges[r] + "' is not 'left right'");
+        }
+        v->merges.emplace_back(merges[r].substr(0, sp), merges[r].substr(sp + 1));
+    }
+    v->pre = g.get_string_opt("tokenizer.ggml.pre").value_or("default");
+    v->bos_id = token_id(g, "tokenizer.ggml.bos_token_id", -1);
+    v->eos_id = token_id(g, "tokenizer.ggml.eos_token_id", -1);
+    v->unk_id = token_id(g, "tokenizer.ggml.unknown_token_id", -1);
+    v->pad_id = token_id(g, "tokenizer.ggml.padding_token_id", -1);
+    v->add_bos = g.get_bool_opt("tokenizer.ggml.add_bos_token");
+    v->add_eos = g.get_bool_opt("tokenizer.ggml.add_eos_token");
+    try {
+        (void)BpeTokenizer(*v);
+    } catch (const FormatError& e) {
+        throw FormatError("GGUF file '" + g.name() + "': " + e.what());
+    }
+    return v;
+}
+
 }  // namespace
 
 GgufVocab read_gguf_vocab(const GgufFile& g, int vocab_size) {
@@ -30,40 +92,28 @@ GgufVocab read_gguf_vocab(const GgufFile& g, int vocab_size) {
         out.error = "GGUF file '" + g.name() + "' has no tokenizer (no tokenizer.ggml.model key)";
         return out;
     }
-    if (*model != "llama") {
-        const std::string kind = *model == "gpt2" ? " (byte-level BPE)" : "";
-        out.error = "GGUF tokenizer '" + *model + "'" + kind +
-                    " is not supported; snapdoc supports SentencePiece ('llama') vocabularies";
+    if (*model != "llama" && *model != "gpt2") {
+        out.error = "GGUF tokenizer '" + *model +
+                    "' is not supported; snapdoc supports SentencePiece ('llama') and byte-level BPE ('gpt2') vocabularies";
         return out;
     }
     try {
+        out.add_bos = g.get_bool_opt("tokenizer.ggml.add_bos_token");
+        out.add_eos = g.get_bool_opt("tokenizer.ggml.add_eos_token");
+        if (*model == "gpt2") {
+            out.bpe = read_bpe_vocab(g, vocab_size);
+            return out;
+        }
         VocabSpec spec;
         spec.algorithm = VocabSpec::Algorithm::Bpe;
-        spec.pieces = g.get_string_array("tokenizer.ggml.tokens");
+        spec.pieces = read_tokens(g, vocab_size);
         const std::size_t n = spec.pieces.size();
-        if (n > static_cast<std::size_t>(vocab_size)) {
-            throw FormatError("GGUF file '" + g.name() + "': the tokenizer has " + std::to_string(n) +
-                              " tokens but the model's vocabulary is " + std::to_string(vocab_size));
-        }
         spec.scores = g.get_float_array_opt("tokenizer.ggml.scores").value_or(std::vector<float>(n, 0.0f));
         if (spec.scores.size() != n) {
             throw FormatError("GGUF file '" + g.name() + "': tokenizer.ggml.scores has " + std::to_string(spec.scores.size()) +
                               " entries for " + std::to_string(n) + " tokens");
         }
-        if (const auto types = g.get_int_array_opt("tokenizer.ggml.token_type")) {
-            if (types->size() != n) {
-                throw FormatError("GGUF file '" + g.name() + "': tokenizer.ggml.token_type has " +
-                                  std::to_string(types->size()) + " entries for " + std::to_string(n) + " tokens");
-            }
-            spec.types.reserve(n);
-            for (int64_t t : *types) {
-                if (t < 0 || t > 6) {
-                    throw FormatError("GGUF file '" + g.name() + "': tokenizer.ggml.token_type holds an unknown type " +
-                                      std::to_string(t));
-                }
-                spec.types.push_back(static_cast<int32_t>(t));
-            }
-        }
+        spec.types = read_token_types(g, n);
         bool has_bytes = false;
         for (int32_t t : spec.types) has_bytes |= t == static_cast<int32_t>(GgufTokenType::Byte);
         spec.byte_fallback = has_bytes;
@@ -76,7 +126,7 @@ GgufVocab read_gguf_vocab(const GgufFile& g, int vocab_size) {
         out.proto = serialize_sentencepiece_proto(spec);
     } catch (const FormatError& e) {
         // A broken vocabulary leaves the weights usable (with an external tokenizer); say why.
-        out.proto.clear();
+        out = GgufVocab{};
         out.error = e.what();
     }
     return out;

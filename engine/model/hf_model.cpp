@@ -10,6 +10,8 @@
 #include "engine/model/safetensors_checkpoint.h"
 #include "engine/model/special_tokens.h"
 #include "engine/model/weight_checks.h"
+#include "engine/tokenizer/bpe_tokenizer.h"
+#include "engine/tokenizer/hf_tokenizer_json.h"
 
 namespace snapdoc {
 
@@ -50,6 +52,45 @@ std::string read_chat_template(const std::filesystem::path& file) {
     throw FormatError(what + ": 'chat_template' must be a string or a list of {name, template}");
 }
 
+// The folder's tokenizer: tokenizer.model (SentencePiece) when there is one, else tokenizer.json
+// (byte-level BPE, or SentencePiece-style BPE mapped onto a ModelProto). A broken tokenizer file
+// leaves the weights usable; the reason goes to tokenizer_error.
+void load_hf_tokenizer(Model& m, const std::filesystem::path& dir) {
+    std::error_code ec;
+    const auto config_path = dir / "tokenizer_config.json";
+    std::string config_text;
+    if (std::filesystem::exists(config_path, ec)) config_text = read_small_file(config_path, std::size_t{64} << 20);
+    if (!config_text.empty()) {
+        try {
+            const json config = json::parse(config_text);
+            if (const auto it = config.find("add_bos_token"); it != config.end() && it->is_boolean())
+                m.tokenizer_add_bos = it->get<bool>();
+            if (const auto it = config.find("add_eos_token"); it != config.end() && it->is_boolean())
+                m.tokenizer_add_eos = it->get<bool>();
+        } catch (const json::exception&) {
+            // read_chat_template reports a malformed tokenizer_config.json.
+        }
+    }
+    const auto tok_path = dir / "tokenizer.model";
+    const auto json_path = dir / "tokenizer.json";
+    if (std::filesystem::exists(tok_path, ec)) {
+        m.tokenizer_proto = read_small_file(tok_path);
+    } else if (std::filesystem::exists(json_path, ec)) {
+        try {
+            HfTokenizerJson t = parse_hf_tokenizer_json(read_small_file(json_path, std::size_t{256} << 20), config_text);
+            if (t.bpe) (void)BpeTokenizer(*t.bpe);  // check it now, so a broken file is reported at load
+            m.tokenizer_bpe = std::move(t.bpe);
+            m.tokenizer_proto = std::move(t.spm_proto);
+            if (!m.tokenizer_add_bos) m.tokenizer_add_bos = t.add_bos;
+            if (!m.tokenizer_add_eos) m.tokenizer_add_eos = t.add_eos;
+        } catch (const FormatError& e) {
+            m.tokenizer_error = "'" + json_path.string() + "': " + e.what();
+        }
+    } else {
+        m.tokenizer_error = "no tokenizer.model or tokenizer.json in '" + dir.string() + "'";
+    }
+}
+
 }  // namespace
 
 Model load_hf_model(const std::filesystem::path& dir) {
@@ -85,15 +126,7 @@ Model load_hf_model(const std::filesystem::path& dir) {
         },
         c.tied_embeddings, source);
 
-    const auto tok_path = dir / "tokenizer.model";
-    if (std::filesystem::exists(tok_path, ec)) {
-        m.tokenizer_proto = read_small_file(tok_path);
-    } else {
-        m.tokenizer_error = "no tokenizer.model in '" + dir.string() + "'";
-        if (std::filesystem::exists(dir / "tokenizer.json", ec)) {
-            m.tokenizer_error += " (tokenizer.json-only tokenizers are not supported; snapdoc needs a SentencePiece model)";
-        }
-    }
+    load_hf_tokenizer(m, dir);
     m.chat_template = read_chat_template(dir / "tokenizer_config.json");
     m.config.end_of_generation_ids = hf_end_of_generation_ids(dir, m.config);
     return m;

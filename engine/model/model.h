@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 namespace snapdoc {
 
 class MappedFile;
+struct BpeVocab;
 
 struct LayerWeights {
     TensorView attn_norm;  // [dim]
@@ -46,9 +48,17 @@ struct Model {
     // Serialized SentencePiece ModelProto (built from GGUF metadata, or the bytes of the HF folder's
     // tokenizer.model). Empty if the model carries no tokenizer.
     std::string tokenizer_proto;
-    // Why tokenizer_proto is empty (e.g. an unsupported GGUF tokenizer kind, no tokenizer.model in
-    // the folder); "" when the model has its tokenizer.
+    // Byte-level BPE vocabulary (GGUF "gpt2", or an HF folder's tokenizer.json); null if none. At
+    // most one of tokenizer_proto / tokenizer_bpe is set; Tokenizer::from_model picks.
+    std::shared_ptr<const BpeVocab> tokenizer_bpe;
+    // Whether prompts start with BOS / end with EOS as the files say (GGUF
+    // tokenizer.ggml.add_bos_token, tokenizer_config.json add_bos_token); unset: the tokenizer's default.
+    std::optional<bool> tokenizer_add_bos;
+    std::optional<bool> tokenizer_add_eos;
+    // Why the model has no tokenizer (e.g. an unsupported GGUF tokenizer kind, no tokenizer.model
+    // or tokenizer.json in the folder); "" when the model has its tokenizer.
     std::string tokenizer_error;
+    bool has_tokenizer() const { return !tokenizer_proto.empty() || tokenizer_bpe != nullptr; }
     // Jinja chat template text from GGUF `tokenizer.chat_template` or tokenizer_config.json ("" if none).
     std::string chat_template;
 

@@ -1,7 +1,22 @@
-// SentencePiece tokenizer (libsentencepiece does the work; nothing here re-implements BPE).
+// The model's tokenizer, one interface over two implementations:
+//  - SentencePiece (Llama 2, Mistral v0.x, Phi-3.5; GGUF `tokenizer.ggml.model = "llama"`, HF
+//    tokenizer.model): libsentencepiece (spm_tokenizer.h);
+//  - byte-level BPE (Llama 3.x, Qwen2/2.5/3, Mistral-Nemo; GGUF "gpt2", HF tokenizer.json):
+//    snapdoc's own, on PCRE2 (bpe_tokenizer.h).
 // Plain text (documents, questions) is always encoded as text: control pieces such as "</s>",
-// "<s>" or "[INST]" inside it never become control-token ids. Special tokens are only ever added
-// by id (piece_to_id, bos_id, eos_id; see the chat templates).
+// "<|eot_id|>" or "<|im_start|>" inside it never become control-token ids. Special tokens are only
+// ever added by id (piece_to_id, bos_id, eos_id; see the chat templates).
+//
+// What differs between the kinds, for callers that lay out prompts (chat templates):
+//  - SentencePiece adds a dummy prefix: encode("Hi") gives "▁Hi", as if the text followed a space,
+//    at the start of every encode() call when adds_dummy_prefix(); byte-level BPE never does:
+//    encode("Hi") is "Hi" and encode(" Hi") is " Hi", so template text must carry its own spaces
+//    and newlines exactly as the model's chat template writes them.
+//  - piece(id): SentencePiece gives the piece with U+2581 as a space; BPE gives the token's
+//    decoded bytes (possibly part of a UTF-8 character).
+//  - add_bos()/add_eos(): whether the model's files say a prompt starts with BOS / ends with EOS
+//    (llama.cpp's add_special): GGUF tokenizer.ggml.add_bos_token, tokenizer.json's post-processor,
+//    else the kind's default (SentencePiece: BOS; llama-bpe and tekken: BOS; qwen2: none).
 #pragma once
 
 #include <cstdint>
@@ -10,18 +25,22 @@
 #include <string_view>
 #include <vector>
 
-namespace sentencepiece {
-class SentencePieceProcessor;
-}
-
 namespace snapdoc {
 
 struct Model;
+struct BpeVocab;
+class SpmTokenizer;
+class BpeTokenizer;
+
+enum class TokenizerKind { SentencePiece, ByteLevelBpe };
 
 class Tokenizer {
 public:
     // From a serialized SentencePiece ModelProto (e.g. Model::tokenizer_proto or a .model file's bytes).
     static Tokenizer from_serialized_proto(const std::string& proto);
+    // A byte-level BPE vocabulary; throws FormatError if it is inconsistent.
+    static Tokenizer from_bpe_vocab(const BpeVocab& vocab);
+    // A SentencePiece .model file, or a Hugging Face tokenizer.json (by the ".json" extension).
     static Tokenizer from_file(const std::string& path);
     // The model's own tokenizer; throws FormatError if the model has none.
     static Tokenizer from_model(const Model& model);
@@ -30,62 +49,55 @@ public:
     Tokenizer& operator=(Tokenizer&&) noexcept;
     ~Tokenizer();
 
-    // Encodes text as plain text (no BOS/EOS added). `add_dummy_prefix` follows the model's normalizer.
-    // Bytes that are not well-formed UTF-8 are replaced by U+FFFD (one per byte) first. Long texts
-    // are encoded in newline-separated pieces on several threads when the vocabulary makes that
-    // exact (identity normalizer, BPE, no piece containing '\n'); the result is always identical
-    // to encoding the whole text at once. Thread-safe (const).
+    TokenizerKind kind() const { return bpe_ ? TokenizerKind::ByteLevelBpe : TokenizerKind::SentencePiece; }
+    // Whether encode() puts the model's space marker before the text (SentencePiece with the
+    // normalizer's add_dummy_prefix; never for byte-level BPE).
+    bool adds_dummy_prefix() const;
+    bool add_bos() const { return add_bos_; }
+    bool add_eos() const { return add_eos_; }
+
+    // Encodes text as plain text (no BOS/EOS added). Bytes that are not well-formed UTF-8 are
+    // replaced by U+FFFD (one per byte) first. SentencePiece: `add_dummy_prefix` follows the
+    // model's normalizer. Long texts are encoded on several threads where that is provably the
+    // one-piece result (SentencePiece: newline-separated pieces when the vocabulary allows it;
+    // BPE: the merges of the pre-tokenized words). Thread-safe (const).
     std::vector<int32_t> encode(std::string_view text) const;
-    // Decodes ids to text. Control tokens decode to ""; the sequence-initial space of the first
-    // piece is dropped (SentencePiece's rule). Throws Error for an id outside the vocabulary.
+    // Decodes ids to text. Control tokens decode to "". SentencePiece drops the sequence-initial
+    // space of the first piece; BPE concatenates the tokens' bytes. Bytes that do not form UTF-8
+    // come out as U+FFFD, one per byte. Throws Error for an id outside the vocabulary.
     std::string decode(const std::vector<int32_t>& ids) const;
-    // The text of one token as it reads in the middle of a stream: U+2581 becomes a space (kept even
-    // at the start), a byte piece <0xHH> is that single byte (possibly half a UTF-8 character),
-    // control tokens are "". For display of single tokens; use a StreamDecoder to stream text.
+    // The text of one token as it reads in the middle of a stream. SentencePiece: U+2581 becomes a
+    // space (kept even at the start), a byte piece <0xHH> is that single byte. BPE: the token's
+    // bytes. Control tokens are "". Possibly half a UTF-8 character: use a StreamDecoder to stream.
     std::string piece(int32_t id) const;
 
     int vocab_size() const;
     int bos_id() const;  // -1 if the vocabulary has none
     int eos_id() const;  // -1 if the vocabulary has none
-    int unk_id() const;
+    int unk_id() const;  // -1 if the vocabulary has none (byte-level BPE usually)
     bool is_control(int32_t id) const;  // false for ids outside the vocabulary
-    // Id of a special piece such as "<s>", "[INST]" or "<|im_start|>", or -1 if the vocab lacks it.
+    // Id of a special piece such as "<s>", "[INST]", "<|im_start|>" or "<|eot_id|>" (its text as
+    // stored in the vocabulary), or -1 if the vocab lacks it.
     int32_t piece_to_id(std::string_view piece) const;
-    // The raw piece string as stored in the vocabulary ("\u2581the", "<0x0A>", "</s>"); "" for ids
-    // outside it.
+    // The raw piece string as stored in the vocabulary ("\u2581the", "<0x0A>", "</s>"; BPE: "Ġthe",
+    // "Ċ"); "" for ids outside it.
     std::string raw_piece(int32_t id) const;
     // Whether encode() may split long texts (see encode); exposed for tests and benchmarks.
-    bool encodes_in_chunks() const { return chunked_encode_; }
+    bool encodes_in_chunks() const;
 
 private:
     friend class StreamDecoder;
     Tokenizer();
-    void init_after_load(const std::string& proto);
-    std::vector<int32_t> encode_one(const sentencepiece::SentencePieceProcessor& sp, std::string_view text) const;
-    // The byte of a byte-fallback piece "<0xHH>", or -1.
-    int byte_value(int32_t id) const;
-    // `ids` decoded as they read after earlier text: after_text=false gives plain decode(), true
-    // keeps the leading space of the first piece (the library only drops it at sequence start).
-    std::string decode_continuation(const int32_t* ids, std::size_t n, bool after_text) const;
-    // Whether, starting a sequence, `ids` end SentencePiece's sequence-initial state (the state in
-    // which a leading U+2581 is dropped): they produce text, or a piece whose space was dropped.
-    bool ends_sequence_start(const int32_t* ids, std::size_t n, const std::string& text) const;
 
-    std::unique_ptr<sentencepiece::SentencePieceProcessor> sp_;
-    // The same model without the dummy prefix, for pieces of a long text after the first; null
-    // when the model adds no dummy prefix (sp_ serves all pieces then).
-    std::unique_ptr<sentencepiece::SentencePieceProcessor> sp_no_prefix_;
-    bool chunked_encode_ = false;
-    bool strips_leading_space_ = true;  // add_dummy_prefix || remove_extra_whitespaces
-    std::vector<int16_t> byte_values_;  // per id, see byte_value()
-    // A piece that decodes to non-empty text; prefixed to a decode to put it "after text".
-    int32_t anchor_id_ = -1;
-    std::size_t anchor_bytes_ = 0;
+    std::unique_ptr<SpmTokenizer> spm_;
+    std::unique_ptr<BpeTokenizer> bpe_;
+    bool add_bos_ = false;
+    bool add_eos_ = false;
 };
 
-// Turns a stream of generated ids into complete UTF-8 text increments (a multi-byte character made
-// of byte-fallback tokens is only emitted once it is complete; the sequence-initial space is dropped).
-// `tok` must outlive the decoder. push(...) + ... + flush() == tok.decode(all ids), exactly.
+// Turns a stream of generated ids into complete UTF-8 text increments (a multi-byte character
+// split over several tokens is only emitted once it is complete; SentencePiece's sequence-initial
+// space is dropped). `tok` must outlive the decoder. push(...) + ... + flush() == tok.decode(all ids).
 class StreamDecoder {
 public:
     explicit StreamDecoder(const Tokenizer& tok) : tok_(tok) {}
@@ -95,12 +107,17 @@ public:
     std::string flush();
 
 private:
-    // Only ids whose text is not final yet are kept: at most three byte-fallback pieces that start
-    // a multi-byte character. Everything before them has been returned, so each push decodes a
-    // handful of ids however long the stream is.
+    std::string push_bpe(int32_t id);
+    std::string push_spm(int32_t id);
+
     const Tokenizer& tok_;
+    // SentencePiece: only ids whose text is not final yet are kept: at most three byte-fallback
+    // pieces that start a multi-byte character. Everything before them has been returned, so each
+    // push decodes a handful of ids however long the stream is.
     std::vector<int32_t> ids_;
     bool after_text_ = false;  // the stream has left SentencePiece's sequence-initial state
+    // BPE: the bytes of an unfinished multi-byte character at the end of the stream (0-3 bytes).
+    std::string pending_;
 };
 
 }  // namespace snapdoc
