@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
         if (cmd == "synthetic") return snapdoc::bench::bench_synthetic(argc, argv);
         if (cmd == "snapkv") return snapdoc::bench::bench_snapkv(argc, argv);
         if (cmd == "greedy") return snapdoc::bench::bench_greedy(argc, argv);
+        if (cmd == "quant") return snapdoc::bench::bench_quant(argc, argv);
         if (cmd == "roofline") return snapdoc::bench::bench_roofline(argc, argv);
         std::fprintf(stderr, "snapdoc-bench: unknown command '%s'\n", cmd.c_str());
         return 2;

@@ -4,8 +4,13 @@
 #include "engine/model/dtype.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <cstring>
+#include <iterator>
+
+#include "engine/model/quant/block_formats.h"
+#include "engine/model/quant/quant_rows.h"
 
 #ifdef __F16C__
 #include <immintrin.h>
@@ -70,46 +75,60 @@ void quantize_bf16(const float* src, uint8_t* dst, int64_t n) {
     }
 }
 
-void dequantize_q8_0(const uint8_t* src, float* dst, int64_t n) {
-    const int64_t blocks = n / kQ8BlockSize;
-    for (int64_t b = 0; b < blocks; ++b) {
-        const uint8_t* block = src + b * kQ8BlockBytes;
-        const float d = f16_to_f32(load_u16(block));
-        const int8_t* q = reinterpret_cast<const int8_t*>(block + 2);
-        float* out = dst + b * kQ8BlockSize;
-        for (int j = 0; j < kQ8BlockSize; ++j) out[j] = d * static_cast<float>(q[j]);
-    }
+void copy_f32(const uint8_t* src, float* dst, int64_t n) { std::memcpy(dst, src, static_cast<std::size_t>(n) * 4); }
+void store_f32(const float* src, uint8_t* dst, int64_t n) { std::memcpy(dst, src, static_cast<std::size_t>(n) * 4); }
+
+// One row per dtype, in enum order: name, block geometry and the row codecs.
+struct DTypeInfo {
+    DType type;
+    std::string_view name;
+    int block_size;
+    int block_bytes;
+    void (*decode)(const uint8_t*, float*, int64_t);
+    void (*encode)(const float*, uint8_t*, int64_t);
+};
+
+using namespace quant;
+constexpr DTypeInfo kInfo[] = {
+    {DType::F32, "F32", 1, 4, copy_f32, store_f32},
+    {DType::F16, "F16", 1, 2, dequantize_f16, quantize_f16},
+    {DType::BF16, "BF16", 1, 2, dequantize_bf16, quantize_bf16},
+    {DType::Q8_0, "Q8_0", kLegacyBlock, kQ8_0Bytes, dequantize_q8_0, quantize_q8_0},
+    {DType::Q4_0, "Q4_0", kLegacyBlock, kQ4_0Bytes, dequantize_q4_0, quantize_q4_0},
+    {DType::Q4_1, "Q4_1", kLegacyBlock, kQ4_1Bytes, dequantize_q4_1, quantize_q4_1},
+    {DType::Q5_0, "Q5_0", kLegacyBlock, kQ5_0Bytes, dequantize_q5_0, quantize_q5_0},
+    {DType::Q5_1, "Q5_1", kLegacyBlock, kQ5_1Bytes, dequantize_q5_1, quantize_q5_1},
+    {DType::Q2_K, "Q2_K", kSuperBlock, kQ2_KBytes, dequantize_q2_k, quantize_q2_k},
+    {DType::Q3_K, "Q3_K", kSuperBlock, kQ3_KBytes, dequantize_q3_k, quantize_q3_k},
+    {DType::Q4_K, "Q4_K", kSuperBlock, kQ4_KBytes, dequantize_q4_k, quantize_q4_k},
+    {DType::Q5_K, "Q5_K", kSuperBlock, kQ5_KBytes, dequantize_q5_k, quantize_q5_k},
+    {DType::Q6_K, "Q6_K", kSuperBlock, kQ6_KBytes, dequantize_q6_k, quantize_q6_k},
+    {DType::IQ4_NL, "IQ4_NL", kLegacyBlock, kIq4NlBytes, dequantize_iq4_nl, quantize_iq4_nl},
+    {DType::IQ4_XS, "IQ4_XS", kSuperBlock, kIq4XsBytes, dequantize_iq4_xs, quantize_iq4_xs},
+};
+static_assert(std::size(kInfo) == std::size(kAllDTypes), "one DTypeInfo per DType");
+
+const DTypeInfo& info(DType t) {
+    const auto i = static_cast<std::size_t>(t);
+    assert(i < std::size(kInfo) && kInfo[i].type == t);
+    return kInfo[i];
 }
 
 }  // namespace
 
-std::string_view dtype_name(DType t) {
-    switch (t) {
-        case DType::F32: return "F32";
-        case DType::F16: return "F16";
-        case DType::BF16: return "BF16";
-        case DType::Q8_0: return "Q8_0";
-    }
-    return "unknown";
-}
+std::string_view dtype_name(DType t) { return info(t).name; }
+int dtype_block_size(DType t) { return info(t).block_size; }
+int dtype_block_bytes(DType t) { return info(t).block_bytes; }
+bool dtype_is_quantized(DType t) { return info(t).block_size > 1; }
 
 std::size_t dtype_row_bytes(DType t, int64_t n) {
     if (n <= 0) return 0;
     const auto un = static_cast<std::size_t>(n);
-    switch (t) {
-        case DType::F32: return 4 * un;
-        case DType::F16:
-        case DType::BF16: return 2 * un;
-        // Rounded up so a caller that forgot dtype_row_fits never under-sizes a buffer.
-        case DType::Q8_0: return (un + kQ8BlockSize - 1) / kQ8BlockSize * kQ8BlockBytes;
-    }
-    return 0;
+    const auto bs = static_cast<std::size_t>(info(t).block_size);
+    return (un + bs - 1) / bs * static_cast<std::size_t>(info(t).block_bytes);
 }
 
-bool dtype_row_fits(DType t, int64_t n) {
-    if (n < 0) return false;
-    return t != DType::Q8_0 || n % kQ8BlockSize == 0;
-}
+bool dtype_row_fits(DType t, int64_t n) { return n >= 0 && n % info(t).block_size == 0; }
 
 float f16_to_f32(uint16_t h) {
     const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
@@ -164,48 +183,13 @@ uint16_t f32_to_bf16(float f) {
 }
 
 void dequantize_row(DType t, const void* src, float* dst, int64_t n) {
-    if (n <= 0) return;
-    const auto* s = static_cast<const uint8_t*>(src);
-    switch (t) {
-        case DType::F32: std::memcpy(dst, s, static_cast<std::size_t>(n) * sizeof(float)); return;
-        case DType::F16: dequantize_f16(s, dst, n); return;
-        case DType::BF16: dequantize_bf16(s, dst, n); return;
-        case DType::Q8_0: dequantize_q8_0(s, dst, n); return;
-    }
+    if (n > 0) info(t).decode(static_cast<const uint8_t*>(src), dst, n);
 }
 
-void quantize_row_q8_0(const float* src, void* dst, int64_t n) {
-    auto* out = static_cast<uint8_t*>(dst);
-    const int64_t blocks = n / kQ8BlockSize;
-    for (int64_t b = 0; b < blocks; ++b) {
-        const float* x = src + b * kQ8BlockSize;
-        float amax = 0.0f;
-        for (int j = 0; j < kQ8BlockSize; ++j) amax = std::max(amax, std::fabs(x[j]));  // NaN ignored
-        // Quantize against the scale as it will be stored (f16), so dequantization error stays
-        // within half a step of the scale actually used.
-        const uint16_t dh = f32_to_f16(amax / 127.0f);
-        const float d = f16_to_f32(dh);
-        const float id = (d != 0.0f && std::isfinite(d)) ? 1.0f / d : 0.0f;
-        uint8_t* block = out + b * kQ8BlockBytes;
-        std::memcpy(block, &dh, sizeof dh);
-        for (int j = 0; j < kQ8BlockSize; ++j) {
-            float v = x[j] * id;
-            if (std::isnan(v)) v = 0.0f;
-            v = std::clamp(v, -127.0f, 127.0f);
-            block[2 + j] = static_cast<uint8_t>(static_cast<int8_t>(std::lround(v)));
-        }
-    }
-}
+void quantize_row_q8_0(const float* src, void* dst, int64_t n) { quant::quantize_q8_0(src, static_cast<uint8_t*>(dst), n); }
 
 void quantize_row(DType t, const float* src, void* dst, int64_t n) {
-    if (n <= 0) return;
-    auto* d = static_cast<uint8_t*>(dst);
-    switch (t) {
-        case DType::F32: std::memcpy(d, src, static_cast<std::size_t>(n) * sizeof(float)); return;
-        case DType::F16: quantize_f16(src, d, n); return;
-        case DType::BF16: quantize_bf16(src, d, n); return;
-        case DType::Q8_0: quantize_row_q8_0(src, d, n); return;
-    }
+    if (n > 0) info(t).encode(src, static_cast<uint8_t*>(dst), n);
 }
 
 }  // namespace snapdoc

@@ -483,7 +483,7 @@ TensorView GgufFile::tensor_view(const TensorInfo& t) const {
         const std::string type = ggml_type_name(t.ggml_type);
         const bool known = type.rfind("type id ", 0) != 0;
         fail("tensor '" + t.name + "' has " + (known ? "type " : "unknown ") + type +
-             ", which snapdoc does not support (supported: F32, F16, BF16, Q8_0)");
+             ", which snapdoc does not support (supported: " + supported_ggml_type_names() + ")");
     }
     TensorView v;
     v.name = t.name;

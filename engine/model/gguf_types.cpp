@@ -74,50 +74,45 @@ std::string ggml_type_name(uint32_t type_id) {
     return "type id " + std::to_string(type_id);
 }
 
+namespace {
+
+// GGML id of each DType, in DType enum order.
+constexpr std::array<uint32_t, std::size(kAllDTypes)> kGgmlOfDType = {
+    ggml_type::F32,  ggml_type::F16,  ggml_type::BF16, ggml_type::Q8_0, ggml_type::Q4_0,
+    ggml_type::Q4_1, ggml_type::Q5_0, ggml_type::Q5_1, ggml_type::Q2_K, ggml_type::Q3_K,
+    ggml_type::Q4_K, ggml_type::Q5_K, ggml_type::Q6_K, ggml_type::IQ4_NL, ggml_type::IQ4_XS,
+};
+
+}  // namespace
+
 std::optional<DType> dtype_from_ggml(uint32_t type_id) {
-    switch (type_id) {
-        case ggml_type::F32: return DType::F32;
-        case ggml_type::F16: return DType::F16;
-        case ggml_type::BF16: return DType::BF16;
-        case ggml_type::Q8_0: return DType::Q8_0;
-        default: return std::nullopt;
-    }
+    for (DType t : kAllDTypes)
+        if (kGgmlOfDType[static_cast<std::size_t>(t)] == type_id) return t;
+    return std::nullopt;
 }
 
-uint32_t ggml_from_dtype(DType t) {
-    switch (t) {
-        case DType::F32: return ggml_type::F32;
-        case DType::F16: return ggml_type::F16;
-        case DType::BF16: return ggml_type::BF16;
-        case DType::Q8_0: return ggml_type::Q8_0;
-    }
-    return ggml_type::F32;
+uint32_t ggml_from_dtype(DType t) { return kGgmlOfDType[static_cast<std::size_t>(t)]; }
+
+std::string supported_ggml_type_names() {
+    std::string s;
+    for (DType t : kAllDTypes) s += (s.empty() ? "" : ", ") + std::string(dtype_name(t));
+    return s;
 }
 
 std::optional<GgmlTypeLayout> ggml_type_layout(uint32_t type_id) {
-    // Only types whose block layout is long settled; for the rest the reader checks the offset alone
-    // (they are refused at model load anyway, so their exact size never matters to snapdoc).
+    // Types snapdoc computes with take their layout from the DType table (one source of truth);
+    // a few more whose layout is long settled let the reader check sizes of files it will refuse
+    // later by name. For the rest the reader checks the offset alone.
+    if (const auto t = dtype_from_ggml(type_id))
+        return GgmlTypeLayout{dtype_block_size(*t), dtype_block_bytes(*t)};
     switch (type_id) {
-        case 0: return GgmlTypeLayout{1, 4};     // F32
-        case 1: return GgmlTypeLayout{1, 2};     // F16
-        case 2: return GgmlTypeLayout{32, 18};   // Q4_0
-        case 3: return GgmlTypeLayout{32, 20};   // Q4_1
-        case 6: return GgmlTypeLayout{32, 22};   // Q5_0
-        case 7: return GgmlTypeLayout{32, 24};   // Q5_1
-        case 8: return GgmlTypeLayout{32, 34};   // Q8_0
         case 9: return GgmlTypeLayout{32, 36};   // Q8_1
-        case 10: return GgmlTypeLayout{256, 84};   // Q2_K
-        case 11: return GgmlTypeLayout{256, 110};  // Q3_K
-        case 12: return GgmlTypeLayout{256, 144};  // Q4_K
-        case 13: return GgmlTypeLayout{256, 176};  // Q5_K
-        case 14: return GgmlTypeLayout{256, 210};  // Q6_K
         case 15: return GgmlTypeLayout{256, 292};  // Q8_K
         case 24: return GgmlTypeLayout{1, 1};    // I8
         case 25: return GgmlTypeLayout{1, 2};    // I16
         case 26: return GgmlTypeLayout{1, 4};    // I32
         case 27: return GgmlTypeLayout{1, 8};    // I64
         case 28: return GgmlTypeLayout{1, 8};    // F64
-        case 30: return GgmlTypeLayout{1, 2};    // BF16
         default: return std::nullopt;
     }
 }

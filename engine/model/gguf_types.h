@@ -1,5 +1,5 @@
 // Vocabulary shared by the GGUF reader and writer: metadata value types, a generic metadata value,
-// and the GGML tensor type ids (only four of which snapdoc can compute with).
+// and the GGML tensor type ids (those snapdoc computes with map to a DType).
 #pragma once
 
 #include <cstdint>
@@ -102,13 +102,22 @@ private:
     }
 };
 
-// GGML tensor type ids used in GGUF tensor infos.
+// GGML tensor type ids used in GGUF tensor infos (enum ggml_type in ggml.h).
 namespace ggml_type {
 inline constexpr uint32_t F32 = 0;
 inline constexpr uint32_t F16 = 1;
 inline constexpr uint32_t Q4_0 = 2;
+inline constexpr uint32_t Q4_1 = 3;
+inline constexpr uint32_t Q5_0 = 6;
+inline constexpr uint32_t Q5_1 = 7;
 inline constexpr uint32_t Q8_0 = 8;
+inline constexpr uint32_t Q2_K = 10;
+inline constexpr uint32_t Q3_K = 11;
 inline constexpr uint32_t Q4_K = 12;
+inline constexpr uint32_t Q5_K = 13;
+inline constexpr uint32_t Q6_K = 14;
+inline constexpr uint32_t IQ4_NL = 20;
+inline constexpr uint32_t IQ4_XS = 23;
 inline constexpr uint32_t BF16 = 30;
 }  // namespace ggml_type
 
@@ -117,6 +126,8 @@ std::string ggml_type_name(uint32_t type_id);
 // The snapdoc dtype for a GGML type id, or nullopt when snapdoc cannot compute with it.
 std::optional<DType> dtype_from_ggml(uint32_t type_id);
 uint32_t ggml_from_dtype(DType t);
+// "F32, F16, BF16, Q8_0, ..." for error messages.
+std::string supported_ggml_type_names();
 
 // Storage layout of a GGML type when known: bytes per block of `block_size` elements.
 struct GgmlTypeLayout {

@@ -28,6 +28,9 @@ TensorView aligned_view(const TensorView& v, Model& model) {
     if (reinterpret_cast<std::uintptr_t>(v.data) % align == 0) return v;
     // operator new aligns to at least 16 bytes.
     auto copy = std::make_shared<std::vector<uint8_t>>(v.nbytes);
+    // F32 rows are read as floats, F16/BF16 as uint16. Block types only need 2: their kernels read
+    // them with memcpy / unaligned loads, and every GGML block size is even, so with an even base the
+    // f16 scales at the start of each block stay 2-aligned for anyone who reads them as uint16.
     if (v.nbytes > 0) std::memcpy(copy->data(), v.data, v.nbytes);
     TensorView out = v;
     out.data = copy->data();

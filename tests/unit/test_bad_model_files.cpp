@@ -294,15 +294,15 @@ TEST_F(BadGgufModel, MissingWrongShapeAndUnsupportedTensors) {
                                                    return true;
                                                })),
                         "tensor 'blk.0.attn_norm.weight' has shape [2, 16], expected [32]");
-    // Q4_0 has blocks of 32, so a [32, 32] tensor is representable: refused by name.
+    // A GGML type snapdoc does not compute with (IQ2_XXS) is refused by name.
     EXPECT_FORMAT_ERROR(load_model(with_tensor("blk.0.attn_q.weight",
                                                [](std::vector<int64_t>&, uint32_t& t, std::vector<uint8_t>& b) {
-                                                   t = 2;
-                                                   b.assign(32 * 18, 0);
+                                                   t = 16;
+                                                   b.assign(64, 0);
                                                    return true;
                                                })),
-                        "tensor 'blk.0.attn_q.weight' has type Q4_0, which snapdoc does not support "
-                        "(supported: F32, F16, BF16, Q8_0)");
+                        "tensor 'blk.0.attn_q.weight' has type IQ2_XXS, which snapdoc does not support "
+                        "(supported: F32, F16, BF16, Q8_0, Q4_0");
     EXPECT_FORMAT_ERROR(load_model(with_tensor("blk.0.ffn_down.weight",
                                                [](std::vector<int64_t>&, uint32_t& t, std::vector<uint8_t>& b) {
                                                    t = 99;
@@ -325,7 +325,7 @@ TEST_F(BadGgufModel, MissingWrongShapeAndUnsupportedTensors) {
     EXPECT_EQ(m.config.weight_dtype, DType::F32);
 }
 
-TEST(BadGgufQ4K, RefusedNamingTypeAndTensor) {
+TEST(BadGgufUnsupportedBlockType, RefusedNamingTypeAndTensor) {
     TempDir dir;
     TinyModelSpec s;
     s.n_layers = 1;
@@ -338,15 +338,16 @@ TEST(BadGgufQ4K, RefusedNamingTypeAndTensor) {
     GgufEdit e;
     e.tensor = [](std::string& n, std::vector<int64_t>&, uint32_t& t, std::vector<uint8_t>& b) {
         if (n == "blk.0.attn_q.weight") {
-            t = ggml_type::Q4_K;
-            b.assign(256 * 144, 0);
+            t = 15;  // Q8_K: a known layout (256 values in 292 bytes), but only an intermediate type in ggml
+            b.assign(256 * 292, 0);
         }
         return true;
     };
-    rewrite_gguf(dir / "m.gguf", dir / "q4k.gguf", e);
-    EXPECT_FORMAT_ERROR(load_model(dir / "q4k.gguf"),
-                        "tensor 'blk.0.attn_q.weight' has type Q4_K, which snapdoc does not support "
-                        "(supported: F32, F16, BF16, Q8_0)");
+    rewrite_gguf(dir / "m.gguf", dir / "q8k.gguf", e);
+    EXPECT_FORMAT_ERROR(load_model(dir / "q8k.gguf"),
+                        "tensor 'blk.0.attn_q.weight' has type Q8_K, which snapdoc does not support "
+                        "(supported: F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, "
+                        "IQ4_NL, IQ4_XS)");
 }
 
 TEST_F(BadGgufModel, TokenizerProblemsAreRecordedNotThrown) {

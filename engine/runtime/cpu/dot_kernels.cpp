@@ -104,6 +104,19 @@ float dot_q8_0(const uint8_t* w, const float* x, int64_t n) {
     return sum;
 }
 
+// Exact f32 dot for the other block types: decode one block at a time on the stack. Not a hot
+// path (MatMul dots block types with 8-bit activations, quant_dot.h); kept so dot_row takes any dtype.
+float dot_blocks_exact(DType t, const uint8_t* w, const float* x, int64_t n) {
+    const int bs = dtype_block_size(t), bytes = dtype_block_bytes(t);
+    float buf[256];
+    float sum = 0.0f;
+    for (int64_t b = 0; b < n / bs; ++b) {
+        dequantize_row(t, w + b * bytes, buf, bs);
+        sum += dot_f32(buf, x + b * bs, bs);
+    }
+    return sum;
+}
+
 }  // namespace
 
 float dot_row(DType t, const void* row, const float* x, int64_t n) {
@@ -112,8 +125,8 @@ float dot_row(DType t, const void* row, const float* x, int64_t n) {
         case DType::F16: return dot_f16(static_cast<const uint16_t*>(row), x, n);
         case DType::BF16: return dot_bf16(static_cast<const uint16_t*>(row), x, n);
         case DType::Q8_0: return dot_q8_0(static_cast<const uint8_t*>(row), x, n);
+        default: return dot_blocks_exact(t, static_cast<const uint8_t*>(row), x, n);
     }
-    return 0.0f;
 }
 
 void axpy_f32(float a, const float* x, float* y, int64_t n) {

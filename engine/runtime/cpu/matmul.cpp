@@ -5,6 +5,8 @@
 #include <algorithm>
 
 #include "engine/runtime/cpu/dot_kernels.h"
+#include "engine/runtime/cpu/quant_activation.h"
+#include "engine/runtime/cpu/quant_dot.h"
 
 namespace snapdoc::cpu {
 
@@ -17,10 +19,34 @@ void MatMul::operator()(const TensorView& w, const float* x, int n, float* y) {
 
 void MatMul::small_batch(const TensorView& w, const float* x, int n, float* y) {
     const int64_t out = w.rows(), in = w.cols();
+    if (dtype_is_quantized(w.dtype)) {
+        small_batch_quantized(w, x, n, y);
+        return;
+    }
     pool_.parallel_for(out, 16, [&](int64_t r0, int64_t r1, int) {
         for (int64_t r = r0; r < r1; ++r) {
             const void* row = w.row_ptr(r);
             for (int i = 0; i < n; ++i) y[i * out + r] = dot_row(w.dtype, row, x + i * in, in);
+        }
+    });
+}
+
+void MatMul::small_batch_quantized(const TensorView& w, const float* x, int n, float* y) {
+    const int64_t out = w.rows(), in = w.cols();
+    // Each activation row is quantized once here and reused for every weight row; the weight
+    // blocks are read once, straight from the mapping, and never widened to f32.
+    const ActFormat format = act_format(w.dtype);
+    const std::size_t act_bytes = act_row_bytes(format, in);
+    act_.resize(act_bytes * static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) quantize_activation(format, x + i * in, act_.data() + i * act_bytes, in);
+    const QuantDotFn dot = quant_dot_fn(w.dtype);
+    const uint8_t* act = act_.data();
+    const std::size_t row_bytes = dtype_row_bytes(w.dtype, in);
+    const auto* base = static_cast<const uint8_t*>(w.data);
+    pool_.parallel_for(out, 16, [&](int64_t r0, int64_t r1, int) {
+        for (int64_t r = r0; r < r1; ++r) {
+            const uint8_t* row = base + static_cast<std::size_t>(r) * row_bytes;
+            for (int i = 0; i < n; ++i) y[i * out + r] = dot(row, act + i * act_bytes, in);
         }
     });
 }

@@ -1,9 +1,12 @@
 // y[n, out] = x[n, in] · Wᵀ for a weight W [out, in] of any supported dtype.
 // Small batches (decode) stream each weight row once through the dot kernels, in parallel over
-// output rows; larger batches (prefill) run single-threaded OpenBLAS sgemm on slices of W in
-// parallel, dequantizing each slice into scratch when W is not f32 (weights stay compact in memory).
+// output rows; block-quantized weights are dotted in integers with the activation rows quantized
+// to 8 bits once per call (quant_dot.h; llama.cpp's scheme, so ~1e-2 relative error per product).
+// Larger batches (prefill) run single-threaded OpenBLAS sgemm on slices of W in parallel,
+// dequantizing each slice into scratch when W is not f32 (exact; weights stay compact in memory).
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "engine/model/tensor.h"
@@ -18,10 +21,12 @@ public:
 
 private:
     void small_batch(const TensorView& w, const float* x, int n, float* y);
+    void small_batch_quantized(const TensorView& w, const float* x, int n, float* y);
     void blas(const TensorView& w, const float* x, int n, float* y);
 
     ThreadPool& pool_;
     std::vector<std::vector<float>> scratch_;  // per thread: dequantized weight rows for the sgemm path
+    std::vector<uint8_t> act_;                 // the small batch's activation rows, quantized to 8 bits
 };
 
 // Rows handled by the streaming kernel rather than sgemm.

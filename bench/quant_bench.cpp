@@ -1,0 +1,123 @@
+// Batch-1 matmul throughput per weight type: GB/s of weight bytes streamed by MatMul on one
+// [rows, cols] matrix (decode's shape), next to the machine's read bandwidth measured in the same
+// run. Decode reads every weight byte once per token, so this ratio is how close a type's kernel
+// gets to the memory roofline. Enough copies of the matrix are cycled that each call reads DRAM,
+// not a cache that still holds the previous call's weights.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "app/common/args.h"
+#include "bench/benches.h"
+#include "engine/common/error.h"
+#include "engine/model/dtype.h"
+#include "engine/model/tensor.h"
+#include "engine/runtime/cpu/hardware_probe.h"
+#include "engine/runtime/cpu/matmul.h"
+#include "engine/runtime/cpu/thread_pool.h"
+
+namespace snapdoc::bench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr DType kTypes[] = {DType::F16,  DType::BF16, DType::Q8_0, DType::Q4_0, DType::Q4_1,   DType::Q5_0,  DType::Q5_1,
+                            DType::Q2_K, DType::Q3_K, DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::IQ4_NL, DType::IQ4_XS};
+
+DType parse_type(const std::string& name) {
+    for (DType t : kTypes)
+        if (dtype_name(t) == name) return t;
+    throw Error("snapdoc-bench quant: unknown --types entry '" + name + "'");
+}
+
+std::vector<DType> types_from(const std::string& list) {
+    if (list.empty()) return {std::begin(kTypes), std::end(kTypes)};
+    std::vector<DType> out;
+    std::size_t start = 0;
+    while (start <= list.size()) {
+        const std::size_t end = std::min(list.find(',', start), list.size());
+        if (end > start) out.push_back(parse_type(list.substr(start, end - start)));
+        start = end + 1;
+    }
+    return out;
+}
+
+// Seconds per call of MatMul (batch 1) over `copies` equal matrices, cycling, for about `seconds`.
+double time_per_call(cpu::MatMul& mm, std::vector<TensorView>& copies, const std::vector<float>& x, std::vector<float>& y,
+                     double seconds) {
+    for (auto& w : copies) mm(w, x.data(), 1, y.data());  // warm-up: page in every copy
+    int calls = 0;
+    const auto t0 = Clock::now();
+    double elapsed = 0;
+    while (elapsed < seconds) {
+        for (auto& w : copies) {
+            mm(w, x.data(), 1, y.data());
+            ++calls;
+        }
+        elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
+    }
+    return elapsed / calls;
+}
+
+}  // namespace
+
+int bench_quant(int argc, char** argv) {
+    const cli::Args args({{{"--rows"}}, {{"--cols"}}, {{"--threads"}}, {{"--types"}}, {{"--seconds"}}}, argc, argv, 2);
+    const int rows = args.integer("rows", 4096), cols = args.integer("cols", 4096);
+    const double seconds = args.real("seconds", 0.5f);
+    const std::vector<int> threads = cli::parse_int_list(args.str("threads", "1,2"), "--threads");
+    const std::vector<DType> types = types_from(args.str("types"));
+    if (rows < 1 || cols < 256 || cols % 256 != 0) throw Error("snapdoc-bench quant: --cols must be a multiple of 256");
+
+    std::mt19937 gen(1);
+    std::normal_distribution<float> nd(0.0f, 0.02f);
+    std::vector<float> wf(static_cast<std::size_t>(rows) * cols), x(cols), y(rows);
+    for (auto& v : wf) v = nd(gen);
+    for (auto& v : x) v = nd(gen) * 50.0f;
+
+    std::printf("batch-1 matmul [%d x %d], GB/s of weight bytes read (roofline: read bandwidth, same run)\n", rows, cols);
+    std::vector<double> roofline;
+    for (int t : threads) {
+        roofline.push_back(cpu::measure_read_bandwidth_gbs(t));
+        std::printf("  read bandwidth, %d thread%s: %.1f GB/s\n", t, t == 1 ? "" : "s", roofline.back());
+    }
+    std::printf("%-7s %9s", "type", "MB");
+    for (int t : threads) std::printf("   %2dT GB/s  %%roof", t);
+    std::printf("\n");
+
+    for (DType type : types) {
+        const std::size_t row_bytes = dtype_row_bytes(type, cols), bytes = row_bytes * rows;
+        std::vector<uint8_t> packed(bytes);
+        for (int r = 0; r < rows; ++r) quantize_row(type, wf.data() + static_cast<std::size_t>(r) * cols, packed.data() + r * row_bytes, cols);
+        // Copies until they exceed 256 MiB: far beyond any last-level cache.
+        const int n_copies = static_cast<int>(std::max<std::size_t>(2, (std::size_t{256} << 20) / bytes + 1));
+        std::vector<std::vector<uint8_t>> storage(n_copies, packed);
+        std::vector<TensorView> copies;
+        for (auto& s : storage) {
+            TensorView v;
+            v.name = "w";
+            v.dtype = type;
+            v.shape = {rows, cols};
+            v.data = s.data();
+            v.nbytes = s.size();
+            copies.push_back(v);
+        }
+        std::printf("%-7s %9.1f", std::string(dtype_name(type)).c_str(), static_cast<double>(bytes) / 1e6);
+        for (std::size_t i = 0; i < threads.size(); ++i) {
+            ThreadPool pool(threads[i]);
+            cpu::MatMul mm(pool);
+            const double gbs = static_cast<double>(bytes) / time_per_call(mm, copies, x, y, seconds) / 1e9;
+            std::printf("   %8.1f  %4.0f%%", gbs, 100.0 * gbs / roofline[i]);
+        }
+        std::printf("\n");
+        std::fflush(stdout);
+    }
+    return 0;
+}
+
+}  // namespace snapdoc::bench

@@ -1,0 +1,40 @@
+// Activation rows quantized to 8 bits for the batch-1 dot kernels of block-quantized weights
+// (quant_dot.h). Decode is bound by weight bandwidth; dotting packed integer weights with 8-bit
+// activations (llama.cpp's Q8_0 / Q8_K scheme) keeps the arithmetic well below the memory time,
+// while an f32 activation would need every weight widened to float first.
+// The activation row is quantized once per matmul and reused for every weight row.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "engine/model/dtype.h"
+
+namespace snapdoc::cpu {
+
+// For 32-value weight blocks (Q4_0 .. Q8_0, IQ4_NL): x ≈ d * q, with d * Σq kept so the weight
+// offsets (−8, −16, the Q4_1/Q5_1 min) cost one multiply per block.
+struct ActBlock32 {
+    float d;
+    float d_sum;  // d * Σ q
+    int8_t q[32];
+};
+
+// For 256-value super-blocks (K-quants, IQ4_XS): x ≈ d * q, with the sums of each 16 q (the
+// sub-block mins and level offsets need them).
+struct ActBlock256 {
+    float d;
+    int16_t sums16[16];
+    int8_t q[256];
+};
+
+enum class ActFormat { Blocks32, Blocks256 };
+
+// The activation format that weight type t (a block type) dots with.
+ActFormat act_format(DType t);
+// Bytes of one quantized activation row of n values (n a multiple of the block size).
+std::size_t act_row_bytes(ActFormat f, int64_t n);
+// Quantizes n floats (round to nearest, scale = absmax / 127 per block; NaN counts as 0).
+void quantize_activation(ActFormat f, const float* x, void* dst, int64_t n);
+
+}  // namespace snapdoc::cpu

@@ -1,0 +1,25 @@
+// Dot products of one block-quantized weight row with an 8-bit activation row (quant_activation.h),
+// for the batch-1 decode path. Integer products are exact; the only rounding beyond the activation's
+// 8 bits is the float accumulation of per-block results.
+//
+// quant_dot uses AVX2 (and AVX-VNNI / AVX-512 VNNI for the 32-value types) when compiled for it,
+// else the portable code; quant_dot_portable is always the portable code (tests compare the two).
+#pragma once
+
+#include <cstdint>
+
+#include "engine/model/dtype.h"
+
+namespace snapdoc::cpu {
+
+// Weight row of block type t (n values, whole blocks) · activation row quantized in act_format(t).
+float quant_dot(DType t, const uint8_t* row, const void* act, int64_t n);
+float quant_dot_portable(DType t, const uint8_t* row, const void* act, int64_t n);
+
+// The SIMD kernel for t, or nullptr when this build has none (quant_dot then uses the portable one).
+using QuantDotFn = float (*)(const uint8_t* row, const void* act, int64_t n);
+QuantDotFn quant_dot_simd(DType t);
+// What quant_dot calls for t (fetch it once per matmul rather than per row).
+QuantDotFn quant_dot_fn(DType t);
+
+}  // namespace snapdoc::cpu
