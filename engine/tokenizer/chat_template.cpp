@@ -137,8 +137,14 @@ public:
         else
             layout.text(piece);
     }
+    // BOS where the real template writes bos_token itself.
     void bos(Layout& layout) const {
         if (tok_.bos_id() >= 0) layout.special(tok_.bos_id());
+    }
+    // BOS where the template has none and the tokenizer adds it (add_bos_token), as llama.cpp and
+    // HF's tokenizer() do; never twice when the BOS is the template's own opening token.
+    void tokenizer_bos(Layout& layout, int32_t opening = -1) const {
+        if (tok_.add_bos() && tok_.bos_id() != opening) bos(layout);
     }
     // Opens a ChatML turn: <|im_start|>{role}\n (the newline and what follows are one text run).
     void chatml_turn(Layout& layout, std::string_view role) const {
@@ -179,7 +185,7 @@ void build_layouts(ChatTemplateKind kind, const Tokenizer& tok, std::string_view
     const std::string question_text = cat({kQuestionLead, question});
     switch (kind) {
         case ChatTemplateKind::Plain:
-            vocab.bos(head);
+            vocab.tokenizer_bos(head);
             head.text(document_text);
             tail.text(cat({question_text, kPlainAnswerLead}));
             return;
@@ -211,10 +217,9 @@ void build_layouts(ChatTemplateKind kind, const Tokenizer& tok, std::string_view
             const int32_t start = vocab.required("<|im_start|>");
             const int32_t end = vocab.required("<|im_end|>");
             // Llama/Mistral-based ChatML models keep their <s> (their tokenizers add it). Qwen's
-            // templates emit no BOS and its tokenizer adds none; its converter still names
-            // <|endoftext|> as BOS, and a vocabulary whose BOS is <|im_start|> must not get it twice.
-            const bool qwen = kind != ChatTemplateKind::ChatML;
-            if (!qwen && tok.bos_id() != start && tok.raw_piece(tok.bos_id()) != "<|endoftext|>") vocab.bos(head);
+            // templates write no BOS and its tokenizer adds none (its converter still names
+            // <|endoftext|> as BOS): never for the Qwen kinds, whatever the vocabulary says.
+            if (kind == ChatTemplateKind::ChatML) vocab.tokenizer_bos(head, start);
             const std::string_view system =
                 sys.empty() && kind == ChatTemplateKind::Qwen25 ? kQwen25DefaultSystem : sys;
             if (!system.empty()) {
@@ -256,6 +261,7 @@ void build_layouts(ChatTemplateKind kind, const Tokenizer& tok, std::string_view
         }
         case ChatTemplateKind::Phi3: {
             const int32_t end = vocab.required("<|end|>");
+            vocab.tokenizer_bos(head);
             if (!sys.empty()) {
                 head.special(vocab.required("<|system|>"));
                 head.text(cat({"\n", sys}));
@@ -286,7 +292,7 @@ void build_layouts(ChatTemplateKind kind, const Tokenizer& tok, std::string_view
         }
         case ChatTemplateKind::Zephyr: {
             const int32_t eos = vocab.eos();
-            vocab.bos(head);
+            vocab.tokenizer_bos(head);
             if (!sys.empty()) {
                 vocab.marker(head, "<|system|>");
                 head.text(cat({"\n", sys}));

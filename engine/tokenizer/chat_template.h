@@ -28,7 +28,7 @@ enum class ChatTemplateKind {
     Llama31,    // Llama 3.1 / 3.2 / 3.3: always a system block with the knowledge-date preamble
     Qwen25,     // ChatML with Qwen2.5's default system prompt, no BOS
     Qwen3,      // ChatML, no BOS, thinking switched off (an empty <think></think> opens the answer)
-    Phi3,       // Phi-3 / Phi-3.5: <|user|>\n...<|end|>\n<|assistant|>\n, no BOS
+    Phi3,       // Phi-3 / Phi-3.5: <|user|>\n...<|end|>\n<|assistant|>\n
     MistralV7,  // Mistral v7 / v7-tekken: [SYSTEM_PROMPT]...[/SYSTEM_PROMPT][INST]...[/INST]
 };
 
@@ -64,13 +64,12 @@ struct DocumentPrompt {
 // Layouts ("[S]" is a control token inserted by id; system blocks are left out when the system
 // prompt is empty unless noted; document, question and system prompt are trimmed of surrounding
 // whitespace; {user} is "{doc}\n\nQuestion: {q}"):
-//   plain      [BOS] {doc}\n\nQuestion: {q}\nAnswer:
+//   plain      (BOS) {doc}\n\nQuestion: {q}\nAnswer:
 //   llama2     [BOS] [INST] <<SYS>>\n{sys}\n<</SYS>>\n\n{user} [/INST]
 //   mistral    [BOS] [INST] {sys}\n\n{user} [/INST]
-//   chatml     [BOS] [<|im_start|>]system\n{sys}[<|im_end|>]\n[<|im_start|>]user\n{user}
-//              [<|im_end|>]\n[<|im_start|>]assistant\n
-//              (BOS left out if it is <|im_start|> or <|endoftext|>, as Qwen's converter sets it)
-//   zephyr     [BOS] <|system|>\n{sys}[</s>]\n<|user|>\n{user}[</s>]\n<|assistant|>\n
+//   chatml     (BOS) [<|im_start|>]system\n{sys}[<|im_end|>]\n[<|im_start|>]user\n{user}
+//              [<|im_end|>]\n[<|im_start|>]assistant\n        (BOS left out if it is <|im_start|>)
+//   zephyr     (BOS) <|system|>\n{sys}[</s>]\n<|user|>\n{user}[</s>]\n<|assistant|>\n
 //   llama3     [BOS] [<|start_header_id|>]system[<|end_header_id|>]\n\n{sys}[<|eot_id|>]
 //              [<|start_header_id|>]user[<|end_header_id|>]\n\n{user}[<|eot_id|>]
 //              [<|start_header_id|>]assistant[<|end_header_id|>]\n\n
@@ -83,8 +82,8 @@ struct DocumentPrompt {
 //   qwen3      chatml without BOS, then [<think>]\n\n[</think>]\n\n after "assistant\n": the
 //              template's enable_thinking=false, so the answer starts at once instead of after a
 //              reasoning block (streamed as answer text, and long)
-//   phi3       [<|system|>]\n{sys}[<|end|>]\n[<|user|>]\n{user}[<|end|>]\n[<|assistant|>]\n  (no BOS:
-//              Phi-3.5's template has none and its tokenizer adds none)
+//   phi3       (BOS) [<|system|>]\n{sys}[<|end|>]\n[<|user|>]\n{user}[<|end|>]\n[<|assistant|>]\n
+//              (Phi-3.5's template writes no BOS and its tokenizer adds none)
 //   mistral-v7 [BOS] [[SYSTEM_PROMPT]]{sys}[[/SYSTEM_PROMPT]][[INST]]{user}[[/INST]] (v7's spaces
 //              after the markers are the SentencePiece dummy prefix; v7-tekken has none; the
 //              templates' long default system prompts are not reproduced)
@@ -94,7 +93,10 @@ struct DocumentPrompt {
 // v3 tokenizer does). Llama 3, Qwen, Phi-3 and Mistral v7 markers are always inserted by id (a
 // vocabulary that lacks one is an error), also where the vocabulary types them as user-defined
 // rather than control (Qwen3's <think>), as Hugging Face and llama.cpp match added tokens in
-// template text. BOS is added where the layout shows it and the vocabulary has one.
+// template text. "[BOS]": the real template writes bos_token, so BOS is added whenever the
+// vocabulary has one. "(BOS)": the template has none, and BOS is added when the tokenizer adds it
+// to every encoding (Tokenizer::add_bos, from add_bos_token), as llama.cpp and Hugging Face's
+// tokenizer() do. The Qwen kinds never get one.
 //
 // Tokenization (SentencePiece's dummy prefix): every run of text that starts the prompt or follows
 // a control token is encoded on its own with tok.encode, so it gets the model's leading "▁" as
