@@ -3,7 +3,7 @@
 
 namespace snapdoc::bench {
 
-// snapdoc-bench tokenizer --tokenizer FILE --text FILE [--tokens N] [--repeat R]
+// snapdoc-bench tokenizer --tokenizer FILE [--tokenizer FILE2 ...] --text FILE [--tokens N] [--repeat R]
 int bench_tokenizer(int argc, char** argv);
 // snapdoc-bench model -m MODEL [--prompt-tokens N] [--gen-tokens N] [--threads N] [--repeat R]
 int bench_model(int argc, char** argv);

@@ -10,7 +10,8 @@ int main(int argc, char** argv) {
     if (argc < 2 || !std::strcmp(argv[1], "--help")) {
         std::fputs(
             "usage: snapdoc-bench COMMAND [flags]\n"
-            "  tokenizer --tokenizer FILE --text FILE [--tokens N] [--repeat R]\n"
+            "  tokenizer --tokenizer FILE [--tokenizer FILE2 ...] --text FILE [--tokens N] [--repeat R]\n"
+            "            (FILE: SentencePiece .model, tokenizer.json, or a .gguf's vocabulary)\n"
             "  model -m MODEL [--prompt-tokens N] [--gen-tokens N] [--threads N] [--repeat R] [--device cpu|cuda]\n"
             "  synthetic --shape NAME [--dtype f32|f16|bf16|q8_0] [--out FILE] [model flags]\n"
             "  snapkv [--shape NAME | -m MODEL] [--prompt-tokens N] [--budget B] [--window W] [--contexts a,b]\n"

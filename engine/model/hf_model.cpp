@@ -87,7 +87,7 @@ void load_hf_tokenizer(Model& m, const std::filesystem::path& dir) {
             m.tokenizer_error = "'" + json_path.string() + "': " + e.what();
         }
     } else {
-        m.tokenizer_error = "no tokenizer.model or tokenizer.json in '" + dir.string() + "'";
+        m.tokenizer_error = "no tokenizer.model in '" + dir.string() + "' (and no tokenizer.json)";
     }
 }
 

@@ -12,7 +12,6 @@ namespace snapdoc {
 namespace {
 
 constexpr int32_t kDead = INT32_MIN;  // a symbol merged into its left neighbour
-constexpr unsigned kMaxThreads = 8;
 
 uint8_t type_of(const BpeVocab& v, std::size_t i) {
     if (v.types.empty()) return static_cast<uint8_t>(GgufTokenType::Normal);
@@ -210,7 +209,7 @@ void BpeTokenizer::encode_run(std::string_view text, std::vector<int32_t>& out) 
     pretok_.split(text, words);
 
     const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-    const unsigned n_threads = text.size() < kParallelBytes ? 1u : std::min({hw, kMaxThreads, static_cast<unsigned>(text.size() / (kParallelBytes / 2))});
+    const unsigned n_threads = text.size() < kParallelBytes ? 1u : std::min({hw, max_threads_, static_cast<unsigned>(text.size() / (kParallelBytes / 2))});
     if (n_threads <= 1) {
         encode_words(text, words, 0, words.size(), out);
         return;

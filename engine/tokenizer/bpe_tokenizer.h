@@ -47,9 +47,11 @@ public:
     const std::string& raw_piece(int32_t id) const { return tokens_[static_cast<std::size_t>(id)]; }
     int32_t piece_to_id(std::string_view stored_text) const;  // -1 if absent
     const Pretokenizer& pretokenizer() const { return pretok_; }
+    void set_max_threads(unsigned n) { max_threads_ = n == 0 ? 1 : n; }
 
-    // Threads pay off only for long texts; below this many bytes encode stays on one thread.
-    static constexpr std::size_t kParallelBytes = 256 * 1024;
+    // Threads pay off only for long texts (one thread encodes ~40 MB/s of English); below this
+    // many bytes encode stays on one thread.
+    static constexpr std::size_t kParallelBytes = 1024 * 1024;
 
 private:
     struct Merge {
@@ -81,6 +83,7 @@ private:
     std::vector<Added> added_;  // user-defined tokens matched in text, longest first
     int32_t bos_id_ = -1, eos_id_ = -1, unk_id_ = -1;
     bool add_bos_ = false, add_eos_ = false, ignore_merges_ = false;
+    unsigned max_threads_ = 8;
 };
 
 }  // namespace snapdoc

@@ -26,7 +26,6 @@ constexpr std::string_view kSpaceSymbol = "\xE2\x96\x81";  // U+2581, SentencePi
 constexpr std::size_t kChunkBytes = 8 * 1024;
 // Threads only pay off for texts of several pieces per thread.
 constexpr std::size_t kBytesPerThread = 64 * 1024;
-constexpr unsigned kMaxThreads = 8;
 
 std::string one_line(std::string s) {
     std::replace(s.begin(), s.end(), '\n', ' ');
@@ -130,7 +129,7 @@ std::vector<int32_t> SpmTokenizer::encode(std::string_view text) const {
     };
     const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
     const auto n_threads = static_cast<unsigned>(
-        std::min<std::size_t>({hw, kMaxThreads, chunks.size(), std::max<std::size_t>(1, text.size() / kBytesPerThread)}));
+        std::min<std::size_t>({hw, max_threads_, chunks.size(), std::max<std::size_t>(1, text.size() / kBytesPerThread)}));
     std::vector<std::thread> threads;
     for (unsigned t = 1; t < n_threads; ++t) threads.emplace_back(worker);
     worker();

@@ -37,6 +37,7 @@ public:
     int32_t piece_to_id(std::string_view piece) const;
     bool encodes_in_chunks() const { return chunked_encode_; }
     bool adds_dummy_prefix() const { return add_dummy_prefix_; }
+    void set_max_threads(unsigned n) { max_threads_ = n == 0 ? 1 : n; }
 
     // For StreamDecoder. The byte of a byte-fallback piece "<0xHH>", or -1.
     int byte_value(int32_t id) const;
@@ -56,6 +57,7 @@ private:
     // when the model adds no dummy prefix (sp_ serves all pieces then).
     std::unique_ptr<sentencepiece::SentencePieceProcessor> sp_no_prefix_;
     bool chunked_encode_ = false;
+    unsigned max_threads_ = 8;
     bool add_dummy_prefix_ = true;
     bool strips_leading_space_ = true;  // add_dummy_prefix || remove_extra_whitespaces
     std::vector<int16_t> byte_values_;  // per id, see byte_value()

@@ -89,6 +89,14 @@ bool Tokenizer::encodes_in_chunks() const {
     return bpe_ ? true : spm_->encodes_in_chunks();
 }
 
+void Tokenizer::set_max_encode_threads(unsigned n) {
+    if (bpe_) {
+        bpe_->set_max_threads(n);
+    } else {
+        spm_->set_max_threads(n);
+    }
+}
+
 std::vector<int32_t> Tokenizer::encode(std::string_view text) const {
     if (text.empty()) return {};
     std::string sanitized;

@@ -84,6 +84,9 @@ public:
     std::string raw_piece(int32_t id) const;
     // Whether encode() may split long texts (see encode); exposed for tests and benchmarks.
     bool encodes_in_chunks() const;
+    // At most this many threads per encode() call (default 8; 1 = the calling thread only). Not
+    // thread-safe: set it before the tokenizer is shared.
+    void set_max_encode_threads(unsigned n);
 
 private:
     friend class StreamDecoder;
