@@ -260,21 +260,21 @@ void build_layouts(ChatTemplateKind kind, const Tokenizer& tok, std::string_view
             return;
         }
         case ChatTemplateKind::Phi3: {
+            // The template writes "\n" after every marker, but Phi-3's tokenizer strips whitespace
+            // to the right of its added tokens (rstrip in tokenizer.json; llama.cpp sets the same
+            // attribute for phi3), so the real prompt has no newline tokens there.
             const int32_t end = vocab.required("<|end|>");
             vocab.tokenizer_bos(head);
             if (!sys.empty()) {
                 head.special(vocab.required("<|system|>"));
-                head.text(cat({"\n", sys}));
+                head.text(sys);
                 head.special(end);
-                head.text("\n");
             }
             head.special(vocab.required("<|user|>"));
-            head.text(cat({"\n", document_text}));
+            head.text(document_text);
             tail.text(question_text);
             tail.special(end);
-            tail.text("\n");
             tail.special(vocab.required("<|assistant|>"));
-            tail.text("\n");
             return;
         }
         case ChatTemplateKind::MistralV7: {

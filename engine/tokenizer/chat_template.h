@@ -28,7 +28,7 @@ enum class ChatTemplateKind {
     Llama31,    // Llama 3.1 / 3.2 / 3.3: always a system block with the knowledge-date preamble
     Qwen25,     // ChatML with Qwen2.5's default system prompt, no BOS
     Qwen3,      // ChatML, no BOS, thinking switched off (an empty <think></think> opens the answer)
-    Phi3,       // Phi-3 / Phi-3.5: <|user|>\n...<|end|>\n<|assistant|>\n
+    Phi3,       // Phi-3 / Phi-3.5: <|user|>...<|end|><|assistant|> (markers strip the newline after them)
     MistralV7,  // Mistral v7 / v7-tekken: [SYSTEM_PROMPT]...[/SYSTEM_PROMPT][INST]...[/INST]
 };
 
@@ -82,8 +82,10 @@ struct DocumentPrompt {
 //   qwen3      chatml without BOS, then [<think>]\n\n[</think>]\n\n after "assistant\n": the
 //              template's enable_thinking=false, so the answer starts at once instead of after a
 //              reasoning block (streamed as answer text, and long)
-//   phi3       (BOS) [<|system|>]\n{sys}[<|end|>]\n[<|user|>]\n{user}[<|end|>]\n[<|assistant|>]\n
-//              (Phi-3.5's template writes no BOS and its tokenizer adds none)
+//   phi3       (BOS) [<|system|>]{sys}[<|end|>][<|user|>]{user}[<|end|>][<|assistant|>]
+//              (the template's "\n" after each marker is stripped by Phi-3's tokenizer: its added
+//              tokens have rstrip, in Hugging Face and llama.cpp alike; Phi-3.5's template writes no
+//              BOS and its tokenizer adds none)
 //   mistral-v7 [BOS] [[SYSTEM_PROMPT]]{sys}[[/SYSTEM_PROMPT]][[INST]]{user}[[/INST]] (v7's spaces
 //              after the markers are the SentencePiece dummy prefix; v7-tekken has none; the
 //              templates' long default system prompts are not reproduced)
