@@ -15,16 +15,18 @@ int cmd_generate(int argc, char** argv) {
     auto flags = model_flags();
     flags.insert(flags.end(), {{{"-p", "--prompt"}}, {{"-n", "--n-predict"}}, {{"--temp"}}, {{"--top-k"}},
                                {{"--top-p"}}, {{"--min-p"}}, {{"--repeat-penalty"}}, {{"--seed"}},
-                               {{"--no-bos"}, false}, {{"--ignore-eos"}, false}});
+                               {{"--no-bos"}, false}, {{"--ignore-eos"}, false},
+                               {{"--print-ids"}, false}});
     const Args args(flags, argc, argv, 2);
     LoadedModel lm = load_for_cli(args, /*need_tokenizer=*/true, /*need_backend=*/true);
     const Tokenizer& tok = *lm.tokenizer;
 
     GenerationRequest req;
-    if (!args.has("no-bos")) req.prompt.push_back(tok.bos_id());
+    // BOS as the model's tokenizer adds it (add_bos_token: Llama yes, Qwen and Phi-3.5 no), as llama.cpp does.
+    if (!args.has("no-bos") && tok.add_bos() && tok.bos_id() >= 0) req.prompt.push_back(tok.bos_id());
     const auto text_ids = tok.encode(args.str("prompt"));
     req.prompt.insert(req.prompt.end(), text_ids.begin(), text_ids.end());
-    if (req.prompt.empty()) throw Error("the prompt is empty and --no-bos leaves no token to start from");
+    if (req.prompt.empty()) throw Error("the prompt is empty and there is no BOS to start from");
     req.max_new_tokens = args.integer("n-predict", 256);
     if (req.max_new_tokens < 0) throw Error("-n must be >= 0");
     req.sampling.temperature = args.real("temp", 0.8f);
@@ -58,6 +60,11 @@ int cmd_generate(int argc, char** argv) {
                  stop_reason_name(r.stop), static_cast<unsigned long long>(req.sampling.seed),
                  format_bytes(static_cast<int64_t>(r.kv_bytes)).c_str(), format_bytes(peak_rss_bytes()).c_str(),
                  lm.backend->name().c_str());
+    if (args.has("print-ids")) {
+        std::string ids;
+        for (int32_t id : r.tokens) ids += (ids.empty() ? "" : " ") + std::to_string(id);
+        std::fprintf(stderr, "generated ids: %s\n", ids.c_str());
+    }
     return r.stop == StopReason::Cancelled ? 130 : 0;
 }
 

@@ -17,7 +17,7 @@ LoadedModel load_for_cli(const Args& args, bool need_tokenizer, bool need_backen
     init_logging(args.str("log-level"));
     LoadedModel lm;
     lm.model = std::make_unique<Model>(load_model(args.required("model")));
-    if (!lm.model->tokenizer_proto.empty() || need_tokenizer) lm.tokenizer = Tokenizer::from_model(*lm.model);
+    if (lm.model->has_tokenizer() || need_tokenizer) lm.tokenizer = Tokenizer::from_model(*lm.model);
     if (need_backend) {
         BackendOptions opts;
         opts.threads = args.integer("threads", 0);
