@@ -9,9 +9,11 @@
 namespace snapdoc::cli {
 
 // Runs the given ids as one prompt and writes every position's logits, [T, vocab] little-endian f32.
+// --ctx N sets the context size the model runs with (llama.cpp's n_ctx; default the model's declared
+// context), which selects Phi-3.5's short or long LongRoPE factors as llama.cpp does.
 int cmd_eval(int argc, char** argv) {
     auto flags = model_flags();
-    flags.insert(flags.end(), {{{"--ids"}}, {{"--logits-out"}}});
+    flags.insert(flags.end(), {{{"--ids"}}, {{"--logits-out"}}, {{"--ctx"}}});
     const Args args(flags, argc, argv, 2);
     const auto ids = parse_int_list(args.required("ids"), "--ids");
     if (ids.empty()) throw Error("--ids is empty");

@@ -22,7 +22,7 @@ int cmd_info(int argc, char** argv) {
     std::printf("ffn size:        %d\n", c.ffn_dim);
     std::printf("vocab size:      %d\n", c.vocab_size);
     std::printf("context length:  %d\n", c.context_length);
-    std::printf("rope:            theta %g, linear scale %g, %s\n", c.rope_theta, c.rope_linear_scale,
+    std::printf("rope:            theta %g, scaling %s, %s\n", c.rope_theta, rope_scaling_summary(c.rope_scaling).c_str(),
                 std::string(rope_style_name(c.rope_style)).c_str());
     std::printf("norm eps:        %g\n", c.norm_eps);
     std::printf("embeddings:      %s\n", c.tied_embeddings ? "tied" : "separate output");

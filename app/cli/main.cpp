@@ -19,7 +19,7 @@ void usage(std::FILE* out) {
         "                 generate text; only the generated text goes to stdout, stats to stderr;\n"
         "                 stops on any end-of-generation id of the model (eos/eot/eom) unless --ignore-eos\n"
         "  tokenize -m MODEL -p TEXT [--bos]     print token ids, space-separated\n"
-        "  eval -m MODEL --ids \"1 2 3\" --logits-out FILE\n"
+        "  eval -m MODEL --ids \"1 2 3\" --logits-out FILE [--ctx N]\n"
         "                 write every position's logits as little-endian f32 [T, vocab]\n"
         "  info -m MODEL  architecture, shapes, dtype, parameters, memory, tokenizer\n"
         "  ask -m MODEL --doc FILE (--question Q)... [--budget 1024] [--window 32] [--kernel 7]\n"

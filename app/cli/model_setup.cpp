@@ -22,6 +22,9 @@ LoadedModel load_for_cli(const Args& args, bool need_tokenizer, bool need_backen
         BackendOptions opts;
         opts.threads = args.integer("threads", 0);
         if (opts.threads < 0) throw Error("--threads must be >= 0");
+        // --ctx (subcommands that offer it): the context size, as llama.cpp's -c; 0 = the model's own.
+        opts.context_length = args.integer("ctx", 0);
+        if (opts.context_length < 0) throw Error("--ctx must be >= 0");
         lm.backend = make_backend(*lm.model, opts, args.str("device", "auto"));
     }
     return lm;

@@ -1,6 +1,8 @@
-// GGUF llama/mistral -> Model. Metadata keys are prefixed by the architecture name
-// ("llama.block_count", "mistral.block_count"); the tensor names are the same for both. Q/K weights
-// were permuted at conversion so RoPE pairs adjacent dimensions.
+// GGUF -> Model for the families in architecture.h. Metadata keys are prefixed by the architecture
+// name ("llama.block_count", "qwen2.block_count"); tensor names, optional parts and the Q/K row
+// order (llama: permuted to adjacent pairs; qwen2/qwen3/phi3: NEOX, rotate-half) come from the
+// family's description. Rope scaling is read as llama.cpp reads it: rope.scaling.* keys plus the
+// per-pair factor tensors (rope_freqs for Llama 3.x, rope_factors_short/long for Phi-3.5).
 #include "engine/model/gguf_model.h"
 
 #include <algorithm>
@@ -8,6 +10,7 @@
 #include <limits>
 
 #include "engine/common/error.h"
+#include "engine/model/architecture.h"
 #include "engine/model/gguf_file.h"
 #include "engine/model/gguf_vocab.h"
 #include "engine/model/mapped_file.h"
@@ -56,10 +59,91 @@ private:
     std::string prefix_;
 };
 
-ModelConfig read_config(const GgufFile& g, const std::string& arch) {
-    const GgufConfigReader r(g, arch);
+// YaRN's default attention factor (HF get_mscale with mscale 1; llama.cpp's yarn mscale).
+float yarn_default_attention(double factor) { return factor <= 1.0 ? 1.0f : static_cast<float>(0.1 * std::log(factor) + 1.0); }
+
+// LongRoPE's default attention factor (HF _compute_longrope_parameters).
+float longrope_default_attention(double factor, int original_context) {
+    if (factor <= 1.0) return 1.0f;
+    return static_cast<float>(std::sqrt(1.0 + std::log(factor) / std::log(static_cast<double>(original_context))));
+}
+
+// An F32/F16 vector tensor of exactly `n` values (rope factor tensors).
+std::vector<float> read_factor_tensor(const GgufFile& g, const GgufFile::TensorInfo& info, int n, const std::string& source) {
+    const TensorView v = g.tensor_view(info);
+    check_shape(v, {n}, source);
+    std::vector<float> out(static_cast<std::size_t>(n));
+    dequantize_row(v.dtype, v.data, out.data(), n);
+    return out;
+}
+
+void read_rope_scaling(const GgufFile& g, const GgufConfigReader& r, const Architecture& arch, ModelConfig& c,
+                       std::vector<std::string>& used) {
+    RopeScaling& s = c.rope_scaling;
+    const std::string source = "GGUF file '" + g.name() + "'";
+    const std::string type = r.string_opt("rope.scaling.type").value_or("none");
+    const auto factor = r.number_opt("rope.scaling.factor");
+    s.original_context = r.count_opt("rope.scaling.original_context_length").value_or(0);
+    // llama.cpp multiplies whatever attention factor it derives by this key (phi3 writes it).
+    const auto attn_factor = r.number_opt("rope.scaling.attn_factor");
+    if (type == "linear") {
+        s.kind = RopeScalingKind::Linear;
+        s.factor = factor ? *factor : r.number("rope.scaling.factor");
+    } else if (type == "yarn") {
+        s.kind = RopeScalingKind::Yarn;
+        if (!factor) r.fail("rope scaling type 'yarn' needs " + r.prefix() + "rope.scaling.factor");
+        if (s.original_context <= 0) r.fail("rope scaling type 'yarn' needs " + r.prefix() + "rope.scaling.original_context_length");
+        s.factor = *factor;
+        s.beta_fast = r.number_opt("rope.scaling.yarn_beta_fast").value_or(s.beta_fast);
+        s.beta_slow = r.number_opt("rope.scaling.yarn_beta_slow").value_or(s.beta_slow);
+        if (r.number_opt("rope.scaling.yarn_log_multiplier").value_or(0.0f) != 0.0f) {
+            r.fail("rope.scaling.yarn_log_multiplier (DeepSeek-style YaRN attention scaling) is not supported");
+        }
+        s.attention_factor = yarn_default_attention(s.factor) * attn_factor.value_or(1.0f);
+    } else if (type == "none") {
+        if (const auto old = r.number_opt("rope.scale_linear"); old && *old != 1.0f) {  // older files
+            s.kind = RopeScalingKind::Linear;
+            s.factor = *old;
+        }
+    } else {
+        r.fail("rope scaling type '" + type + "' is not supported (supported: none, linear, yarn)");
+    }
+
+    const int half = c.head_dim / 2;
+    const auto factor_tensor = [&](std::string_view name) -> const GgufFile::TensorInfo* {
+        if (name.empty()) return nullptr;
+        const GgufFile::TensorInfo* info = g.find_tensor(name);
+        if (info) used.emplace_back(name);
+        return info;
+    };
+    if (const auto* freqs = factor_tensor(arch.gguf.rope_freqs)) {
+        s.freq_factors = read_factor_tensor(g, *freqs, half, source);
+        if (s.kind == RopeScalingKind::None) s.kind = RopeScalingKind::Llama3;
+    }
+    const auto* shorts = factor_tensor(arch.gguf.rope_factors_short);
+    const auto* longs = factor_tensor(arch.gguf.rope_factors_long);
+    if ((shorts == nullptr) != (longs == nullptr)) {
+        r.fail(std::string("has only one of '") + std::string(arch.gguf.rope_factors_short) + "' and '" +
+               std::string(arch.gguf.rope_factors_long) + "'; LongRoPE needs both");
+    }
+    if (shorts != nullptr) {
+        if (s.kind != RopeScalingKind::None) r.fail("has LongRoPE factors and rope scaling type '" + type + "'");
+        if (s.original_context <= 0) r.fail("LongRoPE factors need " + r.prefix() + "rope.scaling.original_context_length");
+        s.kind = RopeScalingKind::LongRope;
+        s.freq_factors = read_factor_tensor(g, *shorts, half, source);
+        s.long_freq_factors = read_factor_tensor(g, *longs, half, source);
+        s.factor = static_cast<float>(static_cast<double>(c.context_length) / s.original_context);
+        // Converters write the attention factor; without it, the Hugging Face default.
+        s.attention_factor = attn_factor ? *attn_factor : longrope_default_attention(s.factor, s.original_context);
+    } else if (attn_factor && s.kind != RopeScalingKind::Yarn) {
+        s.attention_factor = *attn_factor;
+    }
+}
+
+ModelConfig read_config(const GgufFile& g, const Architecture& arch, std::vector<std::string>& used) {
+    const GgufConfigReader r(g, std::string(arch.gguf_name));
     ModelConfig c;
-    c.architecture = arch;
+    c.architecture = arch.gguf_name;
     c.name = g.get_string_opt("general.name").value_or("");
     c.n_layers = r.count("block_count");
     c.dim = r.count("embedding_length");
@@ -70,18 +154,9 @@ ModelConfig read_config(const GgufFile& g, const std::string& arch) {
     c.rope_theta = r.number_opt("rope.freq_base").value_or(10000.0f);
     c.context_length = r.count("context_length");
     // Written by converters for models with sliding-window attention; absent (0) for most files.
-    if (const auto sw = r.count_opt("attention.sliding_window"); sw && *sw > 0 && *sw < c.context_length)
+    if (const auto sw = r.count_opt("attention.sliding_window");
+        arch.sliding_window && sw && *sw > 0 && *sw < c.context_length)
         c.sliding_window = *sw;
-
-    if (const auto type = r.string_opt("rope.scaling.type")) {
-        if (*type == "linear") {
-            c.rope_linear_scale = r.number("rope.scaling.factor");
-        } else if (*type != "none") {
-            r.fail("rope scaling type '" + *type + "' is not supported (supported: linear)");
-        }
-    } else if (const auto scale = r.number_opt("rope.scale_linear")) {
-        c.rope_linear_scale = *scale;  // older files
-    }
 
     // Head size: explicit key_length (models whose heads do not split the hidden size), else dim / heads.
     if (const auto key_len = r.count_opt("attention.key_length")) {
@@ -102,18 +177,21 @@ ModelConfig read_config(const GgufFile& g, const std::string& arch) {
         r.fail(r.prefix() + "rope.dimension_count " + std::to_string(*rot) + " differs from the head size " +
                std::to_string(c.head_dim) + " (partial rotary embeddings are not supported)");
     }
+    if (c.head_dim <= 0 || c.head_dim % 2 != 0) r.fail("head size " + std::to_string(c.head_dim) + " must be positive and even");
+    read_rope_scaling(g, r, arch, c, used);
 
     if (const auto vocab = r.count_opt("vocab_size")) {
         c.vocab_size = *vocab;
     } else if (const auto* tokens = g.find("tokenizer.ggml.tokens"); tokens && tokens->type == GgufType::Array) {
         c.vocab_size = r.to_int("tokenizer.ggml.tokens", static_cast<int64_t>(std::min<uint64_t>(tokens->count, 1ull << 40)));
-    } else if (const auto* emb = g.find_tensor("token_embd.weight"); emb && emb->dims.size() == 2) {
-        c.vocab_size = r.to_int("token_embd.weight", static_cast<int64_t>(std::min<uint64_t>(emb->dims[1], 1ull << 40)));
+    } else if (const auto* emb = g.find_tensor(arch.gguf.tok_embeddings); emb && emb->dims.size() == 2) {
+        c.vocab_size = r.to_int(std::string(arch.gguf.tok_embeddings),
+                                static_cast<int64_t>(std::min<uint64_t>(emb->dims[1], 1ull << 40)));
     } else {
         r.fail("cannot tell the vocabulary size (no " + r.prefix() + "vocab_size, tokenizer.ggml.tokens or token_embd.weight)");
     }
 
-    c.rope_style = RopeStyle::AdjacentPairs;
+    c.rope_style = arch.gguf_rope_style;
     // Converters write "no such token" as -1, or as 0xFFFFFFFF in a uint32.
     const auto token_id = [&](const char* key, int fallback) {
         const auto v = g.get_int_opt(key);
@@ -140,29 +218,32 @@ Model load_gguf_model(std::shared_ptr<const MappedFile> file) {
     const GgufFile g = GgufFile::parse(std::move(file));
     const std::string source = "GGUF file '" + g.name() + "'";
 
-    const std::string arch = g.get_string("general.architecture");
-    if (arch != "llama" && arch != "mistral") {
-        throw FormatError(source + ": architecture '" + arch + "' is not supported (supported: llama, mistral)");
+    const std::string arch_name = g.get_string("general.architecture");
+    const Architecture* arch = find_gguf_architecture(arch_name);
+    if (arch == nullptr) {
+        throw FormatError(source + ": architecture '" + arch_name + "' is not supported (supported: " +
+                          supported_gguf_architectures() + ")");
     }
 
     Model m;
     m.format = ModelFormat::Gguf;
     m.path = g.mapping()->path();
-    m.config = read_config(g, arch);
+    std::vector<std::string> used;
+    m.config = read_config(g, *arch, used);
     m.mappings.push_back(g.mapping());
     const ModelConfig& c = m.config;
-    static const LlamaTensorNames kNames = {"token_embd.weight", "blk.", "attn_norm.weight", "attn_q.weight",
-                                            "attn_k.weight", "attn_v.weight", "attn_output.weight", "ffn_norm.weight",
-                                            "ffn_gate.weight", "ffn_up.weight", "ffn_down.weight",
-                                            "output_norm.weight", "output.weight"};
-    gather_llama_weights(
-        m, kNames,
+    gather_weights(
+        m, *arch, arch->gguf,
         [&](const std::string& name) -> std::optional<TensorView> {
             const GgufFile::TensorInfo* info = g.find_tensor(name);
             if (info == nullptr) return std::nullopt;
+            used.push_back(name);
             return g.tensor_view(*info);
         },
         /*tied=*/false, source);
+    std::vector<std::string> all;
+    for (const auto& t : g.tensors()) all.push_back(t.name);
+    warn_unused_tensors(source, all, used);
 
     GgufVocab vocab = read_gguf_vocab(g, c.vocab_size);
     m.tokenizer_proto = std::move(vocab.proto);

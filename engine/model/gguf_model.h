@@ -1,4 +1,4 @@
-// Loading a llama / mistral GGUF file into a Model (weights stay in the mapping).
+// Loading a GGUF file of a supported family (architecture.h) into a Model (weights stay in the mapping).
 #pragma once
 
 #include <filesystem>

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/common/error.h"
+#include "engine/model/architecture.h"
 #include "engine/model/read_file.h"
 
 namespace snapdoc {
@@ -86,6 +87,18 @@ public:
         return v->get<std::string>();
     }
 
+    std::optional<std::vector<float>> optional_float_array(const char* key) const {
+        const json* v = get(key);
+        if (v == nullptr) return std::nullopt;
+        if (!v->is_array()) fail("key '" + std::string(key) + "' must be a list of numbers, not " + json_kind(*v));
+        std::vector<float> out;
+        for (const json& x : *v) {
+            if (!x.is_number()) fail("key '" + std::string(key) + "' must be a list of numbers");
+            out.push_back(static_cast<float>(x.get<double>()));
+        }
+        return out;
+    }
+
     // bos_token_id / eos_token_id: an int, a list of ints (the first is used) or null (-1: none).
     std::optional<int> token_id(const char* key) const {
         auto it = root_.find(key);
@@ -110,6 +123,85 @@ float to_float(const ConfigReader& r, const char* key, double v) {
     return static_cast<float>(v);
 }
 
+// config.json "rope_scaling" (HF modeling_rope_utils.py ROPE_INIT_FUNCTIONS) -> RopeScaling.
+void read_rope_scaling(const ConfigReader& r, const json& rs, const std::string& source, ModelConfig& c) {
+    if (!rs.is_object()) r.fail("key 'rope_scaling' must be an object or null, not " + json_kind(rs));
+    const ConfigReader sr(rs, source + " rope_scaling");
+    auto type = sr.optional_string("rope_type");
+    if (!type) type = sr.optional_string("type");
+    if (!type) r.fail("key 'rope_scaling' has no 'type' (or 'rope_type')");
+    RopeScaling& s = c.rope_scaling;
+    const auto number = [&](const char* key) -> std::optional<float> {
+        const auto v = sr.optional_number(key);
+        if (!v) return std::nullopt;
+        return to_float(sr, key, *v);
+    };
+    const auto required = [&](const char* key) {
+        const auto v = number(key);
+        if (!v) r.fail("rope_scaling of type '" + *type + "' has no '" + key + "'");
+        return *v;
+    };
+    // The pre-extension context: in rope_scaling (Llama 3.1, Qwen2.5), or top-level (Phi-3.5).
+    const auto original_context = [&]() -> std::optional<int> {
+        if (const auto v = sr.optional_int("original_max_position_embeddings")) return v;
+        return r.optional_int("original_max_position_embeddings");
+    };
+    if (*type == "default") {
+        return;
+    } else if (*type == "linear") {
+        s.kind = RopeScalingKind::Linear;
+        s.factor = required("factor");
+    } else if (*type == "llama3") {
+        s.kind = RopeScalingKind::Llama3;
+        s.factor = required("factor");
+        const float low = required("low_freq_factor"), high = required("high_freq_factor");
+        const auto orig = sr.optional_int("original_max_position_embeddings");
+        if (!orig || *orig <= 0) r.fail("rope_scaling of type 'llama3' needs a positive 'original_max_position_embeddings'");
+        if (!(high > low) || !(low > 0.0f)) r.fail("rope_scaling of type 'llama3' needs 0 < low_freq_factor < high_freq_factor");
+        s.original_context = *orig;
+        s.freq_factors = llama3_frequency_factors(c.head_dim, c.rope_theta, s.factor, low, high, *orig);
+    } else if (*type == "yarn") {
+        s.kind = RopeScalingKind::Yarn;
+        s.factor = required("factor");
+        // Older transformers fell back to max_position_embeddings when the key is absent.
+        s.original_context = original_context().value_or(c.context_length);
+        s.beta_fast = number("beta_fast").value_or(s.beta_fast);
+        s.beta_slow = number("beta_slow").value_or(s.beta_slow);
+        s.yarn_truncate = sr.optional_bool("truncate").value_or(true);
+        const auto get_mscale = [](double scale, double mscale) {
+            return scale <= 1.0 ? 1.0 : 0.1 * mscale * std::log(scale) + 1.0;
+        };
+        const auto mscale = number("mscale"), mscale_all_dim = number("mscale_all_dim");
+        if (const auto af = number("attention_factor")) {
+            s.attention_factor = *af;
+        } else if (mscale && mscale_all_dim && *mscale != 0.0f && *mscale_all_dim != 0.0f) {
+            s.attention_factor = static_cast<float>(get_mscale(s.factor, *mscale) / get_mscale(s.factor, *mscale_all_dim));
+        } else {
+            s.attention_factor = static_cast<float>(get_mscale(s.factor, 1.0));
+        }
+    } else if (*type == "longrope" || *type == "su") {  // "su": the name of Phi-3's first releases
+        s.kind = RopeScalingKind::LongRope;
+        auto shorts = sr.optional_float_array("short_factor");
+        auto longs = sr.optional_float_array("long_factor");
+        if (!shorts || !longs) r.fail("rope_scaling of type '" + *type + "' needs 'short_factor' and 'long_factor'");
+        s.freq_factors = std::move(*shorts);
+        s.long_freq_factors = std::move(*longs);
+        const auto orig = original_context();
+        if (!orig || *orig <= 0) r.fail("rope_scaling of type '" + *type + "' needs a positive 'original_max_position_embeddings'");
+        s.original_context = *orig;
+        s.factor = number("factor").value_or(static_cast<float>(static_cast<double>(c.context_length) / *orig));
+        if (const auto af = number("attention_factor")) {
+            s.attention_factor = *af;
+        } else {
+            s.attention_factor = s.factor <= 1.0f ? 1.0f
+                                                  : static_cast<float>(std::sqrt(1.0 + std::log(static_cast<double>(s.factor)) /
+                                                                                           std::log(static_cast<double>(*orig))));
+        }
+    } else {
+        r.fail("rope_scaling type '" + *type + "' is not supported (supported: default, linear, llama3, yarn, longrope)");
+    }
+}
+
 }  // namespace
 
 HfConfig parse_hf_config(std::string_view json_text, const std::string& source) {
@@ -125,8 +217,9 @@ HfConfig parse_hf_config(std::string_view json_text, const std::string& source) 
     HfConfig out;
     ModelConfig& c = out.config;
 
-    // Architecture: the class name and/or model_type must say Llama or Mistral.
-    bool mistral = false;
+    // Architecture: the class name and/or model_type must name a family of architecture.h
+    // (model_type decides when both do, as AutoModelForCausalLM does).
+    const Architecture* arch = nullptr;
     const json* archs = r.get("architectures");
     const auto model_type = r.optional_string("model_type");
     if (archs == nullptr && !model_type) r.fail("missing key 'architectures' (or 'model_type')");
@@ -142,30 +235,40 @@ HfConfig parse_hf_config(std::string_view json_text, const std::string& source) 
         } else {
             r.fail("key 'architectures' must be a list of strings, not " + json_kind(*archs));
         }
-        bool supported = false;
-        for (const auto& n : names) {
-            if (n == "LlamaForCausalLM") supported = true;
-            if (n == "MistralForCausalLM") supported = mistral = true;
-        }
-        if (!supported) {
-            r.fail("architecture '" + (names.empty() ? std::string() : names.front()) +
-                   "' is not supported (supported: LlamaForCausalLM, MistralForCausalLM)");
+        for (const auto& n : names)
+            if (!arch) arch = find_hf_architecture(n);
+        if (!arch) {
+            r.fail("architecture '" + (names.empty() ? std::string() : names.front()) + "' is not supported (supported: " +
+                   supported_hf_architectures() + ")");
         }
     }
     if (model_type) {
-        if (*model_type != "llama" && *model_type != "mistral") {
-            r.fail("model_type '" + *model_type + "' is not supported (supported: llama, mistral)");
+        arch = find_hf_model_type(*model_type);
+        if (!arch) {
+            std::string types;
+            for (const Architecture& a : architectures()) types += (types.empty() ? "" : ", ") + std::string(a.hf_model_type);
+            r.fail("model_type '" + *model_type + "' is not supported (supported: " + types + ")");
         }
-        mistral = *model_type == "mistral";
     }
-    c.architecture = mistral ? "mistral" : "llama";
+    out.arch = arch;
+    c.architecture = arch->gguf_name;
     c.name = r.optional_string("_name_or_path").value_or("");
 
     if (const auto act = r.optional_string("hidden_act"); act && *act != "silu") {
         r.fail("hidden_act '" + *act + "' is not supported (supported: silu)");
     }
-    if (r.optional_bool("attention_bias").value_or(false)) r.fail("attention_bias true is not supported (no bias terms)");
+    // Qwen2's q/k/v biases are part of the family (no key); Llama's / Qwen3's attention_bias also
+    // puts a bias on o_proj, which snapdoc does not have.
+    if (arch->qkv_bias != Presence::Required && r.optional_bool("attention_bias").value_or(false)) {
+        r.fail("attention_bias true is not supported (no bias on the output projection)");
+    }
     if (r.optional_bool("mlp_bias").value_or(false)) r.fail("mlp_bias true is not supported (no bias terms)");
+    if (r.optional_bool("use_sliding_window").value_or(false)) {
+        r.fail("use_sliding_window true is not supported for " + std::string(arch->hf_class));
+    }
+    if (const auto prf = r.optional_number("partial_rotary_factor"); prf && *prf != 1.0) {
+        r.fail("partial_rotary_factor " + std::to_string(*prf) + " is not supported (partial rotary embeddings)");
+    }
 
     c.dim = r.required_int("hidden_size");
     c.ffn_dim = r.required_int("intermediate_size");
@@ -204,24 +307,18 @@ HfConfig parse_hf_config(std::string_view json_text, const std::string& source) 
     c.tied_embeddings = r.optional_bool("tie_word_embeddings").value_or(false);
     c.rope_style = RopeStyle::RotateHalf;
 
-    if (const json* rs = r.get("rope_scaling")) {
-        if (!rs->is_object()) r.fail("key 'rope_scaling' must be an object or null, not " + json_kind(*rs));
-        const ConfigReader sr(*rs, source + " rope_scaling");
-        auto type = sr.optional_string("type");
-        if (!type) type = sr.optional_string("rope_type");
-        if (!type) r.fail("key 'rope_scaling' has no 'type' (or 'rope_type')");
-        if (*type == "linear") {
-            const auto factor = sr.optional_number("factor");
-            if (!factor) r.fail("rope_scaling of type 'linear' has no 'factor'");
-            c.rope_linear_scale = to_float(r, "rope_scaling.factor", *factor);
-        } else if (*type != "default") {
-            r.fail("rope_scaling type '" + *type + "' is not supported (supported: linear)");
-        }
+    // transformers 5 spells rope_theta + rope_scaling as one "rope_parameters" object.
+    const json* rs = r.get("rope_scaling");
+    const json* rp = r.get("rope_parameters");
+    if (rs == nullptr && rp != nullptr && rp->is_object()) {
+        rs = rp;
+        if (const auto t = ConfigReader(*rp, source).optional_number("rope_theta")) c.rope_theta = to_float(r, "rope_theta", *t);
     }
-
+    if (rs != nullptr) read_rope_scaling(r, *rs, source, c);
     if (const auto bos = r.token_id("bos_token_id")) c.bos_id = *bos;
     if (const auto eos = r.token_id("eos_token_id")) c.eos_id = *eos;
-    if (const auto sw = r.optional_int("sliding_window"); sw && *sw > 0 && *sw < c.context_length) c.sliding_window = *sw;
+    if (const auto sw = r.optional_int("sliding_window"); arch->sliding_window && sw && *sw > 0 && *sw < c.context_length)
+        c.sliding_window = *sw;
 
     if (auto td = r.optional_string("torch_dtype")) {
         out.torch_dtype = *td;

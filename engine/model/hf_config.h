@@ -1,4 +1,4 @@
-// Hugging Face `config.json` of a Llama / Mistral checkpoint -> ModelConfig.
+// Hugging Face `config.json` of a checkpoint of a supported family (architecture.h) -> ModelConfig.
 #pragma once
 
 #include <filesystem>
@@ -9,8 +9,11 @@
 
 namespace snapdoc {
 
+struct Architecture;
+
 struct HfConfig {
     ModelConfig config;       // rope_style is RotateHalf; weight_dtype is left for the loader to set
+    const Architecture* arch = nullptr;  // the family (never null after a successful parse)
     std::string torch_dtype;  // "float32", "bfloat16", ... or "" when absent
 };
 

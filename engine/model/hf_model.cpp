@@ -1,10 +1,12 @@
-// Hugging Face folder -> Model. Q/K rows are in the checkpoint's own (rotate-half) order, so the
-// config says RopeStyle::RotateHalf and nothing is permuted.
+// Hugging Face folder -> Model for the families in architecture.h. Q/K rows are in the
+// checkpoint's own (rotate-half) order, so the config says RopeStyle::RotateHalf and nothing is
+// permuted; tensor names and optional parts come from the family's description.
 #include "engine/model/hf_model.h"
 
 #include <nlohmann/json.hpp>
 
 #include "engine/common/error.h"
+#include "engine/model/architecture.h"
 #include "engine/model/hf_config.h"
 #include "engine/model/read_file.h"
 #include "engine/model/safetensors_checkpoint.h"
@@ -78,8 +80,8 @@ void load_hf_tokenizer(Model& m, const std::filesystem::path& dir) {
     } else if (std::filesystem::exists(json_path, ec)) {
         try {
             HfTokenizerJson t = parse_hf_tokenizer_json(read_small_file(json_path, std::size_t{256} << 20), config_text);
-            if (t.bpe) (void)BpeTokenizer(*t.bpe);  // check it now, so a broken file is reported at load
-            m.tokenizer_bpe = std::move(t.bpe);
+            // Built (and so checked) now: a broken file is reported at load.
+            if (t.bpe) m.tokenizer_bpe = std::make_shared<const BpeTokenizer>(*t.bpe);
             m.tokenizer_proto = std::move(t.spm_proto);
             if (!m.tokenizer_add_bos) m.tokenizer_add_bos = t.add_bos;
             if (!m.tokenizer_add_eos) m.tokenizer_add_eos = t.add_eos;
@@ -104,27 +106,30 @@ Model load_hf_model(const std::filesystem::path& dir) {
     Model m;
     m.format = ModelFormat::HuggingFace;
     m.path = dir;
-    m.config = load_hf_config(config_path).config;
+    const HfConfig hf = load_hf_config(config_path);
+    m.config = hf.config;
     if (m.config.name.empty()) m.config.name = dir.filename().string();
 
     const SafetensorsCheckpoint ck = SafetensorsCheckpoint::open_folder(dir);
     m.mappings = ck.mappings();
     const ModelConfig& c = m.config;
-    static const LlamaTensorNames kNames = {
-        "model.embed_tokens.weight", "model.layers.",           "input_layernorm.weight",
-        "self_attn.q_proj.weight",   "self_attn.k_proj.weight", "self_attn.v_proj.weight",
-        "self_attn.o_proj.weight",   "post_attention_layernorm.weight", "mlp.gate_proj.weight",
-        "mlp.up_proj.weight",        "mlp.down_proj.weight",    "model.norm.weight",
-        "lm_head.weight"};
-    gather_llama_weights(
-        m, kNames,
+    std::vector<std::string> used;
+    gather_weights(
+        m, *hf.arch, hf.arch->hf,
         [&](const std::string& name) -> std::optional<TensorView> {
             const SafetensorsFile* file = nullptr;
             const SafetensorsFile::TensorInfo* info = ck.find(name, &file);
             if (info == nullptr) return std::nullopt;
+            used.push_back(name);
             return file->view(*info);
         },
         c.tied_embeddings, source);
+    std::vector<std::string> all;
+    for (const SafetensorsFile& f : ck.files())
+        for (const auto& t : f.tensors()) all.push_back(t.name);
+    // A tied checkpoint may still store lm_head.weight (a copy of the embeddings): not a missing part.
+    if (c.tied_embeddings) used.emplace_back(hf.arch->hf.output);
+    warn_unused_tensors(source, all, used);
 
     load_hf_tokenizer(m, dir);
     m.chat_template = read_chat_template(dir / "tokenizer_config.json");

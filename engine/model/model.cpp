@@ -22,9 +22,7 @@ void for_each_unique(const ModelWeights& w, F&& f) {
     };
     visit(w.tok_embeddings);
     for (const LayerWeights& l : w.layers) {
-        for (const TensorView* v : {&l.attn_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.ffn_norm, &l.w_gate, &l.w_up, &l.w_down}) {
-            visit(*v);
-        }
+        for (const TensorView* v : l.views()) visit(*v);
     }
     visit(w.out_norm);
     visit(w.output);

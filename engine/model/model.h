@@ -16,18 +16,28 @@
 namespace snapdoc {
 
 class MappedFile;
-struct BpeVocab;
+class BpeTokenizer;
 
+// Families with fused projections (Phi-3's qkv and gate_up) get wq/wk/wv and w_gate/w_up as row
+// slices of the fused tensor (views into it, no copy). Optional parts are invalid views
+// (`!valid()`) when the family or file has none.
 struct LayerWeights {
     TensorView attn_norm;  // [dim]
     TensorView wq;         // [n_heads*head_dim, dim]
     TensorView wk;         // [n_kv_heads*head_dim, dim]
     TensorView wv;         // [n_kv_heads*head_dim, dim]
+    TensorView bq, bk, bv;       // optional projection biases [n_heads*head_dim] / [n_kv_heads*head_dim] (Qwen2)
+    TensorView q_norm, k_norm;   // optional per-head RMS norm weights [head_dim], before RoPE (Qwen3)
     TensorView wo;         // [dim, n_heads*head_dim]
     TensorView ffn_norm;   // [dim]
     TensorView w_gate;     // [ffn_dim, dim]
     TensorView w_up;       // [ffn_dim, dim]
     TensorView w_down;     // [dim, ffn_dim]
+
+    // Every view of the layer, optional ones included (check valid()).
+    std::vector<const TensorView*> views() const {
+        return {&attn_norm, &wq, &wk, &wv, &bq, &bk, &bv, &q_norm, &k_norm, &wo, &ffn_norm, &w_gate, &w_up, &w_down};
+    }
 };
 
 struct ModelWeights {
@@ -48,9 +58,10 @@ struct Model {
     // Serialized SentencePiece ModelProto (built from GGUF metadata, or the bytes of the HF folder's
     // tokenizer.model). Empty if the model carries no tokenizer.
     std::string tokenizer_proto;
-    // Byte-level BPE vocabulary (GGUF "gpt2", or an HF folder's tokenizer.json); null if none. At
-    // most one of tokenizer_proto / tokenizer_bpe is set; Tokenizer::from_model picks.
-    std::shared_ptr<const BpeVocab> tokenizer_bpe;
+    // Byte-level BPE vocabulary (GGUF "gpt2", or an HF folder's tokenizer.json), checked and built
+    // once at load (tokens, types, merges, pre-tokenizer, bos/eos, add_bos); null if none. At most
+    // one of tokenizer_proto / tokenizer_bpe is set; Tokenizer::from_model picks.
+    std::shared_ptr<const BpeTokenizer> tokenizer_bpe;
     // Whether prompts start with BOS / end with EOS as the files say (GGUF
     // tokenizer.ggml.add_bos_token, tokenizer_config.json add_bos_token); unset: the tokenizer's default.
     std::optional<bool> tokenizer_add_bos;

@@ -49,7 +49,7 @@ void ModelConfig::validate() const {
     check_range("n_heads * head_dim", int64_t{n_heads} * head_dim, kMaxProjection);
     check_positive_finite("norm_eps", norm_eps);
     check_positive_finite("rope_theta", rope_theta);
-    check_positive_finite("rope_linear_scale", rope_linear_scale);
+    validate_rope_scaling(rope_scaling, head_dim, "invalid model config");
     if (bos_id < -1 || bos_id >= vocab_size) {
         bad("bos_id (" + std::to_string(bos_id) + ") is outside the vocabulary of " + std::to_string(vocab_size));
     }

@@ -1,5 +1,6 @@
-// Hyper-parameters of a Llama-family model (Llama 1/2/3, Mistral, TinyLlama...), read from GGUF
-// metadata or a Hugging Face config.json.
+// Hyper-parameters of a decoder-only transformer of one of the supported families (see
+// architecture.h: Llama 1/2/3, Mistral, Qwen2/2.5, Qwen3, Phi-3/3.5), read from GGUF metadata or a
+// Hugging Face config.json.
 #pragma once
 
 #include <cstdint>
@@ -7,28 +8,30 @@
 #include <vector>
 
 #include "engine/model/dtype.h"
+#include "engine/model/rope_scaling.h"
 
 namespace snapdoc {
 
 // How RoPE pairs up the dimensions of a head. GGUF `llama` tensors were permuted at conversion so
-// that adjacent dimensions (2i, 2i+1) rotate together; Hugging Face checkpoints rotate dimension i
-// with i + head_dim/2 ("rotate_half"). The weights decide which one is correct.
+// that adjacent dimensions (2i, 2i+1) rotate together; Hugging Face checkpoints, and GGUF files of
+// the NEOX-rope families (qwen2, qwen3, phi3), rotate dimension i with i + head_dim/2
+// ("rotate_half"). The weights decide which one is correct.
 enum class RopeStyle : uint8_t { AdjacentPairs, RotateHalf };
 
 struct ModelConfig {
-    std::string architecture = "llama";
+    std::string architecture = "llama";  // an Architecture's gguf_name (architecture.h)
     std::string name;
     int n_layers = 0;
     int dim = 0;          // hidden size
     int n_heads = 0;      // query heads
     int n_kv_heads = 0;   // key/value heads (GQA when < n_heads)
-    int head_dim = 0;     // usually dim / n_heads
+    int head_dim = 0;     // usually dim / n_heads (Qwen3 0.6B: 128 with dim 1024 and 16 heads)
     int ffn_dim = 0;      // SwiGLU intermediate size
     int vocab_size = 0;
-    int context_length = 0;
+    int context_length = 0;  // the declared (training) context; backends default to it
     float norm_eps = 1e-5f;
     float rope_theta = 10000.0f;
-    float rope_linear_scale = 1.0f;  // positions are divided by this (linear RoPE scaling)
+    RopeScaling rope_scaling;  // none / linear / llama3 / yarn / longrope, with its factors
     RopeStyle rope_style = RopeStyle::AdjacentPairs;
     bool tied_embeddings = false;
     DType weight_dtype = DType::F32;  // dtype of the bulk of the weights (for reports)

@@ -25,6 +25,11 @@ struct BackendOptions {
     int threads = 0;  // 0 = all available cores
     // Rows per internal prefill block (bounds scratch memory); callers may pass longer chunks.
     int max_chunk_rows = 512;
+    // The context size the model runs with, as llama.cpp's n_ctx; 0 = the model's declared
+    // context_length (llama.cpp's default). It is a run-time choice, not part of the model, because
+    // it changes the computation only for LongRoPE (Phi-3.5: long factors when it exceeds the
+    // original training context) — so it lives with the backend that computes, not in the loader.
+    int context_length = 0;
 };
 
 class Backend {

@@ -1,5 +1,7 @@
 #include "engine/runtime/backend_factory.h"
 
+#include <spdlog/spdlog.h>
+
 #include "engine/common/error.h"
 
 #ifdef SNAPDOC_HAVE_CUDA
@@ -34,6 +36,14 @@ std::unique_ptr<Backend> make_backend(const Model& model, const BackendOptions& 
     const std::string chosen = resolve_device(device);
     if (chosen == "cpu") return make_cpu_backend(model, options);
 #ifdef SNAPDOC_HAVE_CUDA
+    // "auto" runs what the CUDA kernels lack (Qwen biases, llama3/YaRN/LongRoPE rope...) on the CPU;
+    // an explicit "cuda" gets the backend's error naming the feature.
+    if (device == "auto") {
+        if (const std::string feature = cuda_unsupported_feature(model); !feature.empty()) {
+            spdlog::info("device auto: the CUDA backend does not support {} yet; using the CPU", feature);
+            return make_cpu_backend(model, options);
+        }
+    }
     if (cuda_device_count() == 0) throw Error("--device cuda: " + cuda_unavailable_reason());
     return make_cuda_backend(model, options);
 #else

@@ -133,8 +133,9 @@ TEST_P(RopeKernel, MatchesCpuRope) {
     cuda::check(kernels::rope(dx.as<float>(), stride, n, n_heads + n_kv, head_dim, dp.as<int32_t>(), 10000.f, 1.f, conv, nullptr),
                 "rope");
     auto want = x;
-    cpu::Rope rope(head_dim, 10000.f, 1.f, style);
-    for (int r = 0; r < n; ++r) rope.apply(want.data() + static_cast<int64_t>(r) * stride, n_heads + n_kv, pos[r]);
+    cpu::Rope rope(head_dim, style, rope_frequencies(head_dim, 10000.0, RopeScaling{}, 4096));
+    rope.prepare(pos.data(), n);
+    for (int r = 0; r < n; ++r) rope.apply(want.data() + static_cast<int64_t>(r) * stride, n_heads + n_kv, r);
     const auto got = from_device<float>(dx.get(), x.size());
     EXPECT_LT(nmse(got, want), 1e-10);
     EXPECT_LT(max_abs_diff(got, want), 1e-4);

@@ -79,7 +79,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         std::vector<float> row;
         touch(m.weights.tok_embeddings, row);
         for (const LayerWeights& l : m.weights.layers) {
-            for (const TensorView* v : {&l.attn_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.ffn_norm, &l.w_gate, &l.w_up, &l.w_down}) {
+            for (const TensorView* v : l.views()) {
                 touch(*v, row);
             }
         }

@@ -30,7 +30,7 @@ void expect_stories_config(const ModelConfig& c) {
     EXPECT_EQ(c.context_length, 2048);
     EXPECT_FLOAT_EQ(c.norm_eps, 1e-5f);
     EXPECT_FLOAT_EQ(c.rope_theta, 10000.0f);
-    EXPECT_FLOAT_EQ(c.rope_linear_scale, 1.0f);
+    EXPECT_EQ(c.rope_scaling.kind, RopeScalingKind::None);
     EXPECT_EQ(c.bos_id, 1);
     EXPECT_EQ(c.eos_id, 2);
     EXPECT_FALSE(c.tied_embeddings);

@@ -1,6 +1,8 @@
-// A deliberately plain Llama forward pass for tests: double precision, the full T×T attention
-// matrix, Hugging Face layout (rotate-half RoPE). It shares no code with the engine, so agreeing
-// with it means the engine computes what the model defines.
+// A deliberately plain forward pass of the supported families for tests: double precision, the
+// full T×T attention matrix, Hugging Face layout (rotate-half RoPE), q/k/v biases (Qwen2), per-head
+// q/k RMS norms (Qwen3), and every rope scaling kind computed by its own formulas (HF
+// modeling_rope_utils). It shares no code with the engine, so agreeing with it means the engine
+// computes what the model defines.
 #pragma once
 
 #include <cstdint>
@@ -15,8 +17,23 @@ namespace snapdoc::testing {
 // (on top of causality). Used to express "attend only to the kept positions".
 using AttentionFilter = std::function<bool(int layer, int head, int query, int key)>;
 
-// Logits [T, vocab] for `ids` at positions 0..T-1.
+// Optional output of reference_logits: the attention probabilities of every layer and query head,
+// probs[layer][head][t * T + j] (0 for j > t or filtered keys).
+struct ReferenceTrace {
+    std::vector<std::vector<std::vector<double>>> probs;
+};
+
+// Logits [T, vocab] for `ids` at positions 0..T-1. `context_size` (0 = the declared context) picks
+// LongRoPE's factor set as llama.cpp does: long when it exceeds the original context.
 std::vector<double> reference_logits(const TinyWeights& w, const std::vector<int32_t>& ids,
-                                     const AttentionFilter& filter = {});
+                                     const AttentionFilter& filter = {}, int context_size = 0,
+                                     ReferenceTrace* trace = nullptr);
+
+// The per-pair rotation frequencies and the cos/sin multiplier the reference uses.
+struct ReferenceRope {
+    std::vector<double> inv_freq;
+    double attention_factor = 1.0;
+};
+ReferenceRope reference_rope(const TinyWeights& w, int context_size = 0);
 
 }  // namespace snapdoc::testing

@@ -245,8 +245,8 @@ TEST_F(BadGgufModel, MissingOrWrongMetadata) {
     using V = GgufMetaValue;
     EXPECT_FORMAT_ERROR(load_model(with_meta("general.architecture", std::nullopt)),
                         "missing metadata key 'general.architecture'");
-    EXPECT_FORMAT_ERROR(load_model(with_meta("general.architecture", V::string("qwen2"))),
-                        "architecture 'qwen2' is not supported (supported: llama, mistral)");
+    EXPECT_FORMAT_ERROR(load_model(with_meta("general.architecture", V::string("gemma"))),
+                        "architecture 'gemma' is not supported (supported: llama, mistral, qwen2, qwen3, phi3)");
     EXPECT_FORMAT_ERROR(load_model(with_meta("general.architecture", V::u32(1))), "has type uint32, expected string");
     for (const char* key : {"llama.block_count", "llama.embedding_length", "llama.feed_forward_length",
                             "llama.attention.head_count", "llama.attention.layer_norm_rms_epsilon", "llama.context_length"}) {
@@ -262,8 +262,10 @@ TEST_F(BadGgufModel, MissingOrWrongMetadata) {
                         "embedding_length 32 is not divisible by attention.head_count 3");
     EXPECT_FORMAT_ERROR(load_model(with_meta("llama.attention.head_count", V::u32(0))), "head_count must be positive");
     EXPECT_FORMAT_ERROR(load_model(with_meta("llama.rope.dimension_count", V::u32(8))), "partial rotary");
+    EXPECT_FORMAT_ERROR(load_model(with_meta("llama.rope.scaling.type", V::string("dynamic"))),
+                        "rope scaling type 'dynamic' is not supported");
     EXPECT_FORMAT_ERROR(load_model(with_meta("llama.rope.scaling.type", V::string("yarn"))),
-                        "rope scaling type 'yarn' is not supported");
+                        "rope scaling type 'yarn' needs llama.rope.scaling.factor");
     EXPECT_FORMAT_ERROR(load_model(with_meta("llama.rope.freq_base", V::f32(-1.0f))), "rope_theta");
     EXPECT_FORMAT_ERROR(load_model(with_meta("llama.attention.layer_norm_rms_epsilon", V::f64(1e300))), "is out of range");
     EXPECT_FORMAT_ERROR(load_model(with_meta("llama.vocab_size", V::u32(41))),

@@ -9,6 +9,7 @@
 #include "engine/runtime/backend.h"
 #include "engine/session/generate.h"
 #include "engine/session/prefill.h"
+#include "tests/support/engine_logits.h"
 #include "tests/support/reference_llama.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/tiny_model.h"
@@ -26,30 +27,6 @@ std::vector<int32_t> some_ids(int n, int vocab, int seed = 3) {
         id = static_cast<int32_t>(x % vocab);
     }
     return ids;
-}
-
-std::vector<float> engine_logits(const Model& m, const std::vector<int32_t>& ids, int threads = 2, int chunk = 512,
-                                 int backend_chunk = 512) {
-    BackendOptions o;
-    o.threads = threads;
-    o.max_chunk_rows = backend_chunk;
-    auto backend = make_cpu_backend(m, o);
-    auto kv = make_full_kv_cache(*backend, static_cast<int>(ids.size()));
-    PrefillOptions p;
-    p.chunk_rows = chunk;
-    std::vector<float> logits;
-    prefill(*backend, ids, 0, *kv, p, &logits);
-    return logits;
-}
-
-// Largest |a-b| relative to the largest |b| (logits of random models are O(1)).
-double max_rel_diff(const std::vector<float>& a, const std::vector<double>& b) {
-    double md = 0, mb = 1e-12;
-    for (std::size_t i = 0; i < b.size(); ++i) {
-        md = std::max(md, std::fabs(a[i] - b[i]));
-        mb = std::max(mb, std::fabs(b[i]));
-    }
-    return md / mb;
 }
 
 struct ShapeCase {

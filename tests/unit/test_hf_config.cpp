@@ -42,7 +42,7 @@ TEST(HfConfig, ParsesALlamaConfig) {
     EXPECT_EQ(c.context_length, 512);
     EXPECT_FLOAT_EQ(c.norm_eps, 1e-5f);
     EXPECT_FLOAT_EQ(c.rope_theta, 10000.0f);  // default
-    EXPECT_FLOAT_EQ(c.rope_linear_scale, 1.0f);
+    EXPECT_EQ(c.rope_scaling.kind, RopeScalingKind::None);
     EXPECT_EQ(c.rope_style, RopeStyle::RotateHalf);
     EXPECT_FALSE(c.tied_embeddings);
     EXPECT_EQ(c.bos_id, 1);
@@ -74,7 +74,8 @@ TEST(HfConfig, OptionalKeysAndVariants) {
     EXPECT_EQ(c.head_dim, 16);
     EXPECT_EQ(c.q_dim(), 128);
     EXPECT_FLOAT_EQ(c.rope_theta, 1e6f);
-    EXPECT_FLOAT_EQ(c.rope_linear_scale, 4.0f);
+    EXPECT_EQ(c.rope_scaling.kind, RopeScalingKind::Linear);
+    EXPECT_FLOAT_EQ(c.rope_scaling.factor, 4.0f);
     EXPECT_TRUE(c.tied_embeddings);
     EXPECT_EQ(c.bos_id, -1);
     EXPECT_EQ(c.eos_id, 7);
@@ -82,9 +83,9 @@ TEST(HfConfig, OptionalKeysAndVariants) {
     EXPECT_EQ(h.torch_dtype, "bfloat16");
 
     j["rope_scaling"] = nullptr;
-    EXPECT_FLOAT_EQ(parse(j).config.rope_linear_scale, 1.0f);
+    EXPECT_EQ(parse(j).config.rope_scaling.kind, RopeScalingKind::None);
     j["rope_scaling"] = {{"type", "default"}};
-    EXPECT_FLOAT_EQ(parse(j).config.rope_linear_scale, 1.0f);
+    EXPECT_EQ(parse(j).config.rope_scaling.kind, RopeScalingKind::None);
     j["sliding_window"] = nullptr;
     EXPECT_EQ(parse(j).config.sliding_window, 0);
 }
@@ -116,14 +117,14 @@ TEST(HfConfig, ErrorsNameTheKey) {
         {"rms_norm_eps", -1.0, false, "norm_eps"},
         {"rope_theta", 0, false, "rope_theta"},
         {"tie_word_embeddings", 1, false, "key 'tie_word_embeddings' must be true or false"},
-        {"architectures", {"Qwen2ForCausalLM"}, false, "architecture 'Qwen2ForCausalLM' is not supported"},
+        {"architectures", {"GemmaForCausalLM"}, false, "architecture 'GemmaForCausalLM' is not supported"},
         {"architectures", 5, false, "key 'architectures' must be a list of strings"},
         {"model_type", "gemma", false, "model_type 'gemma' is not supported"},
-        {"rope_scaling", {{"type", "yarn"}, {"factor", 4}}, false, "rope_scaling type 'yarn' is not supported"},
+        {"rope_scaling", {{"type", "dynamic"}, {"factor", 4}}, false, "rope_scaling type 'dynamic' is not supported"},
         {"rope_scaling", {{"type", "linear"}}, false, "rope_scaling of type 'linear' has no 'factor'"},
         {"rope_scaling", {{"factor", 2}}, false, "'rope_scaling' has no 'type'"},
         {"rope_scaling", "linear", false, "key 'rope_scaling' must be an object or null"},
-        {"rope_scaling", {{"type", "linear"}, {"factor", -2}}, false, "rope_linear_scale"},
+        {"rope_scaling", {{"type", "linear"}, {"factor", -2}}, false, "rope scaling factor is -2"},
         {"bos_token_id", "1", false, "key 'bos_token_id' must be an integer"},
         {"eos_token_id", 600, false, "eos_id (600) is outside the vocabulary of 512"},
         {"hidden_act", "gelu", false, "hidden_act 'gelu' is not supported"},
@@ -177,7 +178,7 @@ TEST(ModelConfig, ValidateNamesTheField) {
     broken([](ModelConfig& b) { b.context_length = 0; }, "context_length");
     broken([](ModelConfig& b) { b.rope_theta = 0; }, "rope_theta");
     broken([](ModelConfig& b) { b.norm_eps = std::numeric_limits<float>::quiet_NaN(); }, "norm_eps");
-    broken([](ModelConfig& b) { b.rope_linear_scale = std::numeric_limits<float>::infinity(); }, "rope_linear_scale");
+    broken([](ModelConfig& b) { b.rope_scaling.factor = std::numeric_limits<float>::infinity(); }, "rope scaling factor");
     broken([](ModelConfig& b) { b.bos_id = 320; }, "bos_id (320)");
     broken([](ModelConfig& b) { b.dim = 1 << 30; }, "more than the supported");
     broken([](ModelConfig& b) { b.n_heads = 60000, b.n_kv_heads = 1, b.head_dim = 60000; }, "n_heads * head_dim");

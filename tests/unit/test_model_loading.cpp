@@ -59,7 +59,7 @@ void expect_config(const ModelConfig& c, const TinyModelSpec& s) {
     EXPECT_EQ(c.context_length, s.context_length);
     EXPECT_FLOAT_EQ(c.norm_eps, s.norm_eps);
     EXPECT_FLOAT_EQ(c.rope_theta, s.rope_theta);
-    EXPECT_FLOAT_EQ(c.rope_linear_scale, s.rope_linear_scale);
+    EXPECT_FLOAT_EQ(c.rope_scaling.factor, s.rope_linear_scale);
     EXPECT_EQ(c.tied_embeddings, s.tied);
     EXPECT_EQ(c.bos_id, 1);
     EXPECT_EQ(c.eos_id, 2);

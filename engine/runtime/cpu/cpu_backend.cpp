@@ -55,9 +55,16 @@ public:
     std::vector<float> data;
 };
 
-struct LayerNorms {
-    std::vector<float> attn, ffn;
+// A layer's small vectors in f32: norms, and the optional biases / q-k norms (empty when absent).
+struct LayerVectors {
+    std::vector<float> attn, ffn, bq, bk, bv, q_norm, k_norm;
 };
+
+std::vector<float> to_f32_opt(const TensorView& t) { return t.valid() ? to_f32(t) : std::vector<float>{}; }
+
+int context_size(const ModelConfig& c, const BackendOptions& o) {
+    return o.context_length > 0 ? o.context_length : c.context_length;
+}
 
 class CpuBackend : public Backend {
 public:
@@ -66,11 +73,14 @@ public:
           cfg_(model.config),
           pool_(options.threads),
           matmul_(pool_),
-          rope_(cfg_.head_dim, cfg_.rope_theta, cfg_.rope_linear_scale, cfg_.rope_style),
+          rope_(cfg_.head_dim, cfg_.rope_style,
+                rope_frequencies(cfg_.head_dim, cfg_.rope_theta, cfg_.rope_scaling, context_size(cfg_, options))),
           chunk_(std::max(1, options.max_chunk_rows)) {
         cfg_.validate();
         openblas_set_num_threads(1);  // parallelism comes from our pool (see matmul.cpp)
-        for (const auto& l : model.weights.layers) norms_.push_back({to_f32(l.attn_norm), to_f32(l.ffn_norm)});
+        for (const auto& l : model.weights.layers)
+            vectors_.push_back({to_f32(l.attn_norm), to_f32(l.ffn_norm), to_f32_opt(l.bq), to_f32_opt(l.bk),
+                                to_f32_opt(l.bv), to_f32_opt(l.q_norm), to_f32_opt(l.k_norm)});
         out_norm_ = to_f32(model.weights.out_norm);
         const int c = chunk_;
         xn_.resize(static_cast<std::size_t>(c) * cfg_.dim);
@@ -209,17 +219,30 @@ private:
 
     void run_chunk(int layer, float* h, int n, const int32_t* pos, CpuKvCache& kv, float* q_capture) {
         const LayerWeights& w = model_.weights.layers[layer];
-        const LayerNorms& norms = norms_[layer];
+        const LayerVectors& vec = vectors_[layer];
         const int dim = cfg_.dim, hd = cfg_.head_dim, qd = cfg_.q_dim(), kvd = cfg_.kv_dim();
 
-        // Attention block.
-        for (int i = 0; i < n; ++i) rms_norm_row(h + i * dim, norms.attn.data(), xn_.data() + i * dim, dim, cfg_.norm_eps);
+        // Attention block: projections (+ biases), per-head q/k norm, RoPE — the order of HF's
+        // Qwen2/Qwen3 attention and llama.cpp's graphs. (Fused qkv tensors arrive as row slices.)
+        for (int i = 0; i < n; ++i) rms_norm_row(h + i * dim, vec.attn.data(), xn_.data() + i * dim, dim, cfg_.norm_eps);
         matmul_(w.wq, xn_.data(), n, q_.data());
         matmul_(w.wk, xn_.data(), n, k_.data());
         matmul_(w.wv, xn_.data(), n, v_.data());
+        if (!vec.bq.empty()) {
+            add_bias_rows(q_.data(), vec.bq.data(), n, qd);
+            add_bias_rows(k_.data(), vec.bk.data(), n, kvd);
+            add_bias_rows(v_.data(), vec.bv.data(), n, kvd);
+        }
+        if (!vec.q_norm.empty()) {
+            for (int64_t r = 0; r < int64_t{n} * cfg_.n_heads; ++r)
+                rms_norm_row(q_.data() + r * hd, vec.q_norm.data(), q_.data() + r * hd, hd, cfg_.norm_eps);
+            for (int64_t r = 0; r < int64_t{n} * cfg_.n_kv_heads; ++r)
+                rms_norm_row(k_.data() + r * hd, vec.k_norm.data(), k_.data() + r * hd, hd, cfg_.norm_eps);
+        }
+        rope_.prepare(pos, n);  // one cos/sin table per position, shared by q and k and all heads
         for (int i = 0; i < n; ++i) {
-            rope_.apply(q_.data() + static_cast<int64_t>(i) * qd, cfg_.n_heads, pos[i]);
-            rope_.apply(k_.data() + static_cast<int64_t>(i) * kvd, cfg_.n_kv_heads, pos[i]);
+            rope_.apply(q_.data() + static_cast<int64_t>(i) * qd, cfg_.n_heads, i);
+            rope_.apply(k_.data() + static_cast<int64_t>(i) * kvd, cfg_.n_kv_heads, i);
         }
         if (q_capture) std::memcpy(q_capture, q_.data(), sizeof(float) * static_cast<std::size_t>(n) * qd);
 
@@ -250,7 +273,7 @@ private:
         add_inplace(h, tmp_.data(), static_cast<int64_t>(n) * dim);
 
         // Feed-forward block (SwiGLU).
-        for (int i = 0; i < n; ++i) rms_norm_row(h + i * dim, norms.ffn.data(), xn_.data() + i * dim, dim, cfg_.norm_eps);
+        for (int i = 0; i < n; ++i) rms_norm_row(h + i * dim, vec.ffn.data(), xn_.data() + i * dim, dim, cfg_.norm_eps);
         matmul_(w.w_gate, xn_.data(), n, gate_.data());
         matmul_(w.w_up, xn_.data(), n, up_.data());
         swiglu(gate_.data(), up_.data(), static_cast<int64_t>(n) * cfg_.ffn_dim);
@@ -264,7 +287,7 @@ private:
     MatMul matmul_;
     Rope rope_;
     int chunk_;
-    std::vector<LayerNorms> norms_;
+    std::vector<LayerVectors> vectors_;
     std::vector<float> out_norm_;
     std::vector<float> xn_, tmp_, q_, attn_, k_, v_, gate_, up_;
     std::vector<CacheHeadView> heads_;

@@ -11,42 +11,44 @@ void rms_norm_row(const float* x, const float* weight, float* out, int dim, floa
     for (int i = 0; i < dim; ++i) out[i] = x[i] * inv * weight[i];
 }
 
-Rope::Rope(int head_dim, float theta, float linear_scale, RopeStyle style)
-    : head_dim_(head_dim), linear_scale_(linear_scale), style_(style), inv_freq_(head_dim / 2) {
-    for (int i = 0; i < head_dim / 2; ++i)
-        inv_freq_[i] = std::pow(static_cast<double>(theta), -2.0 * i / head_dim);
+Rope::Rope(int head_dim, RopeStyle style, RopeFrequencies frequencies)
+    : head_dim_(head_dim), style_(style), freq_(std::move(frequencies)) {}
+
+void Rope::prepare(const int32_t* positions, int n) {
+    const int half = head_dim_ / 2;
+    cos_.resize(static_cast<std::size_t>(n) * half);
+    sin_.resize(cos_.size());
+    for (int r = 0; r < n; ++r) {
+        for (int i = 0; i < half; ++i) {
+            // Angles in double: at positions ~100K, f32 angles lose several digits.
+            const double angle = static_cast<double>(positions[r]) * freq_.inv_freq[i];
+            cos_[static_cast<std::size_t>(r) * half + i] = static_cast<float>(std::cos(angle) * freq_.attention_factor);
+            sin_[static_cast<std::size_t>(r) * half + i] = static_cast<float>(std::sin(angle) * freq_.attention_factor);
+        }
+    }
 }
 
-void Rope::apply(float* row, int n_heads, int32_t position) const {
+void Rope::apply(float* row, int n_heads, int r) const {
     const int half = head_dim_ / 2;
-    const double pos = static_cast<double>(position) / linear_scale_;
-    // Angles in double: at positions ~100K, f32 angles lose several digits.
-    float cosv[256], sinv[256];
-    std::vector<float> big_cos, big_sin;
-    float* c = cosv;
-    float* s = sinv;
-    if (half > 256) {
-        big_cos.resize(half);
-        big_sin.resize(half);
-        c = big_cos.data();
-        s = big_sin.data();
-    }
-    for (int i = 0; i < half; ++i) {
-        const double angle = pos * inv_freq_[i];
-        c[i] = static_cast<float>(std::cos(angle));
-        s[i] = static_cast<float>(std::sin(angle));
-    }
+    const float* c = cos_.data() + static_cast<std::size_t>(r) * half;
+    const float* s = sin_.data() + static_cast<std::size_t>(r) * half;
+    // AdjacentPairs rotates (2i, 2i+1); RotateHalf rotates (i, i + half).
+    const int stride = style_ == RopeStyle::AdjacentPairs ? 2 : 1;
+    const int partner = style_ == RopeStyle::AdjacentPairs ? 1 : half;
     for (int h = 0; h < n_heads; ++h) {
         float* v = row + static_cast<int64_t>(h) * head_dim_;
         for (int i = 0; i < half; ++i) {
-            // AdjacentPairs rotates (2i, 2i+1); RotateHalf rotates (i, i + half).
-            const int a = style_ == RopeStyle::AdjacentPairs ? 2 * i : i;
-            const int b = style_ == RopeStyle::AdjacentPairs ? 2 * i + 1 : i + half;
-            const float x0 = v[a], x1 = v[b];
-            v[a] = x0 * c[i] - x1 * s[i];
-            v[b] = x0 * s[i] + x1 * c[i];
+            float* a = v + i * stride;
+            float* b = a + partner;
+            const float x0 = *a, x1 = *b;
+            *a = x0 * c[i] - x1 * s[i];
+            *b = x0 * s[i] + x1 * c[i];
         }
     }
+}
+
+void add_bias_rows(float* y, const float* b, int n, int width) {
+    for (int r = 0; r < n; ++r) add_inplace(y + static_cast<int64_t>(r) * width, b, width);
 }
 
 void swiglu(float* gate, const float* up, int64_t n) {

@@ -85,6 +85,16 @@ public:
     DeviceBuffer h;  // [max_rows, dim] f32
 };
 
+// Refuses a model using a part the kernels lack up front, with one message naming it, rather than
+// computing wrong logits.
+void refuse_unsupported_features(const Model& model) {
+    const std::string feature = cuda_unsupported_feature(model);
+    if (!feature.empty()) {
+        throw Error("the CUDA backend does not support " + feature + " yet (model '" + model.config.name +
+                    "', architecture " + model.config.architecture + "); run it with --device cpu");
+    }
+}
+
 // Sets the backend's device for the calling thread (the UI runs the engine on a worker thread).
 struct DeviceScope {
     explicit DeviceScope(int device) { check(cudaSetDevice(device), "cudaSetDevice"); }
@@ -95,6 +105,7 @@ public:
     CudaBackend(const Model& model, const BackendOptions& options, const CudaBackendOptions& cuda_options)
         : model_(model), cfg_(model.config), device_(cuda_options.device), chunk_(std::max(1, options.max_chunk_rows)) {
         cfg_.validate();
+        refuse_unsupported_features(model);
         if (cuda_device_count() <= device_)
             throw Error("no CUDA device " + std::to_string(device_) + ": " + cuda_unavailable_reason());
         if (cfg_.head_dim > kernels::kMaxHeadDim || cfg_.head_dim % 2 != 0)
@@ -367,7 +378,8 @@ private:
         const auto conv = cfg_.rope_style == RopeStyle::AdjacentPairs ? kernels::RopeConvention::AdjacentPairs
                                                                        : kernels::RopeConvention::RotateHalf;
         check(kernels::rope(qkv_.as<float>(), stride, n, cfg_.n_heads + cfg_.n_kv_heads, cfg_.head_dim, pos, cfg_.rope_theta,
-                            cfg_.rope_linear_scale, conv, stream_),
+                            cfg_.rope_scaling.kind == RopeScalingKind::Linear ? cfg_.rope_scaling.factor : 1.0f, conv,
+                            stream_),
               "rope kernel");
         if (q_capture)  // pageable destination: returns once the copy is done
             check(cudaMemcpy2DAsync(q_capture, static_cast<std::size_t>(qd) * 4, qkv_.get(), static_cast<std::size_t>(stride) * 4,
@@ -407,6 +419,19 @@ private:
 
 }  // namespace
 }  // namespace cuda
+
+// The parts of the supported families the CUDA kernels do not implement yet (the CPU backend does).
+std::string cuda_unsupported_feature(const Model& model) {
+    const ModelConfig& c = model.config;
+    const LayerWeights& l = model.weights.layers.front();
+    if (l.bq.valid()) return "q/k/v projection biases";
+    if (l.q_norm.valid()) return "per-head q/k RMS norms";
+    if (c.rope_scaling.kind != RopeScalingKind::None && c.rope_scaling.kind != RopeScalingKind::Linear)
+        return std::string(rope_scaling_kind_name(c.rope_scaling.kind)) + " rope scaling";
+    if (!c.rope_scaling.freq_factors.empty()) return "rope frequency factors";
+    if (c.rope_scaling.attention_factor != 1.0f) return "a rope attention factor";
+    return "";
+}
 
 std::unique_ptr<Backend> make_cuda_backend(const Model& model, const BackendOptions& options,
                                            const CudaBackendOptions& cuda_options) {

@@ -37,7 +37,12 @@ std::string cuda_device_description(int device = 0);
 // The dtype the weights of `model` take on the GPU under `options`.
 DType cuda_weight_dtype(const Model& model, const CudaBackendOptions& options = {});
 
-// Throws Error when no device is usable, or (with the numbers) when the weights and scratch would
+// The first part of `model` the CUDA kernels do not implement yet ("q/k/v projection biases",
+// "yarn rope scaling", ...), or "" when the CUDA backend can run it.
+std::string cuda_unsupported_feature(const Model& model);
+
+// Throws Error when the model uses a part the kernels lack (naming it; see above), when no device
+// is usable, or (with the numbers) when the weights and scratch would
 // not fit in the device's free memory.
 std::unique_ptr<Backend> make_cuda_backend(const Model& model, const BackendOptions& options = {});
 std::unique_ptr<Backend> make_cuda_backend(const Model& model, const BackendOptions& options,
