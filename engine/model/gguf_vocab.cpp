@@ -50,14 +50,15 @@ std::vector<std::string> read_tokens(const GgufFile& g, int vocab_size) {
     return tokens;
 }
 
-// Byte-level BPE ("gpt2"): tokens, merges ("left right", rank = index), types, pre-tokenizer. The
-// vocabulary is checked here (BpeTokenizer's constructor), so a broken one is reported at load.
-std::shared_ptr<const BpeVocab> read_bpe_vocab(const GgufFile& g, int vocab_size) {
-    auto v = std::make_shared<BpeVocab>();
-    v->tokens = read_tokens(g, vocab_size);
-    v->types = read_token_types(g, v->tokens.size());
+}  // namespace
+
+// Byte-level BPE ("gpt2"): tokens, merges ("left right", rank = index), types, pre-tokenizer.
+BpeVocab read_gguf_bpe_vocab(const GgufFile& g, int vocab_size) {
+    BpeVocab v;
+    v.tokens = read_tokens(g, vocab_size);
+    v.types = read_token_types(g, v.tokens.size());
     const std::vector<std::string> merges = g.get_string_array_opt("tokenizer.ggml.merges").value_or(std::vector<std::string>{});
-    v->merges.reserve(merges.size());
+    v.merges.reserve(merges.size());
     for (std::size_t r = 0; r < merges.size(); ++r) {
         // The separator is the first space after the first character (llama.cpp): byte-level
         // tokens never contain a raw space, but a merge's left side may be a lone one.
@@ -66,24 +67,17 @@ std::shared_ptr<const BpeVocab> read_bpe_vocab(const GgufFile& g, int vocab_size
             throw FormatError("GGUF file '" + g.name() + "': tokenizer.ggml.merges entry " + std::to_string(r) + " '" +
                               merges[r] + "' is not 'left right'");
         }
-        v->merges.emplace_back(merges[r].substr(0, sp), merges[r].substr(sp + 1));
+        v.merges.emplace_back(merges[r].substr(0, sp), merges[r].substr(sp + 1));
     }
-    v->pre = g.get_string_opt("tokenizer.ggml.pre").value_or("default");
-    v->bos_id = token_id(g, "tokenizer.ggml.bos_token_id", -1);
-    v->eos_id = token_id(g, "tokenizer.ggml.eos_token_id", -1);
-    v->unk_id = token_id(g, "tokenizer.ggml.unknown_token_id", -1);
-    v->pad_id = token_id(g, "tokenizer.ggml.padding_token_id", -1);
-    v->add_bos = g.get_bool_opt("tokenizer.ggml.add_bos_token");
-    v->add_eos = g.get_bool_opt("tokenizer.ggml.add_eos_token");
-    try {
-        (void)BpeTokenizer(*v);
-    } catch (const FormatError& e) {
-        throw FormatError("GGUF file '" + g.name() + "': " + e.what());
-    }
+    v.pre = g.get_string_opt("tokenizer.ggml.pre").value_or("default");
+    v.bos_id = token_id(g, "tokenizer.ggml.bos_token_id", -1);
+    v.eos_id = token_id(g, "tokenizer.ggml.eos_token_id", -1);
+    v.unk_id = token_id(g, "tokenizer.ggml.unknown_token_id", -1);
+    v.pad_id = token_id(g, "tokenizer.ggml.padding_token_id", -1);
+    v.add_bos = g.get_bool_opt("tokenizer.ggml.add_bos_token");
+    v.add_eos = g.get_bool_opt("tokenizer.ggml.add_eos_token");
     return v;
 }
-
-}  // namespace
 
 GgufVocab read_gguf_vocab(const GgufFile& g, int vocab_size) {
     GgufVocab out;
@@ -101,7 +95,13 @@ GgufVocab read_gguf_vocab(const GgufFile& g, int vocab_size) {
         out.add_bos = g.get_bool_opt("tokenizer.ggml.add_bos_token");
         out.add_eos = g.get_bool_opt("tokenizer.ggml.add_eos_token");
         if (*model == "gpt2") {
-            out.bpe = read_bpe_vocab(g, vocab_size);
+            // Built (and so checked) here: a broken vocabulary is reported at load, and the
+            // tokenizer is not built a second time.
+            try {
+                out.bpe = std::make_shared<const BpeTokenizer>(read_gguf_bpe_vocab(g, vocab_size));
+            } catch (const FormatError& e) {
+                throw FormatError("GGUF file '" + g.name() + "': " + e.what());
+            }
             return out;
         }
         VocabSpec spec;

@@ -37,9 +37,9 @@ struct Candidate {
 
 }  // namespace
 
-BpeTokenizer::BpeTokenizer(const BpeVocab& v)
+BpeTokenizer::BpeTokenizer(BpeVocab v)
     : pretok_(v.regexes.empty() ? pretokenizer_preset(v.pre).regexes : v.regexes) {
-    const std::size_t n = v.tokens.size();
+    const std::size_t n = v.tokens.size();  // v.tokens moves into tokens_ below
     if (n == 0) throw FormatError("byte-level BPE vocabulary has no tokens");
     if (n > static_cast<std::size_t>(INT32_MAX / 2)) throw FormatError("byte-level BPE vocabulary is too large");
     if (!v.types.empty() && v.types.size() != n) {
@@ -56,12 +56,13 @@ BpeTokenizer::BpeTokenizer(const BpeVocab& v)
     ignore_merges_ = v.ignore_merges.value_or(preset && preset->ignore_merges);
     add_bos_ = v.add_bos.value_or(preset && preset->add_bos);
     add_eos_ = v.add_eos.value_or(false);
+    pre_ = v.regexes.empty() ? preset->name : v.pre;
     bos_id_ = v.bos_id;
     eos_id_ = v.eos_id;
     unk_id_ = v.unk_id;
     if (add_bos_ && bos_id_ < 0) throw FormatError("byte-level BPE vocabulary adds a BOS token but has no bos id");
 
-    tokens_ = v.tokens;
+    tokens_ = std::move(v.tokens);
     types_.resize(n);
     bytes_.resize(n);
     text_to_id_.reserve(n);
@@ -75,7 +76,7 @@ BpeTokenizer::BpeTokenizer(const BpeVocab& v)
         }
         if (t.empty()) throw FormatError("byte-level BPE vocabulary: token " + std::to_string(i) + " is empty");
         types_[i] = type;
-        text_to_id_.insert_or_assign(t, static_cast<int32_t>(i));  // duplicates: the last wins, as in llama.cpp
+        text_to_id_.insert_or_assign(std::string_view(t), static_cast<int32_t>(i));  // duplicates: the last wins, as in llama.cpp
         if (is_type(type, GgufTokenType::Normal)) {
             // A normal token that is not byte-level text (no such token in real vocabularies) reads as itself.
             bytes_[i] = byte_level::decode(t).value_or(t);
@@ -85,11 +86,12 @@ BpeTokenizer::BpeTokenizer(const BpeVocab& v)
         }
     }
     for (std::size_t i = 0; i < n; ++i) {
-        if (is_type(types_[i], GgufTokenType::Normal) && text_to_id_.at(tokens_[i]) == static_cast<int32_t>(i))
+        if (is_type(types_[i], GgufTokenType::Normal) && text_to_id_.at(std::string_view(tokens_[i])) == static_cast<int32_t>(i))
             word_to_id_.emplace(bytes_[i], static_cast<int32_t>(i));
     }
     for (int b = 0; b < 256; ++b) {
-        const auto it = text_to_id_.find(byte_level::encode(std::string(1, static_cast<char>(b))));
+        const std::string text = byte_level::encode(std::string(1, static_cast<char>(b)));
+        const auto it = text_to_id_.find(std::string_view(text));
         byte_id_[b] = it == text_to_id_.end() ? -1 : it->second;
     }
     // Longest first, so that a token containing another wins (llama.cpp sorts its special-token
@@ -100,9 +102,9 @@ BpeTokenizer::BpeTokenizer(const BpeVocab& v)
     std::string joined;
     for (std::size_t r = 0; r < v.merges.size(); ++r) {
         const auto& [a, b] = v.merges[r];
-        const auto ia = text_to_id_.find(a), ib = text_to_id_.find(b);
+        const auto ia = text_to_id_.find(std::string_view(a)), ib = text_to_id_.find(std::string_view(b));
         joined.assign(a).append(b);
-        const auto ij = text_to_id_.find(joined);
+        const auto ij = text_to_id_.find(std::string_view(joined));
         const char* missing = ia == text_to_id_.end() ? "its left side" : ib == text_to_id_.end() ? "its right side"
                               : ij == text_to_id_.end() ? "its result" : nullptr;
         if (missing) {
@@ -119,7 +121,7 @@ bool BpeTokenizer::is_control(int32_t id) const {
 }
 
 int32_t BpeTokenizer::piece_to_id(std::string_view stored_text) const {
-    const auto it = text_to_id_.find(std::string(stored_text));
+    const auto it = text_to_id_.find(stored_text);
     return it == text_to_id_.end() ? -1 : it->second;
 }
 
@@ -203,13 +205,13 @@ void BpeTokenizer::encode_words(std::string_view text, const std::vector<Pretoke
     }
 }
 
-void BpeTokenizer::encode_run(std::string_view text, std::vector<int32_t>& out) const {
+void BpeTokenizer::encode_run(std::string_view text, unsigned max_threads, std::vector<int32_t>& out) const {
     std::vector<Pretokenizer::Span> words;
     words.reserve(text.size() / 4 + 1);
     pretok_.split(text, words);
 
     const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-    const unsigned n_threads = text.size() < kParallelBytes ? 1u : std::min({hw, max_threads_, static_cast<unsigned>(text.size() / (kParallelBytes / 2))});
+    const unsigned n_threads = text.size() < kParallelBytes ? 1u : std::min({hw, std::max(1u, max_threads), static_cast<unsigned>(text.size() / (kParallelBytes / 2))});
     if (n_threads <= 1) {
         encode_words(text, words, 0, words.size(), out);
         return;
@@ -243,11 +245,11 @@ void BpeTokenizer::encode_run(std::string_view text, std::vector<int32_t>& out) 
     for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
 }
 
-std::vector<int32_t> BpeTokenizer::encode(std::string_view text) const {
+std::vector<int32_t> BpeTokenizer::encode(std::string_view text, unsigned max_threads) const {
     std::vector<int32_t> out;
     out.reserve(text.size() / 3 + 4);
     if (added_.empty()) {
-        encode_run(text, out);
+        encode_run(text, max_threads, out);
         return out;
     }
     // Cut out the user-defined tokens (one token at a time over all remaining text pieces, longest
@@ -280,7 +282,7 @@ std::vector<int32_t> BpeTokenizer::encode(std::string_view text) const {
         if (f.id >= 0) {
             out.push_back(f.id);
         } else {
-            encode_run(text.substr(f.begin, f.end - f.begin), out);
+            encode_run(text.substr(f.begin, f.end - f.begin), max_threads, out);
         }
     }
     return out;

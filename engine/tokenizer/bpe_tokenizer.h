@@ -29,10 +29,11 @@ public:
     // Checks the vocabulary: sizes agree, ids in range, tokens non-empty and distinct where it
     // matters, every merge names two tokens whose join is a token, the pre-tokenizer is known.
     // Throws FormatError naming the problem.
-    explicit BpeTokenizer(const BpeVocab& vocab);
+    explicit BpeTokenizer(BpeVocab vocab);
 
-    // `text` must be well-formed UTF-8 (Tokenizer sanitizes). No BOS/EOS. Thread-safe.
-    std::vector<int32_t> encode(std::string_view text) const;
+    // `text` must be well-formed UTF-8 (Tokenizer sanitizes). No BOS/EOS. Long texts use up to
+    // `max_threads` threads. Thread-safe.
+    std::vector<int32_t> encode(std::string_view text, unsigned max_threads = 8) const;
     // The bytes `id` stands for in decoded text (see the file comment); id must be in range.
     const std::string& token_bytes(int32_t id) const { return bytes_[static_cast<std::size_t>(id)]; }
 
@@ -47,7 +48,8 @@ public:
     const std::string& raw_piece(int32_t id) const { return tokens_[static_cast<std::size_t>(id)]; }
     int32_t piece_to_id(std::string_view stored_text) const;  // -1 if absent
     const Pretokenizer& pretokenizer() const { return pretok_; }
-    void set_max_threads(unsigned n) { max_threads_ = n == 0 ? 1 : n; }
+    // The vocabulary's `pre` (GGUF tokenizer.ggml.pre, "tokenizer.json" for HF files).
+    const std::string& pre() const { return pre_; }
 
     // Threads pay off only for long texts (one thread encodes ~40 MB/s of English); below this
     // many bytes encode stays on one thread.
@@ -70,20 +72,20 @@ private:
     void encode_words(std::string_view text, const std::vector<Pretokenizer::Span>& words, std::size_t first,
                       std::size_t last, std::vector<int32_t>& out) const;
     void merge_word(std::string_view word, std::vector<int32_t>& out) const;
-    void encode_run(std::string_view text, std::vector<int32_t>& out) const;
+    void encode_run(std::string_view text, unsigned max_threads, std::vector<int32_t>& out) const;
 
     Pretokenizer pretok_;
     std::vector<std::string> tokens_;
     std::vector<uint8_t> types_;
     std::vector<std::string> bytes_;
-    std::unordered_map<std::string, int32_t> text_to_id_;
+    std::unordered_map<std::string_view, int32_t> text_to_id_;  // views into tokens_
     std::unordered_map<std::string_view, int32_t> word_to_id_;  // decoded bytes of normal tokens
     std::array<int32_t, 256> byte_id_{};
     std::unordered_map<uint64_t, Merge> merges_;
     std::vector<Added> added_;  // user-defined tokens matched in text, longest first
     int32_t bos_id_ = -1, eos_id_ = -1, unk_id_ = -1;
     bool add_bos_ = false, add_eos_ = false, ignore_merges_ = false;
-    unsigned max_threads_ = 8;
+    std::string pre_;
 };
 
 }  // namespace snapdoc

@@ -43,9 +43,12 @@ Tokenizer Tokenizer::from_serialized_proto(const std::string& proto) {
     return tok;
 }
 
-Tokenizer Tokenizer::from_bpe_vocab(const BpeVocab& vocab) {
+Tokenizer Tokenizer::from_bpe_vocab(const BpeVocab& vocab) { return from_bpe(std::make_shared<const BpeTokenizer>(vocab)); }
+
+Tokenizer Tokenizer::from_bpe(std::shared_ptr<const BpeTokenizer> bpe) {
+    if (!bpe) throw FormatError("no byte-level BPE vocabulary");
     Tokenizer tok;
-    tok.bpe_ = std::make_unique<BpeTokenizer>(vocab);
+    tok.bpe_ = std::move(bpe);
     tok.add_bos_ = tok.bpe_->add_bos();
     tok.add_eos_ = tok.bpe_->add_eos();
     return tok;
@@ -74,7 +77,7 @@ Tokenizer Tokenizer::from_model(const Model& model) {
         throw FormatError("model '" + model.path.string() + "' has no usable tokenizer: " + reason);
     }
     try {
-        Tokenizer tok = model.tokenizer_bpe ? from_bpe_vocab(*model.tokenizer_bpe)
+        Tokenizer tok = model.tokenizer_bpe ? from_bpe(model.tokenizer_bpe)
                                             : from_serialized_proto(model.tokenizer_proto);
         if (model.tokenizer_add_bos) tok.add_bos_ = *model.tokenizer_add_bos && tok.bos_id() >= 0;
         if (model.tokenizer_add_eos) tok.add_eos_ = *model.tokenizer_add_eos && tok.eos_id() >= 0;
@@ -91,7 +94,7 @@ bool Tokenizer::encodes_in_chunks() const {
 
 void Tokenizer::set_max_encode_threads(unsigned n) {
     if (bpe_) {
-        bpe_->set_max_threads(n);
+        max_threads_ = n == 0 ? 1 : n;
     } else {
         spm_->set_max_threads(n);
     }
@@ -104,7 +107,7 @@ std::vector<int32_t> Tokenizer::encode(std::string_view text) const {
         sanitized = utf8::sanitize(text);
         text = sanitized;
     }
-    return bpe_ ? bpe_->encode(text) : spm_->encode(text);
+    return bpe_ ? bpe_->encode(text, max_threads_) : spm_->encode(text);
 }
 
 std::string Tokenizer::decode(const std::vector<int32_t>& ids) const {

@@ -40,6 +40,8 @@ public:
     static Tokenizer from_serialized_proto(const std::string& proto);
     // A byte-level BPE vocabulary; throws FormatError if it is inconsistent.
     static Tokenizer from_bpe_vocab(const BpeVocab& vocab);
+    // An already built one (Model::tokenizer_bpe), shared: nothing is rebuilt.
+    static Tokenizer from_bpe(std::shared_ptr<const BpeTokenizer> bpe);
     // A SentencePiece .model file, or a Hugging Face tokenizer.json (by the ".json" extension).
     static Tokenizer from_file(const std::string& path);
     // The model's own tokenizer; throws FormatError if the model has none.
@@ -93,7 +95,8 @@ private:
     Tokenizer();
 
     std::unique_ptr<SpmTokenizer> spm_;
-    std::unique_ptr<BpeTokenizer> bpe_;
+    std::shared_ptr<const BpeTokenizer> bpe_;  // immutable, so copies of a model's tokenizer share it
+    unsigned max_threads_ = 8;
     bool add_bos_ = false;
     bool add_eos_ = false;
 };

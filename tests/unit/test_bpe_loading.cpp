@@ -70,7 +70,7 @@ TEST(BpeLoading, GgufGpt2VocabularyLoads) {
     ASSERT_TRUE(v.bpe);
     EXPECT_TRUE(v.proto.empty());
     EXPECT_EQ(v.add_bos, false);
-    const Tokenizer tok = Tokenizer::from_bpe_vocab(*v.bpe);
+    const Tokenizer tok = Tokenizer::from_bpe(v.bpe);
     EXPECT_EQ(tok.encode("ab a"), (std::vector<int32_t>{256, 257}));
     EXPECT_EQ(tok.bos_id(), 258);
     EXPECT_TRUE(tok.is_control(259));
