@@ -83,7 +83,8 @@ void read_rope_scaling(const GgufFile& g, const GgufConfigReader& r, const Archi
     const std::string source = "GGUF file '" + g.name() + "'";
     const std::string type = r.string_opt("rope.scaling.type").value_or("none");
     const auto factor = r.number_opt("rope.scaling.factor");
-    s.original_context = r.count_opt("rope.scaling.original_context_length").value_or(0);
+    // llama.cpp's n_ctx_orig_yarn: this key, else the training context.
+    s.original_context = r.count_opt("rope.scaling.original_context_length").value_or(c.context_length);
     // llama.cpp multiplies whatever attention factor it derives by this key (phi3 writes it).
     const auto attn_factor = r.number_opt("rope.scaling.attn_factor");
     if (type == "linear") {
@@ -92,7 +93,6 @@ void read_rope_scaling(const GgufFile& g, const GgufConfigReader& r, const Archi
     } else if (type == "yarn") {
         s.kind = RopeScalingKind::Yarn;
         if (!factor) r.fail("rope scaling type 'yarn' needs " + r.prefix() + "rope.scaling.factor");
-        if (s.original_context <= 0) r.fail("rope scaling type 'yarn' needs " + r.prefix() + "rope.scaling.original_context_length");
         s.factor = *factor;
         s.beta_fast = r.number_opt("rope.scaling.yarn_beta_fast").value_or(s.beta_fast);
         s.beta_slow = r.number_opt("rope.scaling.yarn_beta_slow").value_or(s.beta_slow);
@@ -128,7 +128,6 @@ void read_rope_scaling(const GgufFile& g, const GgufConfigReader& r, const Archi
     }
     if (shorts != nullptr) {
         if (s.kind != RopeScalingKind::None) r.fail("has LongRoPE factors and rope scaling type '" + type + "'");
-        if (s.original_context <= 0) r.fail("LongRoPE factors need " + r.prefix() + "rope.scaling.original_context_length");
         s.kind = RopeScalingKind::LongRope;
         s.freq_factors = read_factor_tensor(g, *shorts, half, source);
         s.long_freq_factors = read_factor_tensor(g, *longs, half, source);

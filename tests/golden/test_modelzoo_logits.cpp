@@ -268,6 +268,20 @@ TEST_P(ModelZooLogits, TeacherForcedGreedyArgmax) {
     EXPECT_GT(compared, 0) << "no step has a margin above the tolerance";
 }
 
+// Llama 3.1's rope factors as a Hugging Face folder gets them (computed from config.json's
+// rope_scaling) equal the rope_freqs.weight llama.cpp's converter stored in the GGUF.
+TEST(ModelZooRope, Llama3FactorsFromConfigEqualTheGgufTensor) {
+    const ZooCase c{"llama31-tiny", "Q8_0", "", true, 0.6};
+    SNAPDOC_REQUIRE_FIXTURE(gguf_path(c));
+    const ModelConfig cfg = load_model(fixture_path(gguf_path(c))).config;
+    ASSERT_EQ(cfg.rope_scaling.kind, RopeScalingKind::Llama3);
+    EXPECT_FLOAT_EQ(cfg.rope_theta, 500000.0f);
+    const std::vector<float> computed = llama3_frequency_factors(cfg.head_dim, cfg.rope_theta, 8.0, 1.0, 4.0, 8192);
+    ASSERT_EQ(computed.size(), cfg.rope_scaling.freq_factors.size());
+    for (std::size_t i = 0; i < computed.size(); ++i)
+        EXPECT_NEAR(computed[i], cfg.rope_scaling.freq_factors[i], 1e-6 * computed[i]) << "pair " << i;
+}
+
 // `snapdoc-cli eval --ctx N` picks Phi-3.5's rope factors by the context size as llama.cpp does:
 // each context's logits match llama.cpp's for that context, and the two differ (so the flag acts).
 TEST(ModelZooCli, EvalContextSizeSelectsLongRopeFactors) {

@@ -245,8 +245,11 @@ TEST_F(FamilyTensorErrors, EachNamesTheTensorOrKey) {
     GgufEdit yarn_without_context;
     yarn_without_context.add_meta = {{"llama.rope.scaling.type", GgufMetaValue::string("yarn")},
                                      {"llama.rope.scaling.factor", GgufMetaValue::f32(4.0f)}};
-    EXPECT_FORMAT_ERROR(load_model(write(TinyModelSpec{}, yarn_without_context)),
-                        "rope scaling type 'yarn' needs llama.rope.scaling.original_context_length");
+    // Without an original context llama.cpp takes the training context; so does snapdoc.
+    const RopeScaling yarn = load_model(write(TinyModelSpec{}, yarn_without_context)).config.rope_scaling;
+    EXPECT_EQ(yarn.kind, RopeScalingKind::Yarn);
+    EXPECT_EQ(yarn.original_context, TinyModelSpec{}.context_length);
+    EXPECT_NEAR(yarn.attention_factor, 0.1 * std::log(4.0) + 1.0, 1e-6);
 }
 
 }  // namespace
