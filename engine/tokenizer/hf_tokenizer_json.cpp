@@ -139,6 +139,10 @@ std::vector<std::string> read_tokens(const json& model, const std::vector<Added>
     }
     for (const Added& a : added) max_id = std::max<int64_t>(max_id, a.id);
     if (max_id < 0) fail("the vocabulary is empty");
+    // Gaps are allowed, but not ids far beyond the tokens there are (they would only allocate).
+    const auto named = static_cast<int64_t>(vocab->size() + added.size());
+    if (max_id >= 2 * named + 1024)
+        fail("token ids go up to " + std::to_string(max_id) + " for " + std::to_string(named) + " tokens");
     std::vector<std::string> tokens(static_cast<std::size_t>(max_id + 1));
     types.assign(tokens.size(), static_cast<int32_t>(GgufTokenType::Normal));
     for (const auto& [text, id] : vocab->items()) {

@@ -160,6 +160,9 @@ TEST(BpeLoading, BrokenTokenizerJsonIsOneClearError) {
     j["normalizer"] = {{"type", "Lowercase"}};
     EXPECT_NE(hf_error(j).find("normalizer 'Lowercase' is not supported"), std::string::npos) << hf_error(j);
     j = minimal_tokenizer_json();
+    j["added_tokens"].push_back({{"id", 1 << 29}, {"content", "<far>"}, {"special", true}});
+    EXPECT_NE(hf_error(j).find("token ids go up to 536870912 for 261 tokens"), std::string::npos) << hf_error(j);
+    j = minimal_tokenizer_json();
     j["model"]["merges"] = "nope";
     EXPECT_NE(hf_error(j).find("'merges' must be a list"), std::string::npos) << hf_error(j);
 }

@@ -11,6 +11,7 @@
 #include "engine/tokenizer/bpe_vocab.h"
 #include "engine/tokenizer/spm_proto.h"
 #include "engine/tokenizer/tokenizer.h"
+#include "engine/tokenizer/utf8.h"
 
 namespace snapdoc {
 namespace {
@@ -182,6 +183,26 @@ TEST(BpeTokenizer, RoundTripsAndThreadsGiveTheSameIds) {
     tok.set_max_encode_threads(1);
     EXPECT_EQ(tok.encode(text), ids);
     EXPECT_TRUE(tok.encodes_in_chunks());
+}
+
+TEST(BpeTokenizer, RandomBytesRoundTripThroughDecodeAndTheStreamDecoder) {
+    VocabBuilder b("llama-bpe");
+    b.v.bos_id = 0;
+    for (const char* p : {"ab", "bc", "  ", "\n\n", "\xC3\xA9", "\xE6\x97"}) b.merge(std::string(p, 1), std::string(p + 1));
+    b.merge("\xE6\x97", "\xA5");  // 日
+    const Tokenizer tok = b.build();
+    std::mt19937 rng(11);
+    const std::string alphabet = "abc \n\t'1\xC3\xA9\xE6\x97\xA5\xFF\x80";
+    for (int round = 0; round < 300; ++round) {
+        std::string s;
+        const int n = static_cast<int>(rng() % 40);
+        for (int i = 0; i < n; ++i) s += alphabet[rng() % alphabet.size()];
+        const auto ids = tok.encode(s);
+        const std::string expected = utf8::sanitize(s);  // invalid bytes are U+FFFD, one per byte
+        EXPECT_EQ(tok.decode(ids), expected);
+        EXPECT_EQ(stream_all(tok, ids), expected);
+        EXPECT_EQ(tok.encode(expected), ids);
+    }
 }
 
 TEST(BpeTokenizer, BrokenVocabulariesAreOneClearError) {
