@@ -12,7 +12,7 @@ int bench_synthetic(int argc, char** argv);
 // snapdoc-bench snapkv [--shape NAME | -m MODEL] [--prompt-tokens N] [--budget B] [--window W] [--contexts a,b,c]
 //                     [--memory token-major|resnap|oneshot]   (one prefill path per process, for peak RSS)
 int bench_snapkv(int argc, char** argv);
-// snapdoc-bench quant [--rows 4096] [--cols 4096] [--threads 1,2] [--types Q4_K,Q6_K] [--seconds 0.5]
+// snapdoc-bench quant [--rows 4096] [--cols 4096] [--threads 1,2] [--types Q4_K,Q6_K] [--seconds 0.15] [--trials 5]
 int bench_quant(int argc, char** argv);
 // snapdoc-bench greedy -m MODEL (--ids "1 2 3" | --ids-file F) [-n N] [--threads N]
 //   the same work as llama_oracle's greedy, for timing both engines as whole processes

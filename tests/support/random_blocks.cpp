@@ -9,11 +9,16 @@ std::vector<int> f16_scale_offsets(DType t) {
         case DType::Q4_1:
         case DType::Q5_1:
         case DType::Q4_K:
-        case DType::Q5_K: return {0, 2};
-        case DType::Q2_K: return {80, 82};
-        case DType::Q3_K: return {108};
-        case DType::Q6_K: return {208};
-        default: return {0};  // Q4_0, Q5_0, Q8_0, IQ4_NL, IQ4_XS
+        case DType::Q5_K:
+            return {0, 2};
+        case DType::Q2_K:
+            return {80, 82};
+        case DType::Q3_K:
+            return {108};
+        case DType::Q6_K:
+            return {208};
+        default:
+            return {0};  // Q4_0, Q5_0, Q8_0, IQ4_NL, IQ4_XS
     }
 }
 

@@ -19,8 +19,9 @@ namespace {
 
 using cpu::ActFormat;
 
-constexpr DType kBlockTypes[] = {DType::Q4_0, DType::Q4_1, DType::Q5_0, DType::Q5_1, DType::Q8_0, DType::Q2_K,
-                                 DType::Q3_K, DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::IQ4_NL, DType::IQ4_XS};
+constexpr DType kBlockTypes[] = {DType::Q4_0, DType::Q4_1, DType::Q5_0,   DType::Q5_1,
+                                 DType::Q8_0, DType::Q2_K, DType::Q3_K,   DType::Q4_K,
+                                 DType::Q5_K, DType::Q6_K, DType::IQ4_NL, DType::IQ4_XS};
 
 std::vector<float> normal(int n, unsigned seed, float scale = 1.0f) {
     std::mt19937 gen(seed);
@@ -78,7 +79,8 @@ TEST_P(QuantDot, MatchesDequantizedDotWithinActivationRounding) {
         auto x = normal(n, seed + 100);
         if (seed == 2) {
             for (int i = 0; i < n; i += 61) x[i] *= 40.0f;  // activation outliers (as real models have)
-            for (int i = 256; i < 512; ++i) wf[i] = std::fabs(wf[i]) + 0.02f;  // positive weights: min terms matter
+            for (int i = 256; i < 512; ++i)
+                wf[i] = std::fabs(wf[i]) + 0.02f;  // positive weights: min terms matter
         }
         if (seed == 3)
             for (int i = 0; i < 256; ++i) x[i] = 0.0f;  // an all-zero activation block
@@ -115,7 +117,8 @@ TEST_P(QuantDot, MatMulSmallBatchAgreesWithSgemmPath) {
     const int out = 48, in = 512;
     const auto wf = normal(out * in, 21, 0.05f);
     std::vector<uint8_t> wq(dtype_row_bytes(t, in) * out);
-    for (int r = 0; r < out; ++r) quantize_row(t, wf.data() + r * in, wq.data() + r * dtype_row_bytes(t, in), in);
+    for (int r = 0; r < out; ++r)
+        quantize_row(t, wf.data() + r * in, wq.data() + r * dtype_row_bytes(t, in), in);
     TensorView w;
     w.name = "w";
     w.dtype = t;
@@ -126,15 +129,19 @@ TEST_P(QuantDot, MatMulSmallBatchAgreesWithSgemmPath) {
     const auto x = normal(rows * in, 22);
     ThreadPool pool(2);
     cpu::MatMul mm(pool);
-    std::vector<float> y_blas(static_cast<std::size_t>(rows * out)), y_small(static_cast<std::size_t>(2 * out));
+    std::vector<float> y_blas(static_cast<std::size_t>(rows * out)),
+        y_small(static_cast<std::size_t>(2 * out));
     mm(w, x.data(), rows, y_blas.data());
     mm(w, x.data(), 2, y_small.data());  // the first two rows through the quantized small-batch path
     std::vector<float> wrow(in);
     for (int i = 0; i < 2; ++i)
         for (int r = 0; r < out; ++r) {
-            const std::vector<uint8_t> one(wq.begin() + r * dtype_row_bytes(t, in), wq.begin() + (r + 1) * dtype_row_bytes(t, in));
-            const DotCase c = exact_dot(t, one, std::vector<float>(x.begin() + i * in, x.begin() + (i + 1) * in));
-            EXPECT_NEAR(y_blas[i * out + r], c.exact, 1e-4 * (std::fabs(c.exact) + 1.0)) << dtype_name(t) << " sgemm";
+            const std::vector<uint8_t> one(wq.begin() + r * dtype_row_bytes(t, in),
+                                           wq.begin() + (r + 1) * dtype_row_bytes(t, in));
+            const DotCase c =
+                exact_dot(t, one, std::vector<float>(x.begin() + i * in, x.begin() + (i + 1) * in));
+            EXPECT_NEAR(y_blas[i * out + r], c.exact, 1e-4 * (std::fabs(c.exact) + 1.0))
+                << dtype_name(t) << " sgemm";
             EXPECT_NEAR(y_small[i * out + r], c.exact, c.bound) << dtype_name(t) << " small batch";
         }
 }

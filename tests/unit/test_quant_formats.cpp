@@ -23,15 +23,18 @@
 namespace snapdoc {
 namespace {
 
-constexpr DType kBlockTypes[] = {DType::Q4_0, DType::Q4_1, DType::Q5_0, DType::Q5_1, DType::Q8_0, DType::Q2_K,
-                                 DType::Q3_K, DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::IQ4_NL, DType::IQ4_XS};
+constexpr DType kBlockTypes[] = {DType::Q4_0, DType::Q4_1, DType::Q5_0,   DType::Q5_1,
+                                 DType::Q8_0, DType::Q2_K, DType::Q3_K,   DType::Q4_K,
+                                 DType::Q5_K, DType::Q6_K, DType::IQ4_NL, DType::IQ4_XS};
 
 float h(const uint8_t* p) {
     uint16_t v;
     std::memcpy(&v, p, 2);
     return f16_to_f32(v);
 }
-int bit(const uint8_t* bytes, int i) { return (bytes[i / 8] >> (i % 8)) & 1; }
+int bit(const uint8_t* bytes, int i) {
+    return (bytes[i / 8] >> (i % 8)) & 1;
+}
 constexpr int kNl[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
 
 // The 6-bit scale/min j of Q4_K/Q5_K, as ggml's get_scale_min_k4 describes it.
@@ -64,7 +67,8 @@ float ref_value(DType t, const uint8_t* b, int e) {
             const int q = (e < 16 ? (b[8 + e] & 0xF) : (b[8 + e - 16] >> 4)) | (bit(b + 4, e) << 4);
             return static_cast<float>(q) * h(b) + h(b + 2);
         }
-        case DType::Q8_0: return static_cast<float>(static_cast<int8_t>(b[2 + e])) * h(b);
+        case DType::Q8_0:
+            return static_cast<float>(static_cast<int8_t>(b[2 + e])) * h(b);
         case DType::IQ4_NL: {
             const int q = e < 16 ? (b[2 + e] & 0xF) : (b[2 + e - 16] >> 4);
             return h(b) * static_cast<float>(kNl[q]);
@@ -74,7 +78,8 @@ float ref_value(DType t, const uint8_t* b, int e) {
             const int half = e / 128, plane = (e % 128) / 32, l = e % 32;
             const int q = (b[16 + 32 * half + l] >> (2 * plane)) & 3;
             const int s = b[e / 16];
-            return h(b + 80) * static_cast<float>(s & 0xF) * static_cast<float>(q) - h(b + 82) * static_cast<float>(s >> 4);
+            return h(b + 80) * static_cast<float>(s & 0xF) * static_cast<float>(q) -
+                   h(b + 82) * static_cast<float>(s >> 4);
         }
         case DType::Q3_K: {
             // hmask[32] | qs[64] | scales[12] | d
@@ -106,7 +111,8 @@ float ref_value(DType t, const uint8_t* b, int e) {
             const int low = plane < 2 ? lo_byte & 0xF : lo_byte >> 4;
             const int high = (b[128 + 32 * half + l] >> (2 * plane)) & 3;
             const int q = (low | (high << 4)) - 32;
-            return h(b + 208) * static_cast<float>(static_cast<int8_t>(b[192 + e / 16])) * static_cast<float>(q);
+            return h(b + 208) * static_cast<float>(static_cast<int8_t>(b[192 + e / 16])) *
+                   static_cast<float>(q);
         }
         case DType::IQ4_XS: {
             // d | scales_h u16 | scales_l[4] | qs[128]
@@ -118,7 +124,8 @@ float ref_value(DType t, const uint8_t* b, int e) {
             const int q = j < 16 ? byte & 0xF : byte >> 4;
             return h(b) * static_cast<float>(ls) * static_cast<float>(kNl[q]);
         }
-        default: return 0.0f;
+        default:
+            return 0.0f;
     }
 }
 
@@ -135,7 +142,8 @@ TEST_P(QuantFormat, DequantizeMatchesReferenceDecoderBitForBit) {
     std::mt19937 gen(static_cast<unsigned>(t) * 7 + 1);
     // Ordinary, negative, huge, tiny (subnormal) and zero scales: negative mins (Q4_1 m < 0) and
     // negative super-block scales are legal in files even if quantizers rarely write them.
-    const std::vector<float> scales = {0.0123f, -0.0456f, 1.5f, -3.0f, 65504.0f, -65504.0f, 5.96e-8f, 0.0f, 1e-4f};
+    const std::vector<float> scales = {0.0123f,   -0.0456f, 1.5f, -3.0f, 65504.0f,
+                                       -65504.0f, 5.96e-8f, 0.0f, 1e-4f};
     const int blocks = 24;
     const int bs = dtype_block_size(t);
     const auto bytes = testing::random_blocks(t, blocks, gen, scales);
@@ -145,7 +153,8 @@ TEST_P(QuantFormat, DequantizeMatchesReferenceDecoderBitForBit) {
         for (int e = 0; e < bs; ++e) {
             const float want = ref_value(t, bytes.data() + b * dtype_block_bytes(t), e);
             ASSERT_EQ(bits_of(got[b * bs + e]), bits_of(want))
-                << dtype_name(t) << " block " << b << " value " << e << ": " << got[b * bs + e] << " vs " << want;
+                << dtype_name(t) << " block " << b << " value " << e << ": " << got[b * bs + e] << " vs "
+                << want;
         }
 }
 
@@ -159,7 +168,8 @@ TEST_P(QuantFormat, FullyRandomBytesDecodeLikeTheReference) {
     std::vector<float> got(static_cast<std::size_t>(n));
     dequantize_row(t, bytes.data(), got.data(), n);
     for (int i = 0; i < n; ++i) {
-        const float want = ref_value(t, bytes.data() + (i / dtype_block_size(t)) * dtype_block_bytes(t), i % dtype_block_size(t));
+        const float want = ref_value(t, bytes.data() + (i / dtype_block_size(t)) * dtype_block_bytes(t),
+                                     i % dtype_block_size(t));
         if (std::isnan(want)) {
             ASSERT_TRUE(std::isnan(got[i])) << i;
         } else {
@@ -172,18 +182,26 @@ TEST_P(QuantFormat, FullyRandomBytesDecodeLikeTheReference) {
 // outliers, per type. The bounds are ~1.3x what the simple quantizers reach (2-bit is coarse).
 double round_trip_bound(DType t) {
     switch (t) {
-        case DType::Q8_0: return 0.01;
-        case DType::Q6_K: return 0.03;
+        case DType::Q8_0:
+            return 0.01;
+        case DType::Q6_K:
+            return 0.03;
         case DType::Q5_1:
-        case DType::Q5_K: return 0.06;
-        case DType::Q5_0: return 0.08;  // symmetric: an outlier sets the step of its whole block
-        case DType::Q4_0: return 0.16;
+        case DType::Q5_K:
+            return 0.06;
+        case DType::Q5_0:
+            return 0.08;  // symmetric: an outlier sets the step of its whole block
+        case DType::Q4_0:
+            return 0.16;
         case DType::Q4_1:
         case DType::Q4_K:
         case DType::IQ4_NL:
-        case DType::IQ4_XS: return 0.12;
-        case DType::Q3_K: return 0.25;
-        default: return 0.5;  // Q2_K
+        case DType::IQ4_XS:
+            return 0.12;
+        case DType::Q3_K:
+            return 0.25;
+        default:
+            return 0.5;  // Q2_K
     }
 }
 
@@ -256,9 +274,10 @@ TEST(QuantFormat, GgmlIdsAndSizesAreGgmls) {
         uint32_t id;
         int block, bytes;
     } expected[] = {
-        {DType::Q4_0, 2, 32, 18},    {DType::Q4_1, 3, 32, 20},    {DType::Q5_0, 6, 32, 22},   {DType::Q5_1, 7, 32, 24},
-        {DType::Q8_0, 8, 32, 34},    {DType::Q2_K, 10, 256, 84},  {DType::Q3_K, 11, 256, 110}, {DType::Q4_K, 12, 256, 144},
-        {DType::Q5_K, 13, 256, 176}, {DType::Q6_K, 14, 256, 210}, {DType::IQ4_NL, 20, 32, 18}, {DType::IQ4_XS, 23, 256, 136},
+        {DType::Q4_0, 2, 32, 18},    {DType::Q4_1, 3, 32, 20},    {DType::Q5_0, 6, 32, 22},
+        {DType::Q5_1, 7, 32, 24},    {DType::Q8_0, 8, 32, 34},    {DType::Q2_K, 10, 256, 84},
+        {DType::Q3_K, 11, 256, 110}, {DType::Q4_K, 12, 256, 144}, {DType::Q5_K, 13, 256, 176},
+        {DType::Q6_K, 14, 256, 210}, {DType::IQ4_NL, 20, 32, 18}, {DType::IQ4_XS, 23, 256, 136},
     };
     for (const auto& e : expected) {
         EXPECT_EQ(ggml_from_dtype(e.t), e.id) << dtype_name(e.t);

@@ -43,7 +43,9 @@ void unpack_levels(const uint8_t* qs, float d, float* y) {
 }
 
 // The scale that maps a block's largest-magnitude value onto the table's extreme level (-127).
-float block_scale(const float* x) { return signed_absmax(x, 32) / static_cast<float>(kIq4Values[0]); }
+float block_scale(const float* x) {
+    return signed_absmax(x, 32) / static_cast<float>(kIq4Values[0]);
+}
 
 }  // namespace
 
@@ -56,7 +58,8 @@ void dequantize_iq4_xs(const uint8_t* src, float* dst, int64_t n) {
     for (int64_t b = 0; b < n / kSuperBlock; ++b, src += kIq4XsBytes, dst += kSuperBlock) {
         const float d = f16_to_f32(load_u16(src + iq4xs::kD));
         for (int ib = 0; ib < 8; ++ib)
-            unpack_levels(src + iq4xs::kQs + 16 * ib, d * static_cast<float>(iq4xs_scale(src, ib)), dst + 32 * ib);
+            unpack_levels(src + iq4xs::kQs + 16 * ib, d * static_cast<float>(iq4xs_scale(src, ib)),
+                          dst + 32 * ib);
     }
 }
 

@@ -3,15 +3,9 @@
 #include <cmath>
 
 #include "engine/model/quant/block_formats.h"
+#include "engine/model/quant/no_fp_contract.h"  // last: see there
 #include "engine/model/quant/quant_rows.h"
 #include "engine/model/quant/quantize_helpers.h"
-
-// ggml computes these without fused multiply-add (`d1 * q - m1` must round twice to match it).
-#if defined(__clang__)
-#pragma clang fp contract(off)
-#elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off")
-#endif
 
 namespace snapdoc::quant {
 
@@ -19,11 +13,17 @@ namespace {
 
 constexpr int kQK = kSuperBlock;
 
-float half_at(const uint8_t* p) { return f16_to_f32(load_u16(p)); }
+float half_at(const uint8_t* p) {
+    return f16_to_f32(load_u16(p));
+}
 
 // Q2_K / Q3_K: where the 2-bit field of value e (0..255) lives.
-int two_bit_byte(int e) { return 32 * (e / 128) + e % 32; }
-int two_bit_shift(int e) { return 2 * ((e % 128) / 32); }
+int two_bit_byte(int e) {
+    return 32 * (e / 128) + e % 32;
+}
+int two_bit_shift(int e) {
+    return 2 * ((e % 128) / 32);
+}
 
 // One sub-block of an affine quantizer: x ≈ scale * q - min with q in [0, max_level]. The range is
 // widened to include 0 so the min is never negative (the formats store it unsigned).
@@ -70,8 +70,8 @@ void quantize_k4_scales_and_levels(const float* x, int max_level, uint8_t* block
         sc[j + 8] = static_cast<uint8_t>((ls[j + 4] & 0xF) | ((lm[j + 4] & 0xF) << 4));
     }
     for (int j = 0; j < 8; ++j)
-        affine_levels(x + 32 * j, 32, d * static_cast<float>(ls[j]), dmin * static_cast<float>(lm[j]), max_level,
-                      levels + 32 * j);
+        affine_levels(x + 32 * j, 32, d * static_cast<float>(ls[j]), dmin * static_cast<float>(lm[j]),
+                      max_level, levels + 32 * j);
 }
 
 // Symmetric sub-blocks of 16 (Q3_K, Q6_K): x ≈ d * ls * q, q in [-half, half - 1], ls a signed
@@ -130,8 +130,10 @@ void dequantize_q4_k(const uint8_t* src, float* dst, int64_t n) {
         const ScaleMin8 sm = unpack_scale_min_k4(src + q4k::kScales);
         const uint8_t* qs = src + q4k::kQs;
         for (int c = 0; c < 4; ++c) {
-            const float d1 = d * static_cast<float>(sm.scale[2 * c]), m1 = dmin * static_cast<float>(sm.min[2 * c]);
-            const float d2 = d * static_cast<float>(sm.scale[2 * c + 1]), m2 = dmin * static_cast<float>(sm.min[2 * c + 1]);
+            const float d1 = d * static_cast<float>(sm.scale[2 * c]),
+                        m1 = dmin * static_cast<float>(sm.min[2 * c]);
+            const float d2 = d * static_cast<float>(sm.scale[2 * c + 1]),
+                        m2 = dmin * static_cast<float>(sm.min[2 * c + 1]);
             for (int l = 0; l < 32; ++l) {
                 dst[64 * c + l] = d1 * static_cast<float>(qs[32 * c + l] & 0xF) - m1;
                 dst[64 * c + 32 + l] = d2 * static_cast<float>(qs[32 * c + l] >> 4) - m2;
@@ -147,8 +149,10 @@ void dequantize_q5_k(const uint8_t* src, float* dst, int64_t n) {
         const uint8_t* qh = src + q5k::kQh;
         const uint8_t* qs = src + q5k::kQs;
         for (int c = 0; c < 4; ++c) {
-            const float d1 = d * static_cast<float>(sm.scale[2 * c]), m1 = dmin * static_cast<float>(sm.min[2 * c]);
-            const float d2 = d * static_cast<float>(sm.scale[2 * c + 1]), m2 = dmin * static_cast<float>(sm.min[2 * c + 1]);
+            const float d1 = d * static_cast<float>(sm.scale[2 * c]),
+                        m1 = dmin * static_cast<float>(sm.min[2 * c]);
+            const float d2 = d * static_cast<float>(sm.scale[2 * c + 1]),
+                        m2 = dmin * static_cast<float>(sm.min[2 * c + 1]);
             for (int l = 0; l < 32; ++l) {
                 const int lo = (qs[32 * c + l] & 0xF) + (((qh[l] >> (2 * c)) & 1) << 4);
                 const int hi = (qs[32 * c + l] >> 4) + (((qh[l] >> (2 * c + 1)) & 1) << 4);
@@ -168,8 +172,9 @@ void dequantize_q6_k(const uint8_t* src, float* dst, int64_t n) {
             const uint8_t* qh = src + q6k::kQh + 32 * h;
             float* y = dst + 128 * h;
             for (int l = 0; l < 32; ++l) {
-                const int q[4] = {(ql[l] & 0xF) | (((qh[l] >> 0) & 3) << 4), (ql[l + 32] & 0xF) | (((qh[l] >> 2) & 3) << 4),
-                                  (ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4), (ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)};
+                const int q[4] = {
+                    (ql[l] & 0xF) | (((qh[l] >> 0) & 3) << 4), (ql[l + 32] & 0xF) | (((qh[l] >> 2) & 3) << 4),
+                    (ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4), (ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)};
                 for (int k = 0; k < 4; ++k) {
                     const int e = 32 * k + l;
                     y[e] = d * static_cast<float>(sc[8 * h + e / 16]) * static_cast<float>(q[k] - 32);
@@ -190,10 +195,11 @@ void quantize_q2_k(const float* src, uint8_t* dst, int64_t n) {
         const float dmin = quantize_scales(min, 16, 15, dst + q2k::kDmin, lm);
         for (int k = 0; k < 16; ++k) {
             dst[q2k::kScales + k] = static_cast<uint8_t>(ls[k] | (lm[k] << 4));
-            affine_levels(src + 16 * k, 16, d * static_cast<float>(ls[k]), dmin * static_cast<float>(lm[k]), 3,
-                          levels + 16 * k);
+            affine_levels(src + 16 * k, 16, d * static_cast<float>(ls[k]), dmin * static_cast<float>(lm[k]),
+                          3, levels + 16 * k);
         }
-        for (int e = 0; e < kQK; ++e) dst[q2k::kQs + two_bit_byte(e)] |= static_cast<uint8_t>(levels[e] << two_bit_shift(e));
+        for (int e = 0; e < kQK; ++e)
+            dst[q2k::kQs + two_bit_byte(e)] |= static_cast<uint8_t>(levels[e] << two_bit_shift(e));
     }
 }
 
@@ -222,7 +228,8 @@ void quantize_q4_k(const float* src, uint8_t* dst, int64_t n) {
         quantize_k4_scales_and_levels(src, 15, dst, levels);
         for (int c = 0; c < 4; ++c)
             for (int l = 0; l < 32; ++l)
-                dst[q4k::kQs + 32 * c + l] = static_cast<uint8_t>(levels[64 * c + l] | (levels[64 * c + 32 + l] << 4));
+                dst[q4k::kQs + 32 * c + l] =
+                    static_cast<uint8_t>(levels[64 * c + l] | (levels[64 * c + 32 + l] << 4));
     }
 }
 
@@ -254,8 +261,8 @@ void quantize_q6_k(const float* src, uint8_t* dst, int64_t n) {
                 for (int k = 0; k < 4; ++k) u[k] = q[32 * k + l] + 32;  // 0..63
                 dst[q6k::kQl + 64 * h + l] = static_cast<uint8_t>((u[0] & 0xF) | ((u[2] & 0xF) << 4));
                 dst[q6k::kQl + 64 * h + 32 + l] = static_cast<uint8_t>((u[1] & 0xF) | ((u[3] & 0xF) << 4));
-                dst[q6k::kQh + 32 * h + l] =
-                    static_cast<uint8_t>((u[0] >> 4) | ((u[1] >> 4) << 2) | ((u[2] >> 4) << 4) | ((u[3] >> 4) << 6));
+                dst[q6k::kQh + 32 * h + l] = static_cast<uint8_t>((u[0] >> 4) | ((u[1] >> 4) << 2) |
+                                                                  ((u[2] >> 4) << 4) | ((u[3] >> 4) << 6));
             }
         }
     }

@@ -3,16 +3,9 @@
 #include <cmath>
 
 #include "engine/model/quant/block_formats.h"
+#include "engine/model/quant/no_fp_contract.h"  // last: see there
 #include "engine/model/quant/quant_rows.h"
 #include "engine/model/quant/quantize_helpers.h"
-
-// ggml computes these without fused multiply-add; contracting `q * d + m` into an FMA would change
-// the last bit (and the golden checksums).
-#if defined(__clang__)
-#pragma clang fp contract(off)
-#elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off")
-#endif
 
 namespace snapdoc::quant {
 
@@ -20,7 +13,9 @@ namespace {
 
 constexpr int kHalf = kLegacyBlock / 2;
 
-float half_at(const uint8_t* p) { return f16_to_f32(load_u16(p)); }
+float half_at(const uint8_t* p) {
+    return f16_to_f32(load_u16(p));
+}
 
 // Range of a block ignoring NaN: (min, max), both 0 when nothing is finite.
 void min_max(const float* x, int n, float& lo, float& hi) {
@@ -54,7 +49,8 @@ uint32_t high_bits(const int* levels) {
 void quantize_symmetric(const float* x, int offset, uint8_t* d_at, int* levels) {
     const float d = store_f16(d_at, signed_absmax(x, kLegacyBlock) / static_cast<float>(-offset));
     const float id = inverse_or_zero(d);
-    for (int j = 0; j < kLegacyBlock; ++j) levels[j] = round_clamped(x[j] * id + static_cast<float>(offset), 0, 2 * offset - 1);
+    for (int j = 0; j < kLegacyBlock; ++j)
+        levels[j] = round_clamped(x[j] * id + static_cast<float>(offset), 0, 2 * offset - 1);
 }
 
 // Affine blocks (Q4_1, Q5_1): x = d * q + m with m the block minimum.

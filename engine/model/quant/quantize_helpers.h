@@ -41,6 +41,8 @@ inline float store_f16(uint8_t* dst, float scale) {
     return f16_to_f32(h);
 }
 
-inline float inverse_or_zero(float d) { return d != 0.0f && std::isfinite(d) ? 1.0f / d : 0.0f; }
+inline float inverse_or_zero(float d) {
+    return d != 0.0f && std::isfinite(d) ? 1.0f / d : 0.0f;
+}
 
 }  // namespace snapdoc::quant

@@ -13,7 +13,9 @@ namespace {
 
 using namespace quant;
 
-float half_at(const uint8_t* p) { return f16_to_f32(load_u16(p)); }
+float half_at(const uint8_t* p) {
+    return f16_to_f32(load_u16(p));
+}
 
 // ---- 32-value blocks: levels v and (d, m) with x = d * v + m.
 struct Block32 {
@@ -33,8 +35,15 @@ void add_high_bits(uint32_t qh, int* v) {
     for (int j = 0; j < 32; ++j) v[j] += static_cast<int>((qh >> j) & 1u) << 4;
 }
 
-void decode_q4_0(const uint8_t* b, Block32& o) { o.d = half_at(b); nibbles(b + 2, 8, o.v); }
-void decode_q4_1(const uint8_t* b, Block32& o) { o.d = half_at(b); o.m = half_at(b + 2); nibbles(b + 4, 0, o.v); }
+void decode_q4_0(const uint8_t* b, Block32& o) {
+    o.d = half_at(b);
+    nibbles(b + 2, 8, o.v);
+}
+void decode_q4_1(const uint8_t* b, Block32& o) {
+    o.d = half_at(b);
+    o.m = half_at(b + 2);
+    nibbles(b + 4, 0, o.v);
+}
 void decode_q5_0(const uint8_t* b, Block32& o) {
     o.d = half_at(b);
     nibbles(b + 6, 0, o.v);
@@ -80,7 +89,9 @@ struct Block256 {
     float dmin = 0.0f;
 };
 
-int two_bit(const uint8_t* qs, int e) { return (qs[32 * (e / 128) + e % 32] >> (2 * ((e % 128) / 32))) & 3; }
+int two_bit(const uint8_t* qs, int e) {
+    return (qs[32 * (e / 128) + e % 32] >> (2 * ((e % 128) / 32))) & 3;
+}
 
 void decode_q2_k(const uint8_t* b, Block256& o) {
     o.d = half_at(b + q2k::kD);
@@ -116,7 +127,9 @@ void decode_k4_common(const uint8_t* b, const uint8_t* qs, Block256& o) {
             o.v[64 * c + 32 + l] = qs[32 * c + l] >> 4;
         }
 }
-void decode_q4_k(const uint8_t* b, Block256& o) { decode_k4_common(b, b + q4k::kQs, o); }
+void decode_q4_k(const uint8_t* b, Block256& o) {
+    decode_k4_common(b, b + q4k::kQs, o);
+}
 void decode_q5_k(const uint8_t* b, Block256& o) {
     decode_k4_common(b, b + q5k::kQs, o);
     for (int e = 0; e < 256; ++e) o.v[e] += ((b[q5k::kQh + e % 32] >> (e / 32)) & 1) << 4;
@@ -163,21 +176,34 @@ float dot256(const uint8_t* row, const void* act, int64_t n) {
 
 QuantDotFn portable_fn(DType t) {
     switch (t) {
-        case DType::Q4_0: return dot32<decode_q4_0, kQ4_0Bytes>;
-        case DType::Q4_1: return dot32<decode_q4_1, kQ4_1Bytes>;
-        case DType::Q5_0: return dot32<decode_q5_0, kQ5_0Bytes>;
-        case DType::Q5_1: return dot32<decode_q5_1, kQ5_1Bytes>;
-        case DType::Q8_0: return dot32<decode_q8_0, kQ8_0Bytes>;
-        case DType::IQ4_NL: return dot32<decode_iq4_nl, kIq4NlBytes>;
-        case DType::Q2_K: return dot256<decode_q2_k, kQ2_KBytes>;
-        case DType::Q3_K: return dot256<decode_q3_k, kQ3_KBytes>;
-        case DType::Q4_K: return dot256<decode_q4_k, kQ4_KBytes>;
-        case DType::Q5_K: return dot256<decode_q5_k, kQ5_KBytes>;
-        case DType::Q6_K: return dot256<decode_q6_k, kQ6_KBytes>;
-        case DType::IQ4_XS: return dot256<decode_iq4_xs, kIq4XsBytes>;
+        case DType::Q4_0:
+            return dot32<decode_q4_0, kQ4_0Bytes>;
+        case DType::Q4_1:
+            return dot32<decode_q4_1, kQ4_1Bytes>;
+        case DType::Q5_0:
+            return dot32<decode_q5_0, kQ5_0Bytes>;
+        case DType::Q5_1:
+            return dot32<decode_q5_1, kQ5_1Bytes>;
+        case DType::Q8_0:
+            return dot32<decode_q8_0, kQ8_0Bytes>;
+        case DType::IQ4_NL:
+            return dot32<decode_iq4_nl, kIq4NlBytes>;
+        case DType::Q2_K:
+            return dot256<decode_q2_k, kQ2_KBytes>;
+        case DType::Q3_K:
+            return dot256<decode_q3_k, kQ3_KBytes>;
+        case DType::Q4_K:
+            return dot256<decode_q4_k, kQ4_KBytes>;
+        case DType::Q5_K:
+            return dot256<decode_q5_k, kQ5_KBytes>;
+        case DType::Q6_K:
+            return dot256<decode_q6_k, kQ6_KBytes>;
+        case DType::IQ4_XS:
+            return dot256<decode_iq4_xs, kIq4XsBytes>;
         case DType::F32:
         case DType::F16:
-        case DType::BF16: break;
+        case DType::BF16:
+            break;
     }
     assert(false && "quant_dot on a non-block dtype");
     return nullptr;
@@ -185,13 +211,17 @@ QuantDotFn portable_fn(DType t) {
 
 }  // namespace
 
-float quant_dot_portable(DType t, const uint8_t* row, const void* act, int64_t n) { return portable_fn(t)(row, act, n); }
+float quant_dot_portable(DType t, const uint8_t* row, const void* act, int64_t n) {
+    return portable_fn(t)(row, act, n);
+}
 
 QuantDotFn quant_dot_fn(DType t) {
     const QuantDotFn simd = quant_dot_simd(t);
     return simd ? simd : portable_fn(t);
 }
 
-float quant_dot(DType t, const uint8_t* row, const void* act, int64_t n) { return quant_dot_fn(t)(row, act, n); }
+float quant_dot(DType t, const uint8_t* row, const void* act, int64_t n) {
+    return quant_dot_fn(t)(row, act, n);
+}
 
 }  // namespace snapdoc::cpu

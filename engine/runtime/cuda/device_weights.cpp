@@ -1,6 +1,8 @@
 #include "engine/runtime/cuda/device_weights.h"
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "engine/common/error.h"
 #include "kernels/convert.h"
@@ -13,8 +15,9 @@ kernels::Dt to_kernel_dt(DType t) {
         case DType::F16: return kernels::Dt::F16;
         case DType::BF16: return kernels::Dt::BF16;
         case DType::Q8_0: return kernels::Dt::Q8_0;
+        default: break;
     }
-    throw Error("unknown weight dtype");
+    throw Error("weight dtype " + std::string(dtype_name(t)) + " has no CUDA kernel type (it is dequantized on the host)");
 }
 
 namespace {
@@ -28,6 +31,10 @@ public:
 
     // Writes tensor `t` at element offset `at` of `dst` (of type dt).
     void put(const TensorView& t, kernels::Dt dt, void* dst, int64_t at) {
+        if (dtype_is_quantized(t.dtype) && t.dtype != DType::Q8_0) {
+            put_dequantized(t, dt, dst, at);
+            return;
+        }
         const kernels::Dt src_dt = to_kernel_dt(t.dtype);
         const int64_t n = t.numel();
         auto* out = static_cast<uint8_t*>(dst) + at * static_cast<int64_t>(kernels::dt_size(dt));
@@ -57,14 +64,39 @@ public:
         }
     }
 
+    // Block types the device has no decoder for (K-quants, IQ4, Q4_0 ... Q5_1): whole rows are
+    // dequantized on the host by dequantize_row (exactly as the CPU backend reads them), a staging
+    // buffer at a time, and converted from f32 to the device dtype there.
+    void put_dequantized(const TensorView& t, kernels::Dt dt, void* dst, int64_t at) {
+        const int64_t cols = t.cols(), rows = t.numel() / cols;
+        const int64_t row_f32_bytes = cols * static_cast<int64_t>(sizeof(float));
+        const int64_t per_round = std::max<int64_t>(1, kStageBytes / row_f32_bytes);
+        const int64_t stage_bytes = std::max(kStageBytes, row_f32_bytes);
+        stage_.ensure(static_cast<std::size_t>(stage_bytes), "the weight staging buffer");
+        host_.resize(static_cast<std::size_t>(std::min(per_round, rows) * cols));
+        auto* out = static_cast<uint8_t*>(dst) + at * static_cast<int64_t>(kernels::dt_size(dt));
+        for (int64_t r0 = 0; r0 < rows; r0 += per_round) {
+            const int64_t nr = std::min(per_round, rows - r0);
+            for (int64_t r = 0; r < nr; ++r) dequantize_row(t.dtype, t.row_ptr(r0 + r), host_.data() + r * cols, cols);
+            check(cudaMemcpyAsync(stage_.get(), host_.data(), static_cast<std::size_t>(nr * row_f32_bytes),
+                                  cudaMemcpyHostToDevice, stream_),
+                  "weight upload");
+            check(kernels::convert(stage_.get(), kernels::Dt::F32, out + r0 * cols * static_cast<int64_t>(kernels::dt_size(dt)),
+                                   dt, nr * cols, stream_),
+                  "weight conversion");
+            check(cudaStreamSynchronize(stream_), "weight conversion");  // host_ and the stage are reused
+        }
+    }
+
     DeviceBuffer make(const std::vector<const TensorView*>& parts, kernels::Dt dt, const std::string& what) {
         int64_t total = 0;
         for (const TensorView* t : parts) total += t->numel();
         DeviceBuffer buf(static_cast<std::size_t>(total) * kernels::dt_size(dt), what);
         int64_t at = 0;
         for (const TensorView* t : parts) {
-            if (t->dtype == DType::Q8_0 && t->numel() % kQ8BlockSize != 0)
-                throw Error("tensor " + t->name + ": Q8_0 element count is not a multiple of 32");
+            if (!dtype_row_fits(t->dtype, t->cols()))
+                throw Error("tensor " + t->name + ": rows of " + std::to_string(t->cols()) + " values are not whole " +
+                            std::string(dtype_name(t->dtype)) + " blocks");
             put(*t, dt, buf.get(), at);
             at += t->numel();
         }
@@ -77,6 +109,7 @@ private:
     static constexpr int64_t kStageBytes = int64_t{64} << 20;
     cudaStream_t stream_;
     DeviceBuffer stage_;
+    std::vector<float> host_;  // host rows dequantized for put_dequantized
 };
 
 }  // namespace
