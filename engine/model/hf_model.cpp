@@ -81,7 +81,14 @@ void load_hf_tokenizer(Model& m, const std::filesystem::path& dir) {
         try {
             HfTokenizerJson t = parse_hf_tokenizer_json(read_small_file(json_path, std::size_t{256} << 20), config_text);
             // Built (and so checked) now: a broken file is reported at load.
-            if (t.bpe) m.tokenizer_bpe = std::make_shared<const BpeTokenizer>(*t.bpe);
+            std::shared_ptr<const BpeTokenizer> bpe;
+            if (t.bpe) bpe = std::make_shared<const BpeTokenizer>(*t.bpe);
+            const int n_tokens = bpe ? bpe->vocab_size() : 0;
+            if (n_tokens > m.config.vocab_size) {  // ids past the embedding rows would be out of range
+                throw FormatError("the tokenizer has " + std::to_string(n_tokens) +
+                                  " tokens but the model's vocabulary is " + std::to_string(m.config.vocab_size));
+            }
+            m.tokenizer_bpe = std::move(bpe);
             m.tokenizer_proto = std::move(t.spm_proto);
             if (!m.tokenizer_add_bos) m.tokenizer_add_bos = t.add_bos;
             if (!m.tokenizer_add_eos) m.tokenizer_add_eos = t.add_eos;

@@ -11,14 +11,17 @@
 #include "engine/model/gguf_file.h"
 #include "engine/model/gguf_vocab.h"
 #include "engine/model/gguf_writer.h"
+#include "engine/model/model.h"
 #include "engine/tokenizer/bpe_byte_map.h"
 #include "engine/tokenizer/hf_tokenizer_json.h"
 #include "engine/tokenizer/tokenizer.h"
+#include "tests/support/tiny_model.h"
 
 namespace snapdoc {
 namespace {
 
 using nlohmann::json;
+using namespace snapdoc::testing;
 
 std::filesystem::path scratch(const std::string& name) {
     const auto dir = std::filesystem::temp_directory_path() / "snapdoc-bpe-loading";
@@ -165,6 +168,31 @@ TEST(BpeLoading, BrokenTokenizerJsonIsOneClearError) {
     j = minimal_tokenizer_json();
     j["model"]["merges"] = "nope";
     EXPECT_NE(hf_error(j).find("'merges' must be a list"), std::string::npos) << hf_error(j);
+}
+
+TEST(BpeLoading, HuggingFaceFolderWithOnlyTokenizerJson) {
+    const auto dir = scratch("hf-folder");
+    std::filesystem::remove_all(dir);
+    TinyModelSpec spec;  // 320 embedding rows
+    write_tiny_hf(dir, make_tiny_weights(spec), DType::F32);
+    std::ofstream(dir / "tokenizer.json") << minimal_tokenizer_json().dump();
+    std::ofstream(dir / "tokenizer_config.json") << R"({"add_bos_token": false, "eos_token": "<|endoftext|>"})";
+    Model m = load_model(dir);
+    ASSERT_TRUE(m.has_tokenizer()) << m.tokenizer_error;
+    const Tokenizer tok = Tokenizer::from_model(m);
+    EXPECT_EQ(tok.kind(), TokenizerKind::ByteLevelBpe);
+    EXPECT_FALSE(tok.add_bos());  // tokenizer_config.json wins over the post-processor
+    EXPECT_EQ(tok.eos_id(), 258);
+    EXPECT_EQ(tok.encode("ab a"), (std::vector<int32_t>{256, 257}));
+
+    // More tokens than embedding rows: recorded, not a tokenizer with out-of-range ids.
+    json big = minimal_tokenizer_json();
+    big["added_tokens"].push_back({{"id", 400}, {"content", "<extra>"}, {"special", true}});
+    std::ofstream(dir / "tokenizer.json") << big.dump();
+    m = load_model(dir);
+    EXPECT_FALSE(m.has_tokenizer());
+    EXPECT_NE(m.tokenizer_error.find("the tokenizer has 401 tokens but the model's vocabulary is 320"), std::string::npos)
+        << m.tokenizer_error;
 }
 
 }  // namespace
