@@ -24,7 +24,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+double seconds_since(Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
 
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
@@ -56,7 +58,8 @@ std::string prefix_with_tokens(const Tokenizer& tok, const std::string& text, st
     for (int round = 0; round < 3; ++round) {
         candidate = text.substr(0, prefix_end(text, bytes));
         const std::size_t got = std::max<std::size_t>(1, tok.encode(candidate).size());
-        if (got == tokens || (candidate.size() == text.size() && got < tokens)) break;  // exact, or text too short
+        if (got == tokens || (candidate.size() == text.size() && got < tokens))
+            break;  // exact, or text too short
         bytes = static_cast<std::size_t>(static_cast<double>(candidate.size()) * static_cast<double>(tokens) /
                                          static_cast<double>(got));
     }
@@ -75,8 +78,8 @@ Tokenizer load_tokenizer(const std::string& path) {
     return Tokenizer::from_model(m);
 }
 
-double median_encode_seconds(const Tokenizer& tok, const std::string& text, int repeat, std::vector<int32_t>& ids,
-                             std::vector<double>* all = nullptr) {
+double median_encode_seconds(const Tokenizer& tok, const std::string& text, int repeat,
+                             std::vector<int32_t>& ids, std::vector<double>* all = nullptr) {
     std::vector<double> s;
     for (int r = 0; r < repeat; ++r) {
         const auto t0 = Clock::now();
@@ -87,8 +90,8 @@ double median_encode_seconds(const Tokenizer& tok, const std::string& text, int 
     return median(s);
 }
 
-void bench_one(const std::string& tok_path, const std::string& text_path, const std::string& whole, int tokens_wanted,
-               int repeat) {
+void bench_one(const std::string& tok_path, const std::string& text_path, const std::string& whole,
+               int tokens_wanted, int repeat) {
     auto t0 = Clock::now();
     Tokenizer tok = load_tokenizer(tok_path);
     const double load_s = seconds_since(t0);
@@ -112,21 +115,24 @@ void bench_one(const std::string& tok_path, const std::string& text_path, const 
         for (int32_t id : ids) streamed += stream.push(id).size();
         streamed += stream.flush().size();
         stream_s.push_back(seconds_since(t0));
-        if (streamed != decoded.size()) std::fprintf(stderr, "warning: streamed %zu bytes, decode %zu\n", streamed, decoded.size());
+        if (streamed != decoded.size())
+            std::fprintf(stderr, "warning: streamed %zu bytes, decode %zu\n", streamed, decoded.size());
     }
     std::vector<int32_t> one_thread_ids;
     tok.set_max_encode_threads(1);
     const double enc1 = median_encode_seconds(tok, text, repeat, one_thread_ids);
-    if (one_thread_ids != ids) std::fprintf(stderr, "warning: one-thread encode differs from the threaded one\n");
+    if (one_thread_ids != ids)
+        std::fprintf(stderr, "warning: one-thread encode differs from the threaded one\n");
 
     const double n = static_cast<double>(ids.size());
     const double mb = static_cast<double>(text.size()) / 1e6;
     const double enc = median(encode_s), dec = median(decode_s), str = median(stream_s);
     const char* kind = tok.kind() == TokenizerKind::ByteLevelBpe ? "byte-level BPE" : "SentencePiece";
-    std::printf("tokenizer        %s (%s, %d pieces, load %.3f s, chunked encode %s)\n", tok_path.c_str(), kind,
-                tok.vocab_size(), load_s, tok.encodes_in_chunks() ? "on" : "off");
+    std::printf("tokenizer        %s (%s, %d pieces, load %.3f s, chunked encode %s)\n", tok_path.c_str(),
+                kind, tok.vocab_size(), load_s, tok.encodes_in_chunks() ? "on" : "off");
     std::printf("text             %s: prefix of %zu bytes\n", text_path.c_str(), text.size());
-    std::printf("tokens           %zu (%.2f bytes/token)\n", ids.size(), static_cast<double>(text.size()) / n);
+    std::printf("tokens           %zu (%.2f bytes/token)\n", ids.size(),
+                static_cast<double>(text.size()) / n);
     std::printf("repeat           %d (median)\n", repeat);
     std::printf("encode           %.4f s  %.0f tokens/s  %.2f MB/s  (min %.4f s)\n", enc, n / enc, mb / enc,
                 *std::min_element(encode_s.begin(), encode_s.end()));
@@ -138,7 +144,8 @@ void bench_one(const std::string& tok_path, const std::string& text_path, const 
 }  // namespace
 
 int bench_tokenizer(int argc, char** argv) {
-    const cli::Args args({{{"--tokenizer"}, true, true}, {{"--text"}}, {{"--tokens"}}, {{"--repeat"}}}, argc, argv, 2);
+    const cli::Args args({{{"--tokenizer"}, true, true}, {{"--text"}}, {{"--tokens"}}, {{"--repeat"}}}, argc,
+                         argv, 2);
     std::vector<std::string> tok_paths = args.all("tokenizer");
     if (tok_paths.empty()) throw Error("--tokenizer FILE is required");
     const std::string text_path = args.required("text");

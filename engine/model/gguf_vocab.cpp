@@ -17,7 +17,8 @@ int32_t token_id(const GgufFile& g, const char* key, int32_t fallback) {
     // Converters write "no such token" as -1, or as 0xFFFFFFFF in a uint32.
     if (*v == -1 || *v == 0xFFFFFFFFll) return -1;
     if (*v < -1 || *v > std::numeric_limits<int32_t>::max()) {
-        throw FormatError("GGUF file '" + g.name() + "': " + key + " " + std::to_string(*v) + " is out of range");
+        throw FormatError("GGUF file '" + g.name() + "': " + key + " " + std::to_string(*v) +
+                          " is out of range");
     }
     return static_cast<int32_t>(*v);
 }
@@ -26,14 +27,14 @@ std::vector<int32_t> read_token_types(const GgufFile& g, std::size_t n) {
     std::vector<int32_t> types;
     if (const auto raw = g.get_int_array_opt("tokenizer.ggml.token_type")) {
         if (raw->size() != n) {
-            throw FormatError("GGUF file '" + g.name() + "': tokenizer.ggml.token_type has " + std::to_string(raw->size()) +
-                              " entries for " + std::to_string(n) + " tokens");
+            throw FormatError("GGUF file '" + g.name() + "': tokenizer.ggml.token_type has " +
+                              std::to_string(raw->size()) + " entries for " + std::to_string(n) + " tokens");
         }
         types.reserve(n);
         for (int64_t t : *raw) {
             if (t < 0 || t > 6) {
-                throw FormatError("GGUF file '" + g.name() + "': tokenizer.ggml.token_type holds an unknown type " +
-                                  std::to_string(t));
+                throw FormatError("GGUF file '" + g.name() +
+                                  "': tokenizer.ggml.token_type holds an unknown type " + std::to_string(t));
             }
             types.push_back(static_cast<int32_t>(t));
         }
@@ -57,15 +58,16 @@ BpeVocab read_gguf_bpe_vocab(const GgufFile& g, int vocab_size) {
     BpeVocab v;
     v.tokens = read_tokens(g, vocab_size);
     v.types = read_token_types(g, v.tokens.size());
-    const std::vector<std::string> merges = g.get_string_array_opt("tokenizer.ggml.merges").value_or(std::vector<std::string>{});
+    const std::vector<std::string> merges =
+        g.get_string_array_opt("tokenizer.ggml.merges").value_or(std::vector<std::string>{});
     v.merges.reserve(merges.size());
     for (std::size_t r = 0; r < merges.size(); ++r) {
         // The separator is the first space after the first character (llama.cpp): byte-level
         // tokens never contain a raw space, but a merge's left side may be a lone one.
         const std::size_t sp = merges[r].find(' ', 1);
         if (sp == std::string::npos || sp + 1 >= merges[r].size()) {
-            throw FormatError("GGUF file '" + g.name() + "': tokenizer.ggml.merges entry " + std::to_string(r) + " '" +
-                              merges[r] + "' is not 'left right'");
+            throw FormatError("GGUF file '" + g.name() + "': tokenizer.ggml.merges entry " +
+                              std::to_string(r) + " '" + merges[r] + "' is not 'left right'");
         }
         v.merges.emplace_back(merges[r].substr(0, sp), merges[r].substr(sp + 1));
     }
@@ -88,7 +90,8 @@ GgufVocab read_gguf_vocab(const GgufFile& g, int vocab_size) {
     }
     if (*model != "llama" && *model != "gpt2") {
         out.error = "GGUF tokenizer '" + *model +
-                    "' is not supported; snapdoc supports SentencePiece ('llama') and byte-level BPE ('gpt2') vocabularies";
+                    "' is not supported; snapdoc supports SentencePiece ('llama') and byte-level BPE "
+                    "('gpt2') vocabularies";
         return out;
     }
     try {
@@ -110,8 +113,9 @@ GgufVocab read_gguf_vocab(const GgufFile& g, int vocab_size) {
         const std::size_t n = spec.pieces.size();
         spec.scores = g.get_float_array_opt("tokenizer.ggml.scores").value_or(std::vector<float>(n, 0.0f));
         if (spec.scores.size() != n) {
-            throw FormatError("GGUF file '" + g.name() + "': tokenizer.ggml.scores has " + std::to_string(spec.scores.size()) +
-                              " entries for " + std::to_string(n) + " tokens");
+            throw FormatError("GGUF file '" + g.name() + "': tokenizer.ggml.scores has " +
+                              std::to_string(spec.scores.size()) + " entries for " + std::to_string(n) +
+                              " tokens");
         }
         spec.types = read_token_types(g, n);
         bool has_bytes = false;
@@ -121,7 +125,8 @@ GgufVocab read_gguf_vocab(const GgufFile& g, int vocab_size) {
         spec.eos_id = token_id(g, "tokenizer.ggml.eos_token_id", 2);
         spec.unk_id = token_id(g, "tokenizer.ggml.unknown_token_id", 0);
         spec.pad_id = token_id(g, "tokenizer.ggml.padding_token_id", -1);
-        if (spec.pad_id >= static_cast<int32_t>(n)) spec.pad_id = -1;  // a padding id beyond the pieces means none
+        if (spec.pad_id >= static_cast<int32_t>(n))
+            spec.pad_id = -1;  // a padding id beyond the pieces means none
         spec.add_dummy_prefix = g.get_bool_opt("tokenizer.ggml.add_space_prefix").value_or(true);
         out.proto = serialize_sentencepiece_proto(spec);
     } catch (const FormatError& e) {

@@ -16,11 +16,11 @@ namespace snapdoc {
 class GgufFile;
 
 struct GgufVocab {
-    std::string proto;                    // serialized ModelProto ("llama"), else empty
+    std::string proto;                        // serialized ModelProto ("llama"), else empty
     std::shared_ptr<const BpeTokenizer> bpe;  // byte-level BPE ("gpt2"), checked and built; else null
-    std::optional<bool> add_bos;          // tokenizer.ggml.add_bos_token
-    std::optional<bool> add_eos;          // tokenizer.ggml.add_eos_token
-    std::string error;                    // why there is no tokenizer ("" when there is one)
+    std::optional<bool> add_bos;              // tokenizer.ggml.add_bos_token
+    std::optional<bool> add_eos;              // tokenizer.ggml.add_eos_token
+    std::string error;                        // why there is no tokenizer ("" when there is one)
 };
 
 // `vocab_size` is the model's embedding row count: a vocabulary with more pieces is refused.

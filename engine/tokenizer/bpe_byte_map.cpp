@@ -7,7 +7,9 @@
 namespace snapdoc::byte_level {
 namespace {
 
-bool maps_to_itself(int b) { return (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF); }
+bool maps_to_itself(int b) {
+    return (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
+}
 
 struct Tables {
     std::array<uint32_t, 256> to_cp{};
@@ -38,7 +40,9 @@ void append_utf8(std::string& out, uint32_t cp) {
 
 }  // namespace
 
-uint32_t byte_to_code_point(uint8_t b) { return tables().to_cp[b]; }
+uint32_t byte_to_code_point(uint8_t b) {
+    return tables().to_cp[b];
+}
 
 std::string encode(std::string_view bytes) {
     std::string out;

@@ -19,7 +19,9 @@ uint8_t type_of(const BpeVocab& v, std::size_t i) {
     return t == 0 ? static_cast<uint8_t>(GgufTokenType::Normal) : static_cast<uint8_t>(t);  // 0: undefined
 }
 
-bool is_type(uint8_t t, GgufTokenType want) { return t == static_cast<uint8_t>(want); }
+bool is_type(uint8_t t, GgufTokenType want) {
+    return t == static_cast<uint8_t>(want);
+}
 
 struct Symbol {
     int32_t id;
@@ -41,15 +43,17 @@ BpeTokenizer::BpeTokenizer(BpeVocab v)
     : pretok_(v.regexes.empty() ? pretokenizer_preset(v.pre).regexes : v.regexes) {
     const std::size_t n = v.tokens.size();  // v.tokens moves into tokens_ below
     if (n == 0) throw FormatError("byte-level BPE vocabulary has no tokens");
-    if (n > static_cast<std::size_t>(INT32_MAX / 2)) throw FormatError("byte-level BPE vocabulary is too large");
+    if (n > static_cast<std::size_t>(INT32_MAX / 2))
+        throw FormatError("byte-level BPE vocabulary is too large");
     if (!v.types.empty() && v.types.size() != n) {
-        throw FormatError("byte-level BPE vocabulary has " + std::to_string(v.types.size()) + " token types for " +
-                          std::to_string(n) + " tokens");
+        throw FormatError("byte-level BPE vocabulary has " + std::to_string(v.types.size()) +
+                          " token types for " + std::to_string(n) + " tokens");
     }
-    for (const auto& [name, id] : {std::pair<const char*, int32_t>{"bos", v.bos_id}, {"eos", v.eos_id}, {"unknown", v.unk_id}}) {
+    for (const auto& [name, id] :
+         {std::pair<const char*, int32_t>{"bos", v.bos_id}, {"eos", v.eos_id}, {"unknown", v.unk_id}}) {
         if (id < -1 || id >= static_cast<int32_t>(n)) {
-            throw FormatError(std::string("byte-level BPE vocabulary: ") + name + " token id " + std::to_string(id) +
-                              " is outside the " + std::to_string(n) + " tokens");
+            throw FormatError(std::string("byte-level BPE vocabulary: ") + name + " token id " +
+                              std::to_string(id) + " is outside the " + std::to_string(n) + " tokens");
         }
     }
     const PretokenizerPreset* preset = v.regexes.empty() ? &pretokenizer_preset(v.pre) : nullptr;
@@ -60,7 +64,8 @@ BpeTokenizer::BpeTokenizer(BpeVocab v)
     bos_id_ = v.bos_id;
     eos_id_ = v.eos_id;
     unk_id_ = v.unk_id;
-    if (add_bos_ && bos_id_ < 0) throw FormatError("byte-level BPE vocabulary adds a BOS token but has no bos id");
+    if (add_bos_ && bos_id_ < 0)
+        throw FormatError("byte-level BPE vocabulary adds a BOS token but has no bos id");
 
     tokens_ = std::move(v.tokens);
     types_.resize(n);
@@ -71,14 +76,17 @@ BpeTokenizer::BpeTokenizer(BpeVocab v)
         const std::string& t = tokens_[i];
         const uint8_t type = type_of(v, i);
         if (type > static_cast<uint8_t>(GgufTokenType::Byte)) {
-            throw FormatError("byte-level BPE vocabulary: token " + std::to_string(i) + " has an unknown type " +
-                              std::to_string(type));
+            throw FormatError("byte-level BPE vocabulary: token " + std::to_string(i) +
+                              " has an unknown type " + std::to_string(type));
         }
-        if (t.empty()) throw FormatError("byte-level BPE vocabulary: token " + std::to_string(i) + " is empty");
+        if (t.empty())
+            throw FormatError("byte-level BPE vocabulary: token " + std::to_string(i) + " is empty");
         types_[i] = type;
-        text_to_id_.insert_or_assign(std::string_view(t), static_cast<int32_t>(i));  // duplicates: the last wins, as in llama.cpp
+        text_to_id_.insert_or_assign(std::string_view(t),
+                                     static_cast<int32_t>(i));  // duplicates: the last wins, as in llama.cpp
         if (is_type(type, GgufTokenType::Normal)) {
-            // A normal token that is not byte-level text (no such token in real vocabularies) reads as itself.
+            // A normal token that is not byte-level text (no such token in real vocabularies) reads as
+            // itself.
             bytes_[i] = byte_level::decode(t).value_or(t);
         } else if (is_type(type, GgufTokenType::UserDefined)) {
             bytes_[i] = t;
@@ -86,7 +94,8 @@ BpeTokenizer::BpeTokenizer(BpeVocab v)
         }
     }
     for (std::size_t i = 0; i < n; ++i) {
-        if (is_type(types_[i], GgufTokenType::Normal) && text_to_id_.at(std::string_view(tokens_[i])) == static_cast<int32_t>(i))
+        if (is_type(types_[i], GgufTokenType::Normal) &&
+            text_to_id_.at(std::string_view(tokens_[i])) == static_cast<int32_t>(i))
             word_to_id_.emplace(bytes_[i], static_cast<int32_t>(i));
     }
     for (int b = 0; b < 256; ++b) {
@@ -96,7 +105,8 @@ BpeTokenizer::BpeTokenizer(BpeVocab v)
     }
     // Longest first, so that a token containing another wins (llama.cpp sorts its special-token
     // cache by length); equal lengths keep id order.
-    std::stable_sort(added_.begin(), added_.end(), [](const Added& a, const Added& b) { return a.text.size() > b.text.size(); });
+    std::stable_sort(added_.begin(), added_.end(),
+                     [](const Added& a, const Added& b) { return a.text.size() > b.text.size(); });
 
     merges_.reserve(v.merges.size());
     std::string joined;
@@ -105,11 +115,13 @@ BpeTokenizer::BpeTokenizer(BpeVocab v)
         const auto ia = text_to_id_.find(std::string_view(a)), ib = text_to_id_.find(std::string_view(b));
         joined.assign(a).append(b);
         const auto ij = text_to_id_.find(std::string_view(joined));
-        const char* missing = ia == text_to_id_.end() ? "its left side" : ib == text_to_id_.end() ? "its right side"
-                              : ij == text_to_id_.end() ? "its result" : nullptr;
+        const char* missing = ia == text_to_id_.end()   ? "its left side"
+                              : ib == text_to_id_.end() ? "its right side"
+                              : ij == text_to_id_.end() ? "its result"
+                                                        : nullptr;
         if (missing) {
-            throw FormatError("byte-level BPE merge " + std::to_string(r) + " '" + a + " " + b + "': " + missing +
-                              " is not in the vocabulary");
+            throw FormatError("byte-level BPE merge " + std::to_string(r) + " '" + a + " " + b +
+                              "': " + missing + " is not in the vocabulary");
         }
         // A repeated pair keeps its first (lowest) rank, as llama.cpp's bpe_ranks.emplace does.
         merges_.emplace(pair_key(ia->second, ib->second), Merge{static_cast<int32_t>(r), ij->second});
@@ -117,7 +129,8 @@ BpeTokenizer::BpeTokenizer(BpeVocab v)
 }
 
 bool BpeTokenizer::is_control(int32_t id) const {
-    return id >= 0 && id < vocab_size() && is_type(types_[static_cast<std::size_t>(id)], GgufTokenType::Control);
+    return id >= 0 && id < vocab_size() &&
+           is_type(types_[static_cast<std::size_t>(id)], GgufTokenType::Control);
 }
 
 int32_t BpeTokenizer::piece_to_id(std::string_view stored_text) const {
@@ -131,7 +144,8 @@ void BpeTokenizer::merge_word(std::string_view word, std::vector<int32_t>& out) 
     const auto n = static_cast<int32_t>(word.size());
     syms.resize(static_cast<std::size_t>(n));
     heap.clear();
-    for (int32_t i = 0; i < n; ++i) syms[i] = {byte_id_[static_cast<uint8_t>(word[i])], i - 1, i + 1 < n ? i + 1 : -1};
+    for (int32_t i = 0; i < n; ++i)
+        syms[i] = {byte_id_[static_cast<uint8_t>(word[i])], i - 1, i + 1 < n ? i + 1 : -1};
 
     auto consider = [&](int32_t left) {
         if (left < 0) return;
@@ -175,8 +189,8 @@ void BpeTokenizer::merge_word(std::string_view word, std::vector<int32_t>& out) 
     }
 }
 
-void BpeTokenizer::encode_words(std::string_view text, const std::vector<Pretokenizer::Span>& words, std::size_t first,
-                                std::size_t last, std::vector<int32_t>& out) const {
+void BpeTokenizer::encode_words(std::string_view text, const std::vector<Pretokenizer::Span>& words,
+                                std::size_t first, std::size_t last, std::vector<int32_t>& out) const {
     // Documents repeat their words: each distinct word is merged once per call.
     WordCache cache;
     std::vector<int32_t> cached;
@@ -211,7 +225,10 @@ void BpeTokenizer::encode_run(std::string_view text, unsigned max_threads, std::
     pretok_.split(text, words);
 
     const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-    const unsigned n_threads = text.size() < kParallelBytes ? 1u : std::min({hw, std::max(1u, max_threads), static_cast<unsigned>(text.size() / (kParallelBytes / 2))});
+    const unsigned n_threads = text.size() < kParallelBytes
+                                   ? 1u
+                                   : std::min({hw, std::max(1u, max_threads),
+                                               static_cast<unsigned>(text.size() / (kParallelBytes / 2))});
     if (n_threads <= 1) {
         encode_words(text, words, 0, words.size(), out);
         return;

@@ -1,9 +1,8 @@
 #include "engine/tokenizer/hf_tokenizer_json.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <unordered_map>
 
 #include "engine/common/error.h"
@@ -19,7 +18,9 @@ constexpr std::string_view kSpace = "\xE2\x96\x81";  // U+2581
 constexpr const char* kByteLevelRegex =
     "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
 
-[[noreturn]] void fail(const std::string& what) { throw FormatError("tokenizer.json: " + what); }
+[[noreturn]] void fail(const std::string& what) {
+    throw FormatError("tokenizer.json: " + what);
+}
 
 const json* member(const json& j, const char* key) {
     if (!j.is_object()) return nullptr;
@@ -64,7 +65,8 @@ std::vector<const json*> flatten(const json* node, const char* list_key) {
 std::string to_pcre2(std::string re) {
     const std::string caseless = "(?i:'s|'t|'re|'ve|'m|'ll|'d)";
     const std::string spelled = "(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])";
-    for (std::size_t at; (at = re.find(caseless)) != std::string::npos;) re.replace(at, caseless.size(), spelled);
+    for (std::size_t at; (at = re.find(caseless)) != std::string::npos;)
+        re.replace(at, caseless.size(), spelled);
     return re;
 }
 
@@ -115,7 +117,8 @@ std::vector<std::pair<std::string, std::string>> read_merges(const json& model) 
         if (m.is_string()) {
             const std::string& s = m.get_ref<const std::string&>();
             const std::size_t sp = s.find(' ', 1);
-            if (sp == std::string::npos || sp + 1 >= s.size()) fail("merge " + std::to_string(out.size()) + " '" + s + "' is not 'left right'");
+            if (sp == std::string::npos || sp + 1 >= s.size())
+                fail("merge " + std::to_string(out.size()) + " '" + s + "' is not 'left right'");
             out.emplace_back(s.substr(0, sp), s.substr(sp + 1));
         } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {
             out.emplace_back(m[0].get<std::string>(), m[1].get<std::string>());
@@ -128,7 +131,8 @@ std::vector<std::pair<std::string, std::string>> read_merges(const json& model) 
 
 // Tokens by id: the model's vocab plus the added tokens. Ids nobody names become unused
 // placeholders (HF allows gaps; real files have none).
-std::vector<std::string> read_tokens(const json& model, const std::vector<Added>& added, std::vector<int32_t>& types) {
+std::vector<std::string> read_tokens(const json& model, const std::vector<Added>& added,
+                                     std::vector<int32_t>& types) {
     const json* vocab = member(model, "vocab");
     if (!vocab || !vocab->is_object()) fail("model 'vocab' must be an object of token -> id");
     int64_t max_id = -1;
@@ -147,13 +151,16 @@ std::vector<std::string> read_tokens(const json& model, const std::vector<Added>
     types.assign(tokens.size(), static_cast<int32_t>(GgufTokenType::Normal));
     for (const auto& [text, id] : vocab->items()) {
         std::string& slot = tokens[static_cast<std::size_t>(id.get<int64_t>())];
-        if (!slot.empty()) fail("tokens '" + slot + "' and '" + text + "' have the same id " + std::to_string(id.get<int64_t>()));
+        if (!slot.empty())
+            fail("tokens '" + slot + "' and '" + text + "' have the same id " +
+                 std::to_string(id.get<int64_t>()));
         slot = text;
     }
     for (const Added& a : added) {
         std::string& slot = tokens[static_cast<std::size_t>(a.id)];
         if (!slot.empty() && slot != a.content)
-            fail("added token '" + a.content + "' has the id " + std::to_string(a.id) + " of vocab token '" + slot + "'");
+            fail("added token '" + a.content + "' has the id " + std::to_string(a.id) + " of vocab token '" +
+                 slot + "'");
         slot = a.content;
         types[static_cast<std::size_t>(a.id)] =
             static_cast<int32_t>(a.special ? GgufTokenType::Control : GgufTokenType::UserDefined);
@@ -227,7 +234,8 @@ HfTokenizerJson byte_level(const json& model, std::vector<const json*> pre, cons
             if (!pattern || !pattern->is_object()) fail("a Split pre-tokenizer needs a 'pattern'");
             const std::string behavior = string_member(*step, "behavior", "Isolated");
             if (behavior != "Isolated" || bool_member(*step, "invert", false))
-                fail("Split behaviour '" + behavior + "' (or invert) is not supported; snapdoc supports Isolated");
+                fail("Split behaviour '" + behavior +
+                     "' (or invert) is not supported; snapdoc supports Isolated");
             if (const json* re = member(*pattern, "Regex")) {
                 if (!re->is_string()) fail("a Split 'Regex' must be a string");
                 v->regexes.push_back(to_pcre2(re->get<std::string>()));
@@ -260,8 +268,9 @@ HfTokenizerJson byte_level(const json& model, std::vector<const json*> pre, cons
 }
 
 // SentencePiece-style BPE: pieces carry "▁" for spaces; scores from merge ranks.
-HfTokenizerJson sentencepiece_style(const json& model, const json* normalizer, const std::vector<const json*>& pre,
-                                    const std::vector<Added>& added, const Specials& specials) {
+HfTokenizerJson sentencepiece_style(const json& model, const json* normalizer,
+                                    const std::vector<const json*>& pre, const std::vector<Added>& added,
+                                    const Specials& specials) {
     VocabSpec spec;
     spec.algorithm = VocabSpec::Algorithm::Bpe;
     spec.pieces = read_tokens(model, added, spec.types);
@@ -269,7 +278,8 @@ HfTokenizerJson sentencepiece_style(const json& model, const json* normalizer, c
     for (const json* n : flatten(normalizer, "normalizers")) {
         const std::string type = string_member(*n, "type");
         if (type == "Prepend") {
-            if (string_member(*n, "prepend") != kSpace) fail("normalizer Prepend other than U+2581 is not supported");
+            if (string_member(*n, "prepend") != kSpace)
+                fail("normalizer Prepend other than U+2581 is not supported");
             prepend = true;
         } else if (type == "Replace") {
             const json* pat = member(*n, "pattern");
@@ -280,9 +290,12 @@ HfTokenizerJson sentencepiece_style(const json& model, const json* normalizer, c
         }
     }
     for (const json* p : pre) {
-        if (string_member(*p, "type") != "Metaspace") fail("pre-tokenizer '" + string_member(*p, "type") + "' is not supported for SentencePiece-style BPE");
+        if (string_member(*p, "type") != "Metaspace")
+            fail("pre-tokenizer '" + string_member(*p, "type") +
+                 "' is not supported for SentencePiece-style BPE");
         if (bool_member(*p, "split", false)) fail("Metaspace with split=true is not supported");
-        const std::string scheme = string_member(*p, "prepend_scheme", bool_member(*p, "add_prefix_space", true) ? "always" : "never");
+        const std::string scheme = string_member(
+            *p, "prepend_scheme", bool_member(*p, "add_prefix_space", true) ? "always" : "never");
         prepend = prepend || scheme != "never";
     }
     spec.add_dummy_prefix = prepend;
@@ -299,7 +312,8 @@ HfTokenizerJson sentencepiece_style(const json& model, const json* normalizer, c
     for (std::size_t r = 0; r < merges.size(); ++r) {
         const auto it = index.find(merges[r].first + merges[r].second);
         if (it == index.end() || !index.count(merges[r].first) || !index.count(merges[r].second))
-            fail("merge " + std::to_string(r) + " '" + merges[r].first + " " + merges[r].second + "' names a piece not in the vocabulary");
+            fail("merge " + std::to_string(r) + " '" + merges[r].first + " " + merges[r].second +
+                 "' names a piece not in the vocabulary");
         if (!scored[it->second]) {
             scored[it->second] = true;
             spec.scores[it->second] = -static_cast<float>(r);
@@ -307,7 +321,8 @@ HfTokenizerJson sentencepiece_style(const json& model, const json* normalizer, c
     }
     for (std::size_t i = 0; i < n; ++i) {
         const std::string& p = spec.pieces[i];
-        if (spec.types[i] == static_cast<int32_t>(GgufTokenType::Normal) && p.size() == 6 && p.rfind("<0x", 0) == 0 && p[5] == '>')
+        if (spec.types[i] == static_cast<int32_t>(GgufTokenType::Normal) && p.size() == 6 &&
+            p.rfind("<0x", 0) == 0 && p[5] == '>')
             spec.types[i] = static_cast<int32_t>(GgufTokenType::Byte);
     }
     spec.byte_fallback = bool_member(model, "byte_fallback", false);
@@ -325,11 +340,13 @@ HfTokenizerJson sentencepiece_style(const json& model, const json* normalizer, c
 
 }  // namespace
 
-HfTokenizerJson parse_hf_tokenizer_json(std::string_view tokenizer_json, std::string_view tokenizer_config_json) {
+HfTokenizerJson parse_hf_tokenizer_json(std::string_view tokenizer_json,
+                                        std::string_view tokenizer_config_json) {
     json root, config;
     try {
         root = json::parse(tokenizer_json.begin(), tokenizer_json.end());
-        if (!tokenizer_config_json.empty()) config = json::parse(tokenizer_config_json.begin(), tokenizer_config_json.end());
+        if (!tokenizer_config_json.empty())
+            config = json::parse(tokenizer_config_json.begin(), tokenizer_config_json.end());
     } catch (const json::exception& e) {
         fail(std::string("not valid JSON: ") + e.what());
     }
@@ -339,14 +356,14 @@ HfTokenizerJson parse_hf_tokenizer_json(std::string_view tokenizer_json, std::st
         if (!model || !model->is_object()) fail("no 'model' object");
         const std::string type = string_member(*model, "type", member(*model, "merges") ? "BPE" : "");
         if (type != "BPE") fail("model type '" + type + "' is not supported; snapdoc supports BPE");
-        if (!string_member(*model, "continuing_subword_prefix").empty() || !string_member(*model, "end_of_word_suffix").empty())
+        if (!string_member(*model, "continuing_subword_prefix").empty() ||
+            !string_member(*model, "end_of_word_suffix").empty())
             fail("BPE with continuing_subword_prefix/end_of_word_suffix is not supported");
         const std::vector<Added> added = read_added_tokens(root);
         const Specials specials = read_specials(root, config);
         const std::vector<const json*> pre = flatten(member(root, "pre_tokenizer"), "pretokenizers");
-        const bool is_byte_level = std::any_of(pre.begin(), pre.end(), [](const json* p) {
-            return string_member(*p, "type") == "ByteLevel";
-        });
+        const bool is_byte_level = std::any_of(
+            pre.begin(), pre.end(), [](const json* p) { return string_member(*p, "type") == "ByteLevel"; });
         const json* normalizer = member(root, "normalizer");
         if (is_byte_level) {
             // NFC (Qwen) is left out, as llama.cpp does: text already in NFC (nearly all text)

@@ -30,6 +30,7 @@ struct HfTokenizerJson {
 
 // `tokenizer_json`: the file's text; `tokenizer_config_json`: tokenizer_config.json's text, or ""
 // (it names bos/eos tokens and add_bos_token/add_eos_token). Throws FormatError.
-HfTokenizerJson parse_hf_tokenizer_json(std::string_view tokenizer_json, std::string_view tokenizer_config_json = {});
+HfTokenizerJson parse_hf_tokenizer_json(std::string_view tokenizer_json,
+                                        std::string_view tokenizer_config_json = {});
 
 }  // namespace snapdoc

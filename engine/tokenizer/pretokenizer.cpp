@@ -32,14 +32,17 @@ const std::vector<NamedPreset>& presets() {
                      {"llama3", "llama-v3", "smaug-bpe", "falcon3", "pixtral"}});
         v.push_back({{"qwen2", {llama3_style("\\p{N}")}, false, false}, {"deepseek-r1-qwen"}});
         v.push_back({{"gpt-2", {kGpt2}, false, false}, {"gpt2"}});
-        v.push_back({{"default", {"[\\p{P}\\$\\+<=>\\^~\\|]+", kGpt2, "\\p{N}+", "[0-9][0-9][0-9]"}, false, false}, {}});
-        v.push_back({{"tekken",
-                      {"[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+|"
-                       "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*|"
-                       "\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"},
-                      true,
-                      true},
-                     {}});
+        v.push_back(
+            {{"default", {"[\\p{P}\\$\\+<=>\\^~\\|]+", kGpt2, "\\p{N}+", "[0-9][0-9][0-9]"}, false, false},
+             {}});
+        v.push_back(
+            {{"tekken",
+              {"[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+|"
+               "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*|"
+               "\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"},
+              true,
+              true},
+             {}});
         return v;
     }();
     return all;
@@ -67,11 +70,11 @@ Pretokenizer::Pretokenizer(std::vector<std::string> regexes) : regexes_(std::mov
         int err = 0;
         PCRE2_SIZE at = 0;
         auto c = std::make_unique<Compiled>();
-        c->code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(re.data()), re.size(), PCRE2_UTF | PCRE2_UCP, &err, &at,
-                                nullptr);
+        c->code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(re.data()), re.size(), PCRE2_UTF | PCRE2_UCP,
+                                &err, &at, nullptr);
         if (!c->code) {
-            throw FormatError("pre-tokenizer regex '" + re + "' does not compile at offset " + std::to_string(at) + ": " +
-                              pcre2_message(err));
+            throw FormatError("pre-tokenizer regex '" + re + "' does not compile at offset " +
+                              std::to_string(at) + ": " + pcre2_message(err));
         }
         c->jit = pcre2_jit_compile(c->code, PCRE2_JIT_COMPLETE) == 0;
         compiled_.push_back(std::move(c));
@@ -116,8 +119,9 @@ void Pretokenizer::split(std::string_view text, std::vector<Span>& out, std::siz
             const std::size_t len = piece.end - piece.begin;
             std::size_t pos = 0, gap = 0;
             while (pos < len) {
-                const int rc = c->jit ? pcre2_jit_match(c->code, subject, len, pos, 0, cleanup.d, mctx)
-                                      : pcre2_match(c->code, subject, len, pos, PCRE2_NO_UTF_CHECK, cleanup.d, mctx);
+                const int rc =
+                    c->jit ? pcre2_jit_match(c->code, subject, len, pos, 0, cleanup.d, mctx)
+                           : pcre2_match(c->code, subject, len, pos, PCRE2_NO_UTF_CHECK, cleanup.d, mctx);
                 if (rc == PCRE2_ERROR_NOMATCH) break;
                 if (rc < 0) throw Error("pre-tokenizer regex failed: " + pcre2_message(rc));
                 const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(cleanup.d);
@@ -153,8 +157,8 @@ const PretokenizerPreset& pretokenizer_preset(std::string_view pre) {
         for (std::string_view a : p.aliases)
             if (a == pre) return p.preset;
     }
-    throw FormatError("unknown pre-tokenizer '" + std::string(pre) + "' (tokenizer.ggml.pre); snapdoc supports " +
-                      supported_pretokenizers());
+    throw FormatError("unknown pre-tokenizer '" + std::string(pre) +
+                      "' (tokenizer.ggml.pre); snapdoc supports " + supported_pretokenizers());
 }
 
 std::string supported_pretokenizers() {
@@ -164,7 +168,8 @@ std::string supported_pretokenizers() {
         s += p.preset.name;
         if (!p.aliases.empty()) {
             s += " (";
-            for (std::size_t i = 0; i < p.aliases.size(); ++i) s += (i ? ", " : "") + std::string(p.aliases[i]);
+            for (std::size_t i = 0; i < p.aliases.size(); ++i)
+                s += (i ? ", " : "") + std::string(p.aliases[i]);
             s += ")";
         }
     }

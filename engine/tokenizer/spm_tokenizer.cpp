@@ -95,9 +95,10 @@ void SpmTokenizer::init_after_load(const std::string& proto) {
     // identity (an empty charsmap), whitespace is not collapsed across the cut, and the dummy
     // prefix, added once at the very start, is left out for the later pieces. Unigram's Viterbi
     // search would split too, but its tie-breaking is not guaranteed to be local, so it stays whole.
-    chunked_encode_ = info.model_type == 2 && !info.treat_whitespace_as_suffix && info.precompiled_charsmap.empty() &&
-                      !info.remove_extra_whitespaces && !newline_piece;
-    if (chunked_encode_ && info.add_dummy_prefix) sp_no_prefix_ = load_processor(with_add_dummy_prefix(proto, false));
+    chunked_encode_ = info.model_type == 2 && !info.treat_whitespace_as_suffix &&
+                      info.precompiled_charsmap.empty() && !info.remove_extra_whitespaces && !newline_piece;
+    if (chunked_encode_ && info.add_dummy_prefix)
+        sp_no_prefix_ = load_processor(with_add_dummy_prefix(proto, false));
 }
 
 std::vector<int32_t> SpmTokenizer::encode_one(const Processor& sp, std::string_view text) const {
@@ -128,8 +129,8 @@ std::vector<int32_t> SpmTokenizer::encode(std::string_view text) const {
         }
     };
     const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-    const auto n_threads = static_cast<unsigned>(
-        std::min<std::size_t>({hw, max_threads_, chunks.size(), std::max<std::size_t>(1, text.size() / kBytesPerThread)}));
+    const auto n_threads = static_cast<unsigned>(std::min<std::size_t>(
+        {hw, max_threads_, chunks.size(), std::max<std::size_t>(1, text.size() / kBytesPerThread)}));
     std::vector<std::thread> threads;
     for (unsigned t = 1; t < n_threads; ++t) threads.emplace_back(worker);
     worker();
@@ -152,7 +153,8 @@ std::string SpmTokenizer::decode(const std::vector<int32_t>& ids) const {
 }
 
 std::string SpmTokenizer::decode_continuation(const int32_t* ids, std::size_t n, bool after_text) const {
-    if (!after_text || !strips_leading_space_ || anchor_id_ < 0) return decode(std::vector<int32_t>(ids, ids + n));
+    if (!after_text || !strips_leading_space_ || anchor_id_ < 0)
+        return decode(std::vector<int32_t>(ids, ids + n));
     std::vector<int32_t> with_anchor;
     with_anchor.reserve(n + 1);
     with_anchor.push_back(anchor_id_);
@@ -191,12 +193,22 @@ int SpmTokenizer::byte_value(int32_t id) const {
     return id >= 0 && static_cast<std::size_t>(id) < byte_values_.size() ? byte_values_[id] : -1;
 }
 
-int SpmTokenizer::vocab_size() const { return sp_->GetPieceSize(); }
-int SpmTokenizer::bos_id() const { return sp_->bos_id(); }
-int SpmTokenizer::eos_id() const { return sp_->eos_id(); }
-int SpmTokenizer::unk_id() const { return sp_->unk_id(); }
+int SpmTokenizer::vocab_size() const {
+    return sp_->GetPieceSize();
+}
+int SpmTokenizer::bos_id() const {
+    return sp_->bos_id();
+}
+int SpmTokenizer::eos_id() const {
+    return sp_->eos_id();
+}
+int SpmTokenizer::unk_id() const {
+    return sp_->unk_id();
+}
 
-bool SpmTokenizer::is_control(int32_t id) const { return id >= 0 && id < vocab_size() && sp_->IsControl(id); }
+bool SpmTokenizer::is_control(int32_t id) const {
+    return id >= 0 && id < vocab_size() && sp_->IsControl(id);
+}
 
 int32_t SpmTokenizer::piece_to_id(std::string_view piece) const {
     const int id = sp_->PieceToId(piece);

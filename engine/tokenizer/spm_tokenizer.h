@@ -50,7 +50,8 @@ public:
 
 private:
     void init_after_load(const std::string& proto);
-    std::vector<int32_t> encode_one(const sentencepiece::SentencePieceProcessor& sp, std::string_view text) const;
+    std::vector<int32_t> encode_one(const sentencepiece::SentencePieceProcessor& sp,
+                                    std::string_view text) const;
 
     std::unique_ptr<sentencepiece::SentencePieceProcessor> sp_;
     // The same model without the dummy prefix, for pieces of a long text after the first; null

@@ -19,14 +19,16 @@ namespace snapdoc {
 
 namespace {
 
-std::string well_formed(std::string bytes) { return utf8::is_valid(bytes) ? bytes : utf8::sanitize(bytes); }
+std::string well_formed(std::string bytes) {
+    return utf8::is_valid(bytes) ? bytes : utf8::sanitize(bytes);
+}
 
 }  // namespace
 
 std::string StreamDecoder::push(int32_t id) {
     if (id < 0 || id >= tok_.vocab_size())
-        throw Error("token id " + std::to_string(id) + " is outside the " + std::to_string(tok_.vocab_size()) +
-                    "-piece vocabulary");
+        throw Error("token id " + std::to_string(id) + " is outside the " +
+                    std::to_string(tok_.vocab_size()) + "-piece vocabulary");
     return tok_.bpe_ ? push_bpe(id) : push_spm(id);
 }
 

@@ -43,7 +43,9 @@ Tokenizer Tokenizer::from_serialized_proto(const std::string& proto) {
     return tok;
 }
 
-Tokenizer Tokenizer::from_bpe_vocab(const BpeVocab& vocab) { return from_bpe(std::make_shared<const BpeTokenizer>(vocab)); }
+Tokenizer Tokenizer::from_bpe_vocab(const BpeVocab& vocab) {
+    return from_bpe(std::make_shared<const BpeTokenizer>(vocab));
+}
 
 Tokenizer Tokenizer::from_bpe(std::shared_ptr<const BpeTokenizer> bpe) {
     if (!bpe) throw FormatError("no byte-level BPE vocabulary");
@@ -87,7 +89,9 @@ Tokenizer Tokenizer::from_model(const Model& model) {
     }
 }
 
-bool Tokenizer::adds_dummy_prefix() const { return spm_ && spm_->adds_dummy_prefix(); }
+bool Tokenizer::adds_dummy_prefix() const {
+    return spm_ && spm_->adds_dummy_prefix();
+}
 bool Tokenizer::encodes_in_chunks() const {
     return bpe_ ? true : spm_->encodes_in_chunks();
 }
@@ -131,11 +135,21 @@ std::string Tokenizer::raw_piece(int32_t id) const {
     return id >= 0 && id < bpe_->vocab_size() ? bpe_->raw_piece(id) : std::string();
 }
 
-int Tokenizer::vocab_size() const { return bpe_ ? bpe_->vocab_size() : spm_->vocab_size(); }
-int Tokenizer::bos_id() const { return bpe_ ? bpe_->bos_id() : spm_->bos_id(); }
-int Tokenizer::eos_id() const { return bpe_ ? bpe_->eos_id() : spm_->eos_id(); }
-int Tokenizer::unk_id() const { return bpe_ ? bpe_->unk_id() : spm_->unk_id(); }
-bool Tokenizer::is_control(int32_t id) const { return bpe_ ? bpe_->is_control(id) : spm_->is_control(id); }
+int Tokenizer::vocab_size() const {
+    return bpe_ ? bpe_->vocab_size() : spm_->vocab_size();
+}
+int Tokenizer::bos_id() const {
+    return bpe_ ? bpe_->bos_id() : spm_->bos_id();
+}
+int Tokenizer::eos_id() const {
+    return bpe_ ? bpe_->eos_id() : spm_->eos_id();
+}
+int Tokenizer::unk_id() const {
+    return bpe_ ? bpe_->unk_id() : spm_->unk_id();
+}
+bool Tokenizer::is_control(int32_t id) const {
+    return bpe_ ? bpe_->is_control(id) : spm_->is_control(id);
+}
 int32_t Tokenizer::piece_to_id(std::string_view piece) const {
     return bpe_ ? bpe_->piece_to_id(piece) : spm_->piece_to_id(piece);
 }

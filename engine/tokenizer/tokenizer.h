@@ -74,9 +74,9 @@ public:
     std::string piece(int32_t id) const;
 
     int vocab_size() const;
-    int bos_id() const;  // -1 if the vocabulary has none
-    int eos_id() const;  // -1 if the vocabulary has none
-    int unk_id() const;  // -1 if the vocabulary has none (byte-level BPE usually)
+    int bos_id() const;                 // -1 if the vocabulary has none
+    int eos_id() const;                 // -1 if the vocabulary has none
+    int unk_id() const;                 // -1 if the vocabulary has none (byte-level BPE usually)
     bool is_control(int32_t id) const;  // false for ids outside the vocabulary
     // Id of a special piece such as "<s>", "[INST]", "<|im_start|>" or "<|eot_id|>" (its text as
     // stored in the vocabulary), or -1 if the vocab lacks it.

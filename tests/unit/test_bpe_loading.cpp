@@ -2,10 +2,9 @@
 // Hugging Face tokenizer.json. A broken file is one clear error naming what is wrong.
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "engine/common/error.h"
 #include "engine/model/gguf_file.h"
@@ -86,16 +85,22 @@ TEST(BpeLoading, BrokenGgufVocabulariesAreRecorded) {
     EXPECT_NE(read(s).error.find("unknown pre-tokenizer 'falcon-h7'"), std::string::npos) << read(s).error;
     s = GgufSpec{};
     s.merges.push_back("ab");
-    EXPECT_NE(read(s).error.find("tokenizer.ggml.merges entry 2 'ab' is not 'left right'"), std::string::npos) << read(s).error;
+    EXPECT_NE(read(s).error.find("tokenizer.ggml.merges entry 2 'ab' is not 'left right'"), std::string::npos)
+        << read(s).error;
     s = GgufSpec{};
     s.merges.push_back("q zz");
-    EXPECT_NE(read(s).error.find("merge 2 'q zz': its right side is not in the vocabulary"), std::string::npos) << read(s).error;
+    EXPECT_NE(read(s).error.find("merge 2 'q zz': its right side is not in the vocabulary"),
+              std::string::npos)
+        << read(s).error;
     s = GgufSpec{};
     s.types.resize(100);  // truncated
-    EXPECT_NE(read(s).error.find("tokenizer.ggml.token_type has 100 entries for 260 tokens"), std::string::npos) << read(s).error;
+    EXPECT_NE(read(s).error.find("tokenizer.ggml.token_type has 100 entries for 260 tokens"),
+              std::string::npos)
+        << read(s).error;
     s = GgufSpec{};
     s.tokens.resize(2000, "x");
-    EXPECT_NE(read(s).error.find("the tokenizer has 2000 tokens but the model's vocabulary is 1000"), std::string::npos);
+    EXPECT_NE(read(s).error.find("the tokenizer has 2000 tokens but the model's vocabulary is 1000"),
+              std::string::npos);
     EXPECT_FALSE(read(s).bpe);
 }
 
@@ -104,7 +109,9 @@ json minimal_tokenizer_json() {
     const auto t = tokens();
     for (std::size_t i = 0; i < 258; ++i) vocab[t[i]] = i;
     json root;
-    root["model"] = {{"type", "BPE"}, {"vocab", vocab}, {"merges", json::array({json::array({"a", "b"}), byte_level::encode(" ") + " a"})}};
+    root["model"] = {{"type", "BPE"},
+                     {"vocab", vocab},
+                     {"merges", json::array({json::array({"a", "b"}), byte_level::encode(" ") + " a"})}};
     root["added_tokens"] = json::array({{{"id", 258}, {"content", "<|endoftext|>"}, {"special", true}},
                                         {{"id", 259}, {"content", "<tool>"}, {"special", false}}});
     root["pre_tokenizer"] = {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", true}};
@@ -128,7 +135,7 @@ TEST(BpeLoading, TokenizerJsonByteLevel) {
     ASSERT_TRUE(hf.bpe);
     const Tokenizer tok = Tokenizer::from_bpe_vocab(*hf.bpe);
     EXPECT_EQ(tok.encode("ab a<tool>"), (std::vector<int32_t>{256, 257, 259}));  // user-defined: matched
-    EXPECT_EQ(tok.encode("<|endoftext|>").size(), 13u);                        // special: text
+    EXPECT_EQ(tok.encode("<|endoftext|>").size(), 13u);                          // special: text
     EXPECT_TRUE(tok.add_bos());
     EXPECT_EQ(tok.bos_id(), 258);
     const auto path = scratch("tokenizer.json");
@@ -142,7 +149,8 @@ TEST(BpeLoading, BrokenTokenizerJsonIsOneClearError) {
         (void)parse_hf_tokenizer_json("{\"model\": ");
         FAIL();
     } catch (const FormatError& e) {
-        EXPECT_NE(std::string(e.what()).find("tokenizer.json: not valid JSON"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("tokenizer.json: not valid JSON"), std::string::npos)
+            << e.what();
     }
     json j = minimal_tokenizer_json();
     j["model"]["type"] = "WordPiece";
@@ -150,11 +158,14 @@ TEST(BpeLoading, BrokenTokenizerJsonIsOneClearError) {
     j = minimal_tokenizer_json();
     j["model"]["merges"].push_back("a zz");
     EXPECT_NE(hf_error(j).find("no error"), std::string::npos);  // parsing alone does not check merges...
-    EXPECT_THROW(Tokenizer::from_bpe_vocab(*parse_hf_tokenizer_json(j.dump()).bpe), FormatError);  // ...building does
+    EXPECT_THROW(Tokenizer::from_bpe_vocab(*parse_hf_tokenizer_json(j.dump()).bpe),
+                 FormatError);  // ...building does
     j = minimal_tokenizer_json();
-    j["pre_tokenizer"] = {{"type", "Sequence"},
-                          {"pretokenizers", json::array({json{{"type", "Split"}, {"pattern", {{"Regex", "\\s+"}}}, {"behavior", "Removed"}},
-                                                         json{{"type", "ByteLevel"}}})}};
+    j["pre_tokenizer"] = {
+        {"type", "Sequence"},
+        {"pretokenizers",
+         json::array({json{{"type", "Split"}, {"pattern", {{"Regex", "\\s+"}}}, {"behavior", "Removed"}},
+                      json{{"type", "ByteLevel"}}})}};
     EXPECT_NE(hf_error(j).find("Split behaviour 'Removed'"), std::string::npos) << hf_error(j);
     j = minimal_tokenizer_json();
     j["model"]["vocab"]["dup"] = 3;
@@ -164,7 +175,8 @@ TEST(BpeLoading, BrokenTokenizerJsonIsOneClearError) {
     EXPECT_NE(hf_error(j).find("normalizer 'Lowercase' is not supported"), std::string::npos) << hf_error(j);
     j = minimal_tokenizer_json();
     j["added_tokens"].push_back({{"id", 1 << 29}, {"content", "<far>"}, {"special", true}});
-    EXPECT_NE(hf_error(j).find("token ids go up to 536870912 for 261 tokens"), std::string::npos) << hf_error(j);
+    EXPECT_NE(hf_error(j).find("token ids go up to 536870912 for 261 tokens"), std::string::npos)
+        << hf_error(j);
     j = minimal_tokenizer_json();
     j["model"]["merges"] = "nope";
     EXPECT_NE(hf_error(j).find("'merges' must be a list"), std::string::npos) << hf_error(j);
@@ -176,7 +188,8 @@ TEST(BpeLoading, HuggingFaceFolderWithOnlyTokenizerJson) {
     TinyModelSpec spec;  // 320 embedding rows
     write_tiny_hf(dir, make_tiny_weights(spec), DType::F32);
     std::ofstream(dir / "tokenizer.json") << minimal_tokenizer_json().dump();
-    std::ofstream(dir / "tokenizer_config.json") << R"({"add_bos_token": false, "eos_token": "<|endoftext|>"})";
+    std::ofstream(dir / "tokenizer_config.json")
+        << R"({"add_bos_token": false, "eos_token": "<|endoftext|>"})";
     Model m = load_model(dir);
     ASSERT_TRUE(m.has_tokenizer()) << m.tokenizer_error;
     const Tokenizer tok = Tokenizer::from_model(m);
@@ -191,7 +204,8 @@ TEST(BpeLoading, HuggingFaceFolderWithOnlyTokenizerJson) {
     std::ofstream(dir / "tokenizer.json") << big.dump();
     m = load_model(dir);
     EXPECT_FALSE(m.has_tokenizer());
-    EXPECT_NE(m.tokenizer_error.find("the tokenizer has 401 tokens but the model's vocabulary is 320"), std::string::npos)
+    EXPECT_NE(m.tokenizer_error.find("the tokenizer has 401 tokens but the model's vocabulary is 320"),
+              std::string::npos)
         << m.tokenizer_error;
 }
 

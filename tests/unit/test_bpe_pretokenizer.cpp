@@ -11,7 +11,9 @@ namespace {
 
 using Pieces = std::vector<std::string>;
 
-Pieces split(const char* pre, const std::string& text) { return Pretokenizer(pretokenizer_preset(pre).regexes).split(text); }
+Pieces split(const char* pre, const std::string& text) {
+    return Pretokenizer(pretokenizer_preset(pre).regexes).split(text);
+}
 
 std::string joined(const Pieces& p) {
     std::string s;
@@ -21,7 +23,8 @@ std::string joined(const Pieces& p) {
 
 TEST(BpePretokenizer, Llama3GroupsDigitsByThreeAndKeepsTheLeadingSpaceOnWords) {
     EXPECT_EQ(split("llama-bpe", "Numbers: 1234567 3.14159 0x1F"),
-              (Pieces{"Numbers", ":", " ", "123", "456", "7", " ", "3", ".", "141", "59", " ", "0", "x", "1", "F"}));
+              (Pieces{"Numbers", ":", " ", "123", "456", "7", " ", "3", ".", "141", "59", " ", "0", "x", "1",
+                      "F"}));
     EXPECT_EQ(split("llama-bpe", "Hello world"), (Pieces{"Hello", " world"}));
 }
 
@@ -42,18 +45,21 @@ TEST(BpePretokenizer, DefaultIsLlamaCppsFallbackChain) {
 
 TEST(BpePretokenizer, WhitespaceRunsAndNewlines) {
     EXPECT_EQ(split("llama-bpe", "  leading spaces\n\n\ttabs\r\nand  double   trailing "),
-              (Pieces{" ", " leading", " spaces", "\n\n", "\ttabs", "\r\n", "and", " ", " double", "  ", " trailing", " "}));
+              (Pieces{" ", " leading", " spaces", "\n\n", "\ttabs", "\r\n", "and", " ", " double", "  ",
+                      " trailing", " "}));
     EXPECT_EQ(split("qwen2", "):\n    return"), (Pieces{"):\n", "   ", " return"}));
 }
 
 TEST(BpePretokenizer, Contractions) {
-    EXPECT_EQ(split("llama-bpe", "I've he's 'RE I'LL"), (Pieces{"I", "'ve", " he", "'s", " '", "RE", " I", "'LL"}));
+    EXPECT_EQ(split("llama-bpe", "I've he's 'RE I'LL"),
+              (Pieces{"I", "'ve", " he", "'s", " '", "RE", " I", "'LL"}));
     // GPT-2's contractions are lower-case only.
     EXPECT_EQ(split("gpt-2", "I'LL it's"), (Pieces{"I", "'", "LL", " it", "'s"}));
 }
 
 TEST(BpePretokenizer, UnicodeLettersMarksCjkAndEmoji) {
-    EXPECT_EQ(split("llama-bpe", "Café naïve Straße русский"), (Pieces{"Café", " naïve", " Straße", " русский"}));
+    EXPECT_EQ(split("llama-bpe", "Café naïve Straße русский"),
+              (Pieces{"Café", " naïve", " Straße", " русский"}));
     // A combining mark is not a letter: decomposed "é" ends the word.
     EXPECT_EQ(split("llama-bpe", "cafe\xCC\x81!"), (Pieces{"cafe", "\xCC\x81!"}));
     EXPECT_EQ(split("llama-bpe", "我想在apple工作1314151天～ 日本語"),

@@ -61,7 +61,8 @@ std::vector<int32_t> ids_of(const VocabBuilder& b, std::initializer_list<const c
     return out;
 }
 
-std::string stream_all(const Tokenizer& tok, const std::vector<int32_t>& ids, std::vector<std::string>* parts = nullptr) {
+std::string stream_all(const Tokenizer& tok, const std::vector<int32_t>& ids,
+                       std::vector<std::string>* parts = nullptr) {
     StreamDecoder s(tok);
     std::string out;
     for (int32_t id : ids) {
@@ -140,8 +141,14 @@ TEST(BpeTokenizer, UserDefinedTokensAreMatchedLongestFirst) {
 TEST(BpeTokenizer, InvalidUtf8BecomesReplacementCharacters) {
     VocabBuilder b;
     const Tokenizer tok = b.build();
-    const std::string bad = "a\xFF" "b\xE2\x82" "c\xC0\x80";
-    const std::string replaced = "a\xEF\xBF\xBD" "b\xEF\xBF\xBD\xEF\xBF\xBD" "c\xEF\xBF\xBD\xEF\xBF\xBD";
+    const std::string bad =
+        "a\xFF"
+        "b\xE2\x82"
+        "c\xC0\x80";
+    const std::string replaced =
+        "a\xEF\xBF\xBD"
+        "b\xEF\xBF\xBD\xEF\xBF\xBD"
+        "c\xEF\xBF\xBD\xEF\xBF\xBD";
     EXPECT_EQ(tok.encode(bad), tok.encode(replaced));
     EXPECT_EQ(tok.decode(tok.encode(bad)), replaced);
     // Decoding bytes that are not UTF-8 (a lone byte token) gives U+FFFD too.
@@ -154,8 +161,8 @@ TEST(BpeTokenizer, StreamDecoderEmitsCharactersOnceComplete) {
     b.merge("\xF0", "\x9F").merge("\xF0\x9F", "\x9A");  // three bytes of 🚀 (F0 9F 9A 80) in one token
     const Tokenizer tok = b.build();
     const std::string text = "x\xC3\xA9y\xF0\x9F\x9A\x80!";  // "xéy🚀!"
-    const std::vector<int32_t> ids = {b.id("x"), b.id("\xC3"), b.id("\xA9"), b.id("y"), b.id("\xF0\x9F\x9A"),
-                                      b.id("\x80"), b.id("!")};
+    const std::vector<int32_t> ids = {
+        b.id("x"), b.id("\xC3"), b.id("\xA9"), b.id("y"), b.id("\xF0\x9F\x9A"), b.id("\x80"), b.id("!")};
     std::vector<std::string> parts;
     EXPECT_EQ(stream_all(tok, ids, &parts), text);
     EXPECT_EQ(parts, (std::vector<std::string>{"x", "", "\xC3\xA9", "y", "", "\xF0\x9F\x9A\x80", "!"}));
@@ -175,7 +182,8 @@ TEST(BpeTokenizer, RoundTripsAndThreadsGiveTheSameIds) {
     b.merge(" th", "e");
     Tokenizer tok = b.build();
     std::mt19937 rng(7);
-    const std::vector<std::string> words = {"the", " then", " an", "\n\n", "  ", " 12345", "é", "日本", "🦙", ",", "re"};
+    const std::vector<std::string> words = {"the", " then", " an",  "\n\n", "  ", " 12345",
+                                            "é",   "日本",  "🦙", ",",    "re"};
     std::string text;
     while (text.size() < 3 * 1024 * 1024) text += words[rng() % words.size()];
     const auto ids = tok.encode(text);
@@ -188,7 +196,8 @@ TEST(BpeTokenizer, RoundTripsAndThreadsGiveTheSameIds) {
 TEST(BpeTokenizer, RandomBytesRoundTripThroughDecodeAndTheStreamDecoder) {
     VocabBuilder b("llama-bpe");
     b.v.bos_id = 0;
-    for (const char* p : {"ab", "bc", "  ", "\n\n", "\xC3\xA9", "\xE6\x97"}) b.merge(std::string(p, 1), std::string(p + 1));
+    for (const char* p : {"ab", "bc", "  ", "\n\n", "\xC3\xA9", "\xE6\x97"})
+        b.merge(std::string(p, 1), std::string(p + 1));
     b.merge("\xE6\x97", "\xA5");  // 日
     const Tokenizer tok = b.build();
     std::mt19937 rng(11);
@@ -218,10 +227,12 @@ TEST(BpeTokenizer, BrokenVocabulariesAreOneClearError) {
     ok.merge("a", "b");
     BpeVocab v = ok.v;
     v.merges.emplace_back("a", "zz");
-    EXPECT_NE(message(v).find("merge 1 'a zz': its right side is not in the vocabulary"), std::string::npos) << message(v);
+    EXPECT_NE(message(v).find("merge 1 'a zz': its right side is not in the vocabulary"), std::string::npos)
+        << message(v);
     v = ok.v;
     v.merges.emplace_back("b", "a");  // "ba" is no token
-    EXPECT_NE(message(v).find("merge 1 'b a': its result is not in the vocabulary"), std::string::npos) << message(v);
+    EXPECT_NE(message(v).find("merge 1 'b a': its result is not in the vocabulary"), std::string::npos)
+        << message(v);
     v = ok.v;
     v.pre = "no-such-pre";
     EXPECT_NE(message(v).find("unknown pre-tokenizer 'no-such-pre'"), std::string::npos) << message(v);
@@ -230,7 +241,8 @@ TEST(BpeTokenizer, BrokenVocabulariesAreOneClearError) {
     EXPECT_NE(message(v).find("256 token types for 257 tokens"), std::string::npos) << message(v);
     v = ok.v;
     v.eos_id = 9999;
-    EXPECT_NE(message(v).find("eos token id 9999 is outside the 257 tokens"), std::string::npos) << message(v);
+    EXPECT_NE(message(v).find("eos token id 9999 is outside the 257 tokens"), std::string::npos)
+        << message(v);
     v = ok.v;
     v.tokens[3].clear();
     EXPECT_NE(message(v).find("token 3 is empty"), std::string::npos) << message(v);
