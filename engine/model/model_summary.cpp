@@ -1,8 +1,51 @@
 #include "engine/model/model_summary.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <map>
+#include <set>
+#include <unordered_set>
 
 namespace snapdoc {
+
+namespace {
+
+// Every distinct weight view once: a tied output head is the embedding matrix itself. Row slices
+// of one fused tensor (Phi-3's attn_qkv) are distinct views of the same file tensor (same name).
+template <typename F>
+void for_each_weight(const ModelWeights& w, F&& f) {
+    std::unordered_set<const void*> seen;
+    auto visit = [&](const TensorView& v) {
+        if (v.valid() && seen.insert(v.data).second) f(v);
+    };
+    visit(w.tok_embeddings);
+    for (const LayerWeights& l : w.layers)
+        for (const TensorView* v : l.views()) visit(*v);
+    visit(w.out_norm);
+    visit(w.output);
+}
+
+std::vector<TensorTypeShare> type_mix(const Model& model) {
+    std::map<DType, TensorTypeShare> by_type;
+    std::map<DType, std::set<std::string>> names;
+    for_each_weight(model.weights, [&](const TensorView& v) {
+        TensorTypeShare& s = by_type[v.dtype];
+        s.dtype = v.dtype;
+        s.parameters += v.numel();
+        s.bytes += static_cast<int64_t>(v.nbytes);
+        // Row slices are named "<file tensor>[q]" etc.: count the file tensor once.
+        names[v.dtype].insert(v.name.substr(0, v.name.find('[')));
+    });
+    std::vector<TensorTypeShare> out;
+    for (auto& [dtype, s] : by_type) {
+        s.tensors = static_cast<int>(names[dtype].size());
+        out.push_back(s);
+    }
+    std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.bytes > b.bytes; });
+    return out;
+}
+
+}  // namespace
 
 ModelSummary summarize(const Model& model) {
     const ModelConfig& c = model.config;
@@ -12,7 +55,42 @@ ModelSummary summarize(const Model& model) {
     s.kv_bytes_per_token = int64_t{2} * c.n_layers * c.kv_dim() * 4;
     // xn, tmp, q, attn, k, v, gate, up (see the CPU backend's scratch) plus the hidden row itself.
     s.scratch_bytes_per_row = int64_t{4} * (3 * c.dim + 2 * c.q_dim() + 2 * c.kv_dim() + 2 * c.ffn_dim);
+    s.type_mix = type_mix(model);
     return s;
+}
+
+std::string format_type_mix(const std::vector<TensorTypeShare>& mix) {
+    std::string out;
+    for (const TensorTypeShare& s : mix) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "%s%s %d tensor%s %s (%.2g bpw)", out.empty() ? "" : ", ",
+                      std::string(dtype_name(s.dtype)).c_str(), s.tensors, s.tensors == 1 ? "" : "s",
+                      format_bytes(s.bytes).c_str(), s.bits_per_weight());
+        out += buf;
+    }
+    return out;
+}
+
+std::string format_type_mix_short(const std::vector<TensorTypeShare>& mix) {
+    std::string out;
+    for (const TensorTypeShare& s : mix) {
+        if (!out.empty()) out += ' ';
+        out += std::string(dtype_name(s.dtype)) + "\xC3\x97" + std::to_string(s.tensors);  // U+00D7
+    }
+    return out;
+}
+
+MemoryPlan plan_memory(const Model& model, int snapkv_budget, int chunk_rows) {
+    const ModelSummary s = summarize(model);
+    MemoryPlan p;
+    p.weights = s.weight_bytes;
+    p.kv_full_per_1k = s.kv_bytes_per_token * 1024;
+    p.snapkv_budget = snapkv_budget;
+    p.kv_at_budget = s.kv_bytes_per_token * snapkv_budget;
+    p.kv_at_budget_query_heads = p.kv_at_budget * std::max(1, model.config.group_size());
+    p.prefill_chunk_rows = chunk_rows;
+    p.scratch = s.scratch_bytes_per_row * chunk_rows + int64_t{4} * model.config.vocab_size;
+    return p;
 }
 
 int64_t estimate_run_bytes(const Model& model, int64_t tokens, int chunk_rows) {

@@ -320,6 +320,12 @@ std::string_view chat_template_name(ChatTemplateKind kind) {
     return "unknown";
 }
 
+std::vector<std::string_view> chat_template_names() {
+    std::vector<std::string_view> names;
+    for (const auto& [kind, name] : kNames) names.push_back(name);
+    return names;
+}
+
 ChatTemplateKind parse_chat_template_name(std::string_view name) {
     std::string lower(name);
     std::transform(lower.begin(), lower.end(), lower.begin(),

@@ -35,6 +35,8 @@ enum class ChatTemplateKind {
 // "plain", "llama2", "mistral", "chatml", "zephyr", "llama3", "llama3.1", "qwen2.5", "qwen3",
 // "phi3", "mistral-v7".
 std::string_view chat_template_name(ChatTemplateKind kind);
+// Every name, in enum order (for menus and help texts).
+std::vector<std::string_view> chat_template_names();
 // Inverse of chat_template_name (ASCII case-insensitive); throws Error listing the valid names.
 ChatTemplateKind parse_chat_template_name(std::string_view name);
 

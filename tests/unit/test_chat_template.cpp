@@ -139,6 +139,15 @@ TEST(ChatTemplateNames, RoundTripAndErrors) {
     EXPECT_THROW(parse_chat_template_name(""), Error);
 }
 
+// Each template text is detected as its family, with a reason for the log.
+void expect_detected(const std::vector<std::pair<std::string, K>>& cases) {
+    for (const auto& [jinja, kind] : cases) {
+        const DetectedTemplate d = detect_chat_template(jinja);
+        EXPECT_EQ(d.kind, kind) << d.reason;
+        EXPECT_FALSE(d.reason.empty());
+    }
+}
+
 // Short but representative Jinja texts, written after the templates these model families ship.
 TEST(ChatTemplateDetect, KnownFamilies) {
     const std::string llama2 =
@@ -170,12 +179,7 @@ TEST(ChatTemplateDetect, KnownFamilies) {
         "}}\n"
         "{% endif %}\n{% if loop.last and add_generation_prompt %}\n{{ '<|assistant|>' }}\n{% endif %}\n{% "
         "endfor %}";
-    EXPECT_EQ(detect_chat_template(llama2).kind, K::Llama2);
-    EXPECT_EQ(detect_chat_template(mistral).kind, K::Mistral);
-    EXPECT_EQ(detect_chat_template(chatml).kind, K::ChatML);
-    EXPECT_EQ(detect_chat_template(zephyr).kind, K::Zephyr);
-    for (const std::string* t : {&llama2, &mistral, &chatml, &zephyr})
-        EXPECT_FALSE(detect_chat_template(*t).reason.empty());
+    expect_detected({{llama2, K::Llama2}, {mistral, K::Mistral}, {chatml, K::ChatML}, {zephyr, K::Zephyr}});
 }
 
 TEST(ChatTemplateDetect, UnknownAndLookAlikesArePlainWithAReason) {
@@ -235,13 +239,13 @@ TEST(ChatTemplateDetect, NewerFamilies) {
         "{{- bos_token }}\n{%- for message in loop_messages %}\n    {%- if message[\"role\"] == \"user\" %}\n"
         "        {%- if loop.last and system_message is defined %}\n            {{- \"[INST] \" + system_message "
         "+ \"\\n\\n\" + message[\"content\"] + \"[/INST]\" }}";
-    EXPECT_EQ(detect_chat_template(llama3).kind, K::Llama3);
-    EXPECT_EQ(detect_chat_template(llama31).kind, K::Llama31);
-    EXPECT_EQ(detect_chat_template(qwen25).kind, K::Qwen25);
-    EXPECT_EQ(detect_chat_template(qwen3).kind, K::Qwen3);
-    EXPECT_EQ(detect_chat_template(phi3).kind, K::Phi3);
-    EXPECT_EQ(detect_chat_template(v7).kind, K::MistralV7);
-    EXPECT_EQ(detect_chat_template(v3).kind, K::Mistral);
+    expect_detected({{llama3, K::Llama3},
+                     {llama31, K::Llama31},
+                     {qwen25, K::Qwen25},
+                     {qwen3, K::Qwen3},
+                     {phi3, K::Phi3},
+                     {v7, K::MistralV7},
+                     {v3, K::Mistral}});
     EXPECT_NE(detect_chat_template(qwen3).reason.find("thinking off"), std::string::npos);
 }
 

@@ -10,6 +10,7 @@
 #include <QThread>
 
 #include "engine/runtime/backend_factory.h"
+#include "engine/tokenizer/chat_template.h"
 
 namespace snapdoc::ui {
 
@@ -60,8 +61,10 @@ SettingsDialog::SettingsDialog(const services::GenerationSettings& s, QWidget* p
     device_->setCurrentIndex(std::max(0, device_->findData(QString::fromStdString(s.device))));
     template_ = new QComboBox(this);
     template_->addItem(tr("detect from the model"), QString());
-    for (const char* name : {"plain", "llama2", "mistral", "chatml", "zephyr"})
-        template_->addItem(name, QString(name));
+    for (std::string_view name : chat_template_names()) {
+        const QString n = QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size()));
+        template_->addItem(n, n);
+    }
     template_->setCurrentIndex(std::max(0, template_->findData(QString::fromStdString(s.chat_template))));
     ignore_context_ = new QCheckBox(tr("Allow prompts longer than the model's trained context"), this);
     ignore_context_->setToolTip(

@@ -15,6 +15,7 @@
 #include "app/services/document_ingest.h"
 #include "app/services/library_store.h"
 #include "app/services/suggested_questions.h"
+#include "engine/model/model_summary.h"
 #include "ui/chat/chat_panel.h"
 #include "ui/dialogs/dialog_provider.h"
 #include "ui/document/document_panel.h"
@@ -187,13 +188,14 @@ void MainWindow::show_model_text() {
         return;
     }
     library_panel_->set_model_text(info->name,
-                                   tr("%1 · %2 · %3 layers · %4 heads (%5 KV) · context %6 · template %7 · %8")
-                                       .arg(info->format, info->dtype)
+                                   tr("%1 · %2 (%9) · %3 layers · %4 heads (%5 KV) · context %6 · template %7 · %8")
+                                       .arg(info->format, info->type_mix_short)
                                        .arg(info->n_layers)
                                        .arg(info->n_heads)
                                        .arg(info->n_kv_heads)
                                        .arg(info->context_length)
-                                       .arg(info->chat_template, info->backend));
+                                       .arg(info->chat_template, info->backend)
+                                       .arg(QString::fromStdString(format_bytes(info->weight_bytes))));
 }
 
 void MainWindow::open_model(const QString& path, bool confirm) {

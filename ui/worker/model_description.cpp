@@ -46,6 +46,12 @@ ModelInfo describe_model(const Model& model, const QString& path) {
     info.weight_bytes = s.weight_bytes;
     info.kv_bytes_per_token = s.kv_bytes_per_token;
     info.run_bytes_at_context = estimate_run_bytes(model, c.context_length);
+    info.type_mix = QString::fromStdString(format_type_mix(s.type_mix));
+    info.type_mix_short = QString::fromStdString(format_type_mix_short(s.type_mix));
+    const MemoryPlan mem = plan_memory(model);
+    info.snapkv_budget = mem.snapkv_budget;
+    info.kv_bytes_at_budget = mem.kv_at_budget;
+    info.scratch_bytes = mem.scratch;
     return info;
 }
 
@@ -62,7 +68,13 @@ QString model_info_text(const ModelInfo& i) {
              .arg(i.head_dim);
     t += QObject::tr("Parameters: %1 (%2 as %3)\n").arg(num(i.parameters), bytes(i.weight_bytes), i.dtype);
     t += QObject::tr("Context length: %1 tokens\n").arg(num(i.context_length));
-    t += QObject::tr("KV cache: %1 per token uncompressed\n").arg(bytes(i.kv_bytes_per_token));
+    t += QObject::tr("Tensor types: %1\n").arg(i.type_mix);
+    t += QObject::tr("Weights: %1 as stored (memory-mapped)\n").arg(bytes(i.weight_bytes));
+    t += QObject::tr("KV cache: %1 per 1K tokens uncompressed; %2 at a SnapKV budget of %3, whatever the "
+                     "document length\n")
+             .arg(bytes(i.kv_bytes_per_token * 1024), bytes(i.kv_bytes_at_budget))
+             .arg(i.snapkv_budget);
+    t += QObject::tr("Compute scratch: %1\n").arg(bytes(i.scratch_bytes));
     t += QObject::tr("Memory for a full context: about %1\n").arg(bytes(i.run_bytes_at_context));
     t += QObject::tr("Chat template: %1").arg(i.chat_template);
     if (!i.tokenizer_error.isEmpty()) t += QObject::tr("\nTokenizer problem: %1").arg(i.tokenizer_error);

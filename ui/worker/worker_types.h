@@ -35,6 +35,11 @@ struct ModelInfo {
     int64_t weight_bytes = 0;
     int64_t kv_bytes_per_token = 0;
     int64_t run_bytes_at_context = 0;  // weights + full KV + activations for a full context
+    QString type_mix;        // "Q4_K 145 tensors 3.9 GiB (4.5 bpw), Q6_K 18 tensors ..."
+    QString type_mix_short;  // "Q4_K×145 Q6_K×18 F32×65"
+    int snapkv_budget = 0;
+    int64_t kv_bytes_at_budget = 0;  // the compressed cache at that budget, whatever the document length
+    int64_t scratch_bytes = 0;       // compute scratch for one prefill chunk
 };
 
 // How to load a model: the settings that only take effect at load time.

@@ -1,0 +1,35 @@
+// The model dialog's text shows the tensor type mix and the memory a run needs (a Q4_K_M download
+// mixes Q4_K and Q6_K), on the modelzoo's Llama 3.1-shaped Q4_K_M file.
+#include <QFileInfo>
+#include <QtTest>
+
+#include "engine/model/model.h"
+#include "tests/ui/support/ui_test_support.h"
+#include "ui/worker/model_description.h"
+
+using namespace snapdoc;
+
+class TestModelDescription : public QObject {
+    Q_OBJECT
+private slots:
+    void type_mix_and_memory() {
+        const QString path = test::fixtures_dir() + "/modelzoo/llama31-tiny/llama31-tiny-Q4_K_M.gguf";
+        if (!QFileInfo::exists(path)) QSKIP(qPrintable("fixture " + path + " is absent; skipping"));
+        const Model model = load_model(path.toStdString());
+        const ui::ModelInfo info = ui::describe_model(model, path);
+        QVERIFY2(info.type_mix.startsWith("Q6_K 3 tensors"), qPrintable(info.type_mix));
+        QVERIFY2(info.type_mix.contains("Q4_K 12 tensors"), qPrintable(info.type_mix));
+        QCOMPARE(info.type_mix_short, QString::fromUtf8("Q6_K\xC3\x97" "3 Q4_K\xC3\x97" "12 F32\xC3\x97" "5"));
+        QCOMPARE(info.snapkv_budget, 1024);
+        QCOMPARE(info.kv_bytes_at_budget, info.kv_bytes_per_token * 1024);
+        QVERIFY(info.scratch_bytes > 0);
+        QCOMPARE(info.chat_template, QString("llama3"));
+        const QString text = ui::model_info_text(info);
+        for (const char* line : {"Tensor types: Q6_K 3 tensors", "Weights: ", "KV cache: 2.0 MiB per 1K tokens",
+                                 "at a SnapKV budget of 1024", "Compute scratch: "})
+            QVERIFY2(text.contains(line), qPrintable(QString(line) + " missing in:\n" + text));
+    }
+};
+
+QTEST_MAIN(TestModelDescription)
+#include "test_model_description.moc"
