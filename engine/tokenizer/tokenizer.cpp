@@ -1,9 +1,11 @@
 #include "engine/tokenizer/tokenizer.h"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "engine/common/error.h"
+#include "engine/common/input_file.h"
 #include "engine/model/model.h"
 #include "engine/tokenizer/bpe_tokenizer.h"
 #include "engine/tokenizer/hf_tokenizer_json.h"
@@ -14,12 +16,7 @@ namespace snapdoc {
 namespace {
 
 std::string read_whole_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error("cannot open tokenizer file '" + path + "'");
-    std::ostringstream bytes;
-    bytes << in.rdbuf();
-    if (!in.good() && !in.eof()) throw Error("cannot read tokenizer file '" + path + "'");
-    return bytes.str();
+    return read_regular_file(path, std::size_t{256} << 20, "tokenizer file");
 }
 
 void check_id(int32_t id, int vocab_size) {
@@ -60,7 +57,11 @@ Tokenizer Tokenizer::from_file(const std::string& path) {
     const std::string bytes = read_whole_file(path);
     try {
         if (path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0) {
-            const HfTokenizerJson hf = parse_hf_tokenizer_json(bytes);
+            // tokenizer_config.json next to it names BOS/EOS and whether they are added.
+            const std::filesystem::path config = std::filesystem::path(path).parent_path() / "tokenizer_config.json";
+            std::error_code ec;
+            const std::string config_text = std::filesystem::exists(config, ec) ? read_whole_file(config.string()) : "";
+            const HfTokenizerJson hf = parse_hf_tokenizer_json(bytes, config_text);
             Tokenizer tok = hf.bpe ? from_bpe_vocab(*hf.bpe) : from_serialized_proto(hf.spm_proto);
             if (hf.add_bos) tok.add_bos_ = *hf.add_bos;
             if (hf.add_eos) tok.add_eos_ = *hf.add_eos;

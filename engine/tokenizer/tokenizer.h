@@ -42,7 +42,8 @@ public:
     static Tokenizer from_bpe_vocab(const BpeVocab& vocab);
     // An already built one (Model::tokenizer_bpe), shared: nothing is rebuilt.
     static Tokenizer from_bpe(std::shared_ptr<const BpeTokenizer> bpe);
-    // A SentencePiece .model file, or a Hugging Face tokenizer.json (by the ".json" extension).
+    // A SentencePiece .model file, or a Hugging Face tokenizer.json (by the ".json" extension; a
+    // tokenizer_config.json in the same folder is read too, for BOS/EOS).
     static Tokenizer from_file(const std::string& path);
     // The model's own tokenizer; throws FormatError if the model has none.
     static Tokenizer from_model(const Model& model);

@@ -391,6 +391,7 @@ TEST(ModelzooTokenizers, ByteLevelTokenizerJsonGivesTheSameIds) {
                 << z.dir << ": '" << text << "'";
         }
         EXPECT_EQ(tok.add_bos(), llama3) << z.dir;
+        EXPECT_EQ(tok.eos_id(), expected["eos"].get<int>()) << z.dir;  // named by tokenizer_config.json
     }
 }
 
