@@ -7,7 +7,11 @@
 //  - a SentencePiece-style BPE model ("▁" for spaces via Metaspace or Prepend/Replace
 //    normalizers, byte_fallback; Llama 2, Mistral v0.x) becomes a SentencePiece ModelProto whose
 //    piece scores follow the merge ranks (the first merge producing a piece gives its score), so
-//    libsentencepiece merges in the same order.
+//    libsentencepiece merges in the same order. Exact for files converted from a SentencePiece
+//    model (HF's converter lists every two-piece split of every piece as a merge); a file whose
+//    merges leave out a split of a piece would let libsentencepiece form that piece anyway.
+// Qwen's NFC normalizer is not applied (llama.cpp does not either): text already in NFC, which
+// is nearly all text, tokenizes the same; decomposed accents may differ from HF.
 // The file is parsed once with nlohmann-json. Anything else (WordPiece, Unigram, other
 // normalizers, a Split that is not "Isolated") is a FormatError naming what is not supported.
 #pragma once
