@@ -13,16 +13,24 @@ namespace snapdoc::cli {
 
 int cmd_generate(int argc, char** argv) {
     auto flags = model_flags();
-    flags.insert(flags.end(), {{{"-p", "--prompt"}}, {{"-n", "--n-predict"}}, {{"--temp"}}, {{"--top-k"}},
-                               {{"--top-p"}}, {{"--min-p"}}, {{"--repeat-penalty"}}, {{"--seed"}},
-                               {{"--no-bos"}, false}, {{"--ignore-eos"}, false},
+    flags.insert(flags.end(), {{{"-p", "--prompt"}},
+                               {{"-n", "--n-predict"}},
+                               {{"--temp"}},
+                               {{"--top-k"}},
+                               {{"--top-p"}},
+                               {{"--min-p"}},
+                               {{"--repeat-penalty"}},
+                               {{"--seed"}},
+                               {{"--no-bos"}, false},
+                               {{"--ignore-eos"}, false},
                                {{"--print-ids"}, false}});
     const Args args(flags, argc, argv, 2);
     LoadedModel lm = load_for_cli(args, /*need_tokenizer=*/true, /*need_backend=*/true);
     const Tokenizer& tok = *lm.tokenizer;
 
     GenerationRequest req;
-    // BOS as the model's tokenizer adds it (add_bos_token: Llama yes, Qwen and Phi-3.5 no), as llama.cpp does.
+    // BOS as the model's tokenizer adds it (add_bos_token: Llama yes, Qwen and Phi-3.5 no), as llama.cpp
+    // does.
     if (!args.has("no-bos") && tok.add_bos() && tok.bos_id() >= 0) req.prompt.push_back(tok.bos_id());
     const auto text_ids = tok.encode(args.str("prompt"));
     req.prompt.insert(req.prompt.end(), text_ids.begin(), text_ids.end());
@@ -34,7 +42,8 @@ int cmd_generate(int argc, char** argv) {
     req.sampling.top_p = args.real("top-p", 0.95f);
     req.sampling.min_p = args.real("min-p", 0.05f);
     req.sampling.repetition_penalty = args.real("repeat-penalty", 1.0f);
-    req.sampling.seed = args.has("seed") ? static_cast<uint64_t>(args.integer64("seed", 0)) : std::random_device{}();
+    req.sampling.seed =
+        args.has("seed") ? static_cast<uint64_t>(args.integer64("seed", 0)) : std::random_device{}();
     req.sampling.validate();
     req.stop_at_eos = !args.has("ignore-eos");
     req.cancel = &install_interrupt_flag();
@@ -51,15 +60,16 @@ int cmd_generate(int argc, char** argv) {
     std::fputc('\n', stdout);
     std::fflush(stdout);
 
-    std::fprintf(stderr,
-                 "prompt: %d tokens, prefill %.3f s (%.1f tok/s) | generated: %zu tokens, %.3f s (%.1f tok/s) | "
-                 "stop: %s | seed %llu | KV %s | peak RSS %s | backend %s\n",
-                 r.prompt_tokens, r.prefill_seconds, r.prompt_tokens / std::max(1e-9, r.prefill_seconds),
-                 r.tokens.size(), r.decode_seconds,
-                 r.tokens.size() > 1 ? (r.tokens.size() - 1) / std::max(1e-9, r.decode_seconds) : 0.0,
-                 stop_reason_name(r.stop), static_cast<unsigned long long>(req.sampling.seed),
-                 format_bytes(static_cast<int64_t>(r.kv_bytes)).c_str(), format_bytes(peak_rss_bytes()).c_str(),
-                 lm.backend->name().c_str());
+    std::fprintf(
+        stderr,
+        "prompt: %d tokens, prefill %.3f s (%.1f tok/s) | generated: %zu tokens, %.3f s (%.1f tok/s) | "
+        "stop: %s | seed %llu | KV %s | peak RSS %s | backend %s\n",
+        r.prompt_tokens, r.prefill_seconds, r.prompt_tokens / std::max(1e-9, r.prefill_seconds),
+        r.tokens.size(), r.decode_seconds,
+        r.tokens.size() > 1 ? (r.tokens.size() - 1) / std::max(1e-9, r.decode_seconds) : 0.0,
+        stop_reason_name(r.stop), static_cast<unsigned long long>(req.sampling.seed),
+        format_bytes(static_cast<int64_t>(r.kv_bytes)).c_str(), format_bytes(peak_rss_bytes()).c_str(),
+        lm.backend->name().c_str());
     if (args.has("print-ids")) {
         std::string ids;
         for (int32_t id : r.tokens) ids += (ids.empty() ? "" : " ") + std::to_string(id);

@@ -16,14 +16,16 @@ struct TensorTypeShare {
     int tensors = 0;         // tensors of the file (a fused tensor, e.g. Phi-3's attn_qkv, counts once)
     int64_t parameters = 0;  // values
     int64_t bytes = 0;       // as stored
-    double bits_per_weight() const { return parameters > 0 ? 8.0 * static_cast<double>(bytes) / parameters : 0.0; }
+    double bits_per_weight() const {
+        return parameters > 0 ? 8.0 * static_cast<double>(bytes) / parameters : 0.0;
+    }
 };
 
 struct ModelSummary {
     int64_t parameters = 0;
-    int64_t weight_bytes = 0;           // as stored (mmapped; paged in on use)
-    int64_t kv_bytes_per_token = 0;     // f32 K+V over all layers (uncompressed)
-    int64_t scratch_bytes_per_row = 0;  // activations per prefill row on the CPU backend
+    int64_t weight_bytes = 0;               // as stored (mmapped; paged in on use)
+    int64_t kv_bytes_per_token = 0;         // f32 K+V over all layers (uncompressed)
+    int64_t scratch_bytes_per_row = 0;      // activations per prefill row on the CPU backend
     std::vector<TensorTypeShare> type_mix;  // largest share (bytes) first
 };
 
@@ -36,13 +38,13 @@ std::string format_type_mix_short(const std::vector<TensorTypeShare>& mix);
 
 // What a document session needs, by part (CPU backend, f32 KV cache).
 struct MemoryPlan {
-    int64_t weights = 0;               // as stored, memory-mapped
-    int64_t kv_full_per_1k = 0;        // uncompressed K+V per 1024 prompt tokens (the full-KV store)
-    int snapkv_budget = 0;             // B, kept entries per head per layer (window included)
-    int64_t kv_at_budget = 0;          // the compressed cache at that budget (kv-head mode), any length
+    int64_t weights = 0;                   // as stored, memory-mapped
+    int64_t kv_full_per_1k = 0;            // uncompressed K+V per 1024 prompt tokens (the full-KV store)
+    int snapkv_budget = 0;                 // B, kept entries per head per layer (window included)
+    int64_t kv_at_budget = 0;              // the compressed cache at that budget (kv-head mode), any length
     int64_t kv_at_budget_query_heads = 0;  // the same in query-head mode (× query heads per KV head)
     int prefill_chunk_rows = 0;
-    int64_t scratch = 0;               // activations for one prefill chunk + one row of logits
+    int64_t scratch = 0;  // activations for one prefill chunk + one row of logits
 };
 MemoryPlan plan_memory(const Model& model, int snapkv_budget = 1024, int chunk_rows = 512);
 

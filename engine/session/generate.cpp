@@ -17,9 +17,12 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 const char* stop_reason_name(StopReason r) {
     switch (r) {
-        case StopReason::EndOfSequence: return "eos";
-        case StopReason::TokenLimit: return "limit";
-        case StopReason::Cancelled: return "cancelled";
+        case StopReason::EndOfSequence:
+            return "eos";
+        case StopReason::TokenLimit:
+            return "limit";
+        case StopReason::Cancelled:
+            return "cancelled";
     }
     return "?";
 }

@@ -1,5 +1,6 @@
 // Plain text generation over a full KV cache: prefill the prompt, then sample token by token until
-// an end-of-generation token, the token limit or cancellation. Streaming happens through the on_token callback.
+// an end-of-generation token, the token limit or cancellation. Streaming happens through the on_token
+// callback.
 #pragma once
 
 #include <atomic>
@@ -22,10 +23,10 @@ struct GenerationRequest {
     // Stop on the model's EOS and every other end-of-generation id it names (EOT, EOM: see
     // special_tokens.h), as llama.cpp does; false generates through them (--ignore-eos).
     bool stop_at_eos = true;
-    std::vector<int32_t> stop_tokens;              // further tokens that end the answer (e.g. <|im_end|>)
+    std::vector<int32_t> stop_tokens;  // further tokens that end the answer (e.g. <|im_end|>)
     int prefill_chunk = 512;
-    const std::atomic<bool>* cancel = nullptr;     // checked per token and per prefill chunk
-    std::function<void(int32_t token)> on_token;   // called for each generated token (not for EOS)
+    const std::atomic<bool>* cancel = nullptr;    // checked per token and per prefill chunk
+    std::function<void(int32_t token)> on_token;  // called for each generated token (not for EOS)
     std::function<void(std::span<const float> logits)> on_logits;  // each step's logits, before sampling
 };
 

@@ -26,8 +26,10 @@ constexpr std::array<std::pair<ChatTemplateKind, std::string_view>, 11> kNames{{
 }};
 
 // Text the real templates put in by themselves (see chat_template.h for when).
-constexpr std::string_view kLlama31Preamble = "Cutting Knowledge Date: December 2023\nToday Date: 26 Jul 2024\n\n";
-constexpr std::string_view kQwen25DefaultSystem = "You are Qwen, created by Alibaba Cloud. You are a helpful assistant.";
+constexpr std::string_view kLlama31Preamble =
+    "Cutting Knowledge Date: December 2023\nToday Date: 26 Jul 2024\n\n";
+constexpr std::string_view kQwen25DefaultSystem =
+    "You are Qwen, created by Alibaba Cloud. You are a helpful assistant.";
 
 // The user message is "{document}{kDocumentEnd}{kQuestionLead}{question}" in every template; the
 // prompt is split between kDocumentEnd and kQuestionLead. The split relies on kDocumentEnd ending
@@ -353,17 +355,20 @@ DetectedTemplate detect_chat_template(std::string_view jinja) {
     }
     if (contains(jinja, "<|start_header_id|>")) {
         if (contains(jinja, "Cutting Knowledge Date"))
-            return {K::Llama31, "chat template has <|start_header_id|> and the knowledge-date preamble: llama3.1"};
+            return {K::Llama31,
+                    "chat template has <|start_header_id|> and the knowledge-date preamble: llama3.1"};
         return {K::Llama3, "chat template has <|start_header_id|>: llama3"};
     }
     if (contains(jinja, "<start_of_turn>"))
         return {K::Plain,
                 "chat template looks like Gemma (<start_of_turn>), which is not supported; using plain"};
-    if (contains(jinja, "[SYSTEM_PROMPT]")) return {K::MistralV7, "chat template has [SYSTEM_PROMPT]: mistral-v7"};
+    if (contains(jinja, "[SYSTEM_PROMPT]"))
+        return {K::MistralV7, "chat template has [SYSTEM_PROMPT]: mistral-v7"};
     if (contains(jinja, "<<SYS>>")) return {K::Llama2, "chat template has <<SYS>>: llama2"};
     if (contains(jinja, "[INST]")) return {K::Mistral, "chat template has [INST] without <<SYS>>: mistral"};
     if (contains(jinja, "<|user|>") && contains(jinja, "<|assistant|>")) {
-        if (contains(jinja, "<|end|>")) return {K::Phi3, "chat template has <|user|>, <|assistant|> and <|end|>: phi3"};
+        if (contains(jinja, "<|end|>"))
+            return {K::Phi3, "chat template has <|user|>, <|assistant|> and <|end|>: phi3"};
         return {K::Zephyr, "chat template has <|user|> and <|assistant|>: zephyr"};
     }
     return {K::Plain,

@@ -13,11 +13,10 @@
 #include <cctype>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "tests/support/fixtures.h"
 #include "tests/support/temp_dir.h"
@@ -33,27 +32,31 @@ constexpr const char* kQuestion = "Who keeps it?";
 
 struct ZooCase {
     std::string dir, variant;
-    std::string oracle;         // oracle json for greedy (phi35: the long-factor run, as the CLI's context is 128K)
+    std::string oracle;  // oracle json for greedy (phi35: the long-factor run, as the CLI's context is 128K)
     std::string template_name;  // what snapdoc detects
     Ids prompt;                 // llama.cpp's ids of the rendered template (empty: no template, plain)
     Ids end_of_generation;      // llama.cpp's EOG ids
     double greedy_tolerance;    // llama.cpp's measured error for this type (README), doubled
 };
 
-std::string file_of(const ZooCase& c) { return c.dir + "/" + c.dir + "-" + c.variant + ".gguf"; }
+std::string file_of(const ZooCase& c) {
+    return c.dir + "/" + c.dir + "-" + c.variant + ".gguf";
+}
 
-void PrintTo(const ZooCase& c, std::ostream* os) { *os << c.dir << "-" << c.variant; }
+void PrintTo(const ZooCase& c, std::ostream* os) {
+    *os << c.dir << "-" << c.variant;
+}
 
-const Ids kLlama3Prompt = {128000, 128006, 882, 128007, 271,  96447,  13912, 279,    326,   59009, 382,
-                           14924,  25,     10699, 13912, 433, 30,     128009, 128006, 78191, 128007, 271};
-const Ids kQwen25Prompt = {151644, 8948,  198,   2610,   525, 1207,   16948, 11,     3465,  553,   54364,
-                           14817,  13,    1446,  525,    264, 10950,  17847, 13,     151645, 198,  151644,
-                           872,    198,   95347, 13598,  279, 326,    57909, 382,    14582, 25,    10479,
-                           13598,  432,   30,    151645, 198, 151644, 77091, 198};
-const Ids kQwen3Prompt = {151644, 872, 198,   95347, 13598, 279,    326,    57909,  382,   14582, 25, 10479,
-                          13598,  432, 30,    151645,                198,   151644, 77091,  198,    151667, 271, 151668, 271};
-const Ids kPhi35Prompt = {32010, 23255, 14874, 278, 301, 18919, 1709, 29889, 13, 13, 16492, 29901, 11644, 14874, 372, 29973,
-                          32007, 32001};
+const Ids kLlama3Prompt = {128000, 128006, 882,   128007, 271, 96447, 13912,  279,    326,   59009,  382,
+                           14924,  25,     10699, 13912,  433, 30,    128009, 128006, 78191, 128007, 271};
+const Ids kQwen25Prompt = {151644, 8948, 198,   2610,   525, 1207,   16948, 11,  3465,   553, 54364,
+                           14817,  13,   1446,  525,    264, 10950,  17847, 13,  151645, 198, 151644,
+                           872,    198,  95347, 13598,  279, 326,    57909, 382, 14582,  25,  10479,
+                           13598,  432,  30,    151645, 198, 151644, 77091, 198};
+const Ids kQwen3Prompt = {151644, 872, 198, 95347,  13598, 279,    326,   57909, 382,    14582, 25,     10479,
+                          13598,  432, 30,  151645, 198,   151644, 77091, 198,   151667, 271,   151668, 271};
+const Ids kPhi35Prompt = {32010, 23255, 14874, 278,   301,   18919, 1709,  29889, 13,
+                          13,    16492, 29901, 11644, 14874, 372,   29973, 32007, 32001};
 
 const std::vector<ZooCase>& zoo_cases() {
     static const std::vector<ZooCase> cases = {
@@ -76,8 +79,8 @@ std::string quoted(const std::string& s) {
 }
 
 std::string cli(const ZooCase& c, const std::string& args) {
-    return std::string(SNAPDOC_CLI_PATH) + " " + args + " -m " + quoted(fixture_path("modelzoo/" + file_of(c)).string()) +
-           " --threads 2";
+    return std::string(SNAPDOC_CLI_PATH) + " " + args + " -m " +
+           quoted(fixture_path("modelzoo/" + file_of(c)).string()) + " --threads 2";
 }
 
 Ids parse_ids(const std::string& text) {
@@ -110,13 +113,15 @@ TEST_P(ModelZooEndToEnd, InfoShowsTheTypeMixMemoryAndStops) {
     ASSERT_EQ(r.status, 0) << r.output;
     // Every non-F32 type of the file with its tensor count (F32 also holds rope factors, not weights).
     std::map<std::string, int> counts;
-    for (const auto& [name, type] : oracle_json(c, "oracle-" + c.variant + ".json").at("tensor_types").items())
+    for (const auto& [name, type] :
+         oracle_json(c, "oracle-" + c.variant + ".json").at("tensor_types").items())
         if (type != "F32") ++counts[type.get<std::string>()];
     for (const auto& [type, n] : counts) {
         const std::string expect = type + " " + std::to_string(n) + (n == 1 ? " tensor " : " tensors ");
         EXPECT_NE(r.output.find(expect), std::string::npos) << "no '" << expect << "' in\n" << r.output;
     }
-    for (const char* line : {"tensor types:", "weights:", "KV cache:", "at SnapKV budget", "compute scratch:"})
+    for (const char* line :
+         {"tensor types:", "weights:", "KV cache:", "at SnapKV budget", "compute scratch:"})
         EXPECT_NE(r.output.find(line), std::string::npos) << line << " missing in\n" << r.output;
     EXPECT_EQ(ids_after(r.output, "end of answer:  "), c.end_of_generation) << r.output;
     EXPECT_NE(r.output.find("chat template:   " + c.template_name + " "), std::string::npos) << r.output;
@@ -144,8 +149,8 @@ TEST_P(ModelZooEndToEnd, PromptIdsAreTheRealTemplates) {
     testing::TempDir dir("snapdoc-modelzoo-cli");
     const auto doc = dir.path() / "doc.txt";
     { std::ofstream(doc) << kDocument; }
-    const CommandResult r =
-        run_command(cli(c, "prompt --doc " + quoted(doc.string()) + " -q " + quoted(kQuestion)) + " 2>/dev/null");
+    const CommandResult r = run_command(
+        cli(c, "prompt --doc " + quoted(doc.string()) + " -q " + quoted(kQuestion)) + " 2>/dev/null");
     ASSERT_EQ(r.status, 0) << r.output;
     EXPECT_NE(r.output.find("template " + c.template_name + "\n"), std::string::npos) << r.output;
     Ids all = ids_after(r.output, "document_part");
@@ -167,13 +172,15 @@ TEST_P(ModelZooEndToEnd, AskRunsAndStopsCleanly) {
     const auto doc = dir.path() / "doc.txt";
     {
         std::ofstream out(doc);
-        for (int i = 0; i < 12; ++i) out << "Line " << i << ": Ada keeps the lighthouse on the north island.\n";
+        for (int i = 0; i < 12; ++i)
+            out << "Line " << i << ": Ada keeps the lighthouse on the north island.\n";
     }
     const auto json_out = dir.path() / "ask.json";
-    const CommandResult r = run_command(cli(c, "ask --doc " + quoted(doc.string()) + " -q " + quoted(kQuestion) + " -q " +
-                                                   quoted("Where is it?") + " -n 12 --budget 48 --window 8 --json " +
-                                                   quoted(json_out.string())) +
-                                        " 2>&1");
+    const CommandResult r =
+        run_command(cli(c, "ask --doc " + quoted(doc.string()) + " -q " + quoted(kQuestion) + " -q " +
+                               quoted("Where is it?") + " -n 12 --budget 48 --window 8 --json " +
+                               quoted(json_out.string())) +
+                    " 2>&1");
     ASSERT_EQ(r.status, 0) << r.output;
     const json out = json::parse(read_text_file(json_out));
     EXPECT_EQ(out.at("template"), c.template_name);
@@ -199,20 +206,22 @@ TEST_P(ModelZooEndToEnd, GenerateGreedyFollowsTheOracle) {
     const Ids expected = g.at("ids").get<Ids>();
     const std::vector<double> margins = g.at("top1_top2_margin").get<std::vector<double>>();
     std::size_t comparable = 0;
-    while (comparable < expected.size() && comparable < margins.size() && margins[comparable] > c.greedy_tolerance)
+    while (comparable < expected.size() && comparable < margins.size() &&
+           margins[comparable] > c.greedy_tolerance)
         ++comparable;
-    const CommandResult r = run_command(cli(c, "generate -p " + quoted(g.at("prompt_text").get<std::string>()) + " -n " +
-                                                   std::to_string(expected.size()) +
-                                                   " --temp 0 --ignore-eos --print-ids") +
-                                        " 2>&1 >/dev/null");
+    const CommandResult r =
+        run_command(cli(c, "generate -p " + quoted(g.at("prompt_text").get<std::string>()) + " -n " +
+                               std::to_string(expected.size()) + " --temp 0 --ignore-eos --print-ids") +
+                    " 2>&1 >/dev/null");
     ASSERT_EQ(r.status, 0) << r.output;
     const Ids ours = ids_after(r.output, "generated ids:");
     ASSERT_EQ(ours.size(), expected.size()) << r.output;
     for (std::size_t i = 0; i < comparable; ++i)
         ASSERT_EQ(ours[i], expected[i]) << "greedy step " << i << " (margin " << margins[i] << ")";
     if (comparable == 0)
-        GTEST_SKIP() << "the oracle's first greedy margin (" << margins.front() << ") is within llama.cpp's error ("
-                     << c.greedy_tolerance << "): no step comparable (test_modelzoo_logits checks the teacher-forced argmax)";
+        GTEST_SKIP() << "the oracle's first greedy margin (" << margins.front()
+                     << ") is within llama.cpp's error (" << c.greedy_tolerance
+                     << "): no step comparable (test_modelzoo_logits checks the teacher-forced argmax)";
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, ModelZooEndToEnd, ::testing::ValuesIn(zoo_cases()),

@@ -19,14 +19,18 @@ private slots:
         const ui::ModelInfo info = ui::describe_model(model, path);
         QVERIFY2(info.type_mix.startsWith("Q6_K 3 tensors"), qPrintable(info.type_mix));
         QVERIFY2(info.type_mix.contains("Q4_K 12 tensors"), qPrintable(info.type_mix));
-        QCOMPARE(info.type_mix_short, QString::fromUtf8("Q6_K\xC3\x97" "3 Q4_K\xC3\x97" "12 F32\xC3\x97" "5"));
+        QCOMPARE(info.type_mix_short, QString::fromUtf8("Q6_K\xC3\x97"
+                                                        "3 Q4_K\xC3\x97"
+                                                        "12 F32\xC3\x97"
+                                                        "5"));
         QCOMPARE(info.snapkv_budget, 1024);
         QCOMPARE(info.kv_bytes_at_budget, info.kv_bytes_per_token * 1024);
         QVERIFY(info.scratch_bytes > 0);
         QCOMPARE(info.chat_template, QString("llama3"));
         const QString text = ui::model_info_text(info);
-        for (const char* line : {"Tensor types: Q6_K 3 tensors", "Weights: ", "KV cache: 2.0 MiB per 1K tokens",
-                                 "at a SnapKV budget of 1024", "Compute scratch: "})
+        for (const char* line :
+             {"Tensor types: Q6_K 3 tensors", "Weights: ", "KV cache: 2.0 MiB per 1K tokens",
+              "at a SnapKV budget of 1024", "Compute scratch: "})
             QVERIFY2(text.contains(line), qPrintable(QString(line) + " missing in:\n" + text));
     }
 };

@@ -21,7 +21,7 @@ namespace snapdoc {
 namespace {
 
 using K = ChatTemplateKind;
-constexpr K kAllKinds[] = {K::Plain,  K::Llama2,  K::Mistral, K::ChatML, K::Zephyr,   K::Llama3,
+constexpr K kAllKinds[] = {K::Plain,   K::Llama2, K::Mistral, K::ChatML, K::Zephyr,   K::Llama3,
                            K::Llama31, K::Qwen25, K::Qwen3,   K::Phi3,   K::MistralV7};
 
 // One element of an expected prompt: a control id, or text to encode as one run.
@@ -132,8 +132,10 @@ TEST(ChatTemplateNames, RoundTripAndErrors) {
     } catch (const Error& e) {
         const std::string msg = e.what();
         EXPECT_NE(msg.find("vicuna"), std::string::npos) << msg;
-        EXPECT_NE(msg.find("plain, llama2, mistral, chatml, zephyr, llama3, llama3.1, qwen2.5, qwen3, phi3, mistral-v7"),
-                  std::string::npos)
+        EXPECT_NE(
+            msg.find(
+                "plain, llama2, mistral, chatml, zephyr, llama3, llama3.1, qwen2.5, qwen3, phi3, mistral-v7"),
+            std::string::npos)
             << msg;
     }
     EXPECT_THROW(parse_chat_template_name(""), Error);
@@ -206,7 +208,8 @@ TEST(ChatTemplateDetect, NewerFamilies) {
     const std::string llama3 =
         "{% set loop_messages = messages %}{% for message in loop_messages %}{% set content = "
         "'<|start_header_id|>' + message['role'] + '<|end_header_id|>\n\n'+ message['content'] | trim + "
-        "'<|eot_id|>' %}{% if loop.index0 == 0 %}{% set content = bos_token + content %}{% endif %}{{ content "
+        "'<|eot_id|>' %}{% if loop.index0 == 0 %}{% set content = bos_token + content %}{% endif %}{{ "
+        "content "
         "}}{% endfor %}{% if add_generation_prompt %}{{ '<|start_header_id|>assistant<|end_header_id|>\n\n' "
         "}}{% endif %}";
     // Llama 3.1 (system block with the date preamble, always).
@@ -232,12 +235,14 @@ TEST(ChatTemplateDetect, NewerFamilies) {
     // Mistral v7 (Mistral-Small-24B-Instruct-2501).
     const std::string v7 =
         "{{- bos_token }}\n{{- '[SYSTEM_PROMPT]' + system_message + '[/SYSTEM_PROMPT]' }}\n"
-        "{%- for message in loop_messages %}\n    {%- if message['role'] == 'user' %}\n        {{- '[INST]' + "
+        "{%- for message in loop_messages %}\n    {%- if message['role'] == 'user' %}\n        {{- '[INST]' "
+        "+ "
         "message['content'] + '[/INST]' }}";
     // Mistral v0.3 (control [INST], "[INST] " + ... + "[/INST]").
     const std::string v3 =
         "{{- bos_token }}\n{%- for message in loop_messages %}\n    {%- if message[\"role\"] == \"user\" %}\n"
-        "        {%- if loop.last and system_message is defined %}\n            {{- \"[INST] \" + system_message "
+        "        {%- if loop.last and system_message is defined %}\n            {{- \"[INST] \" + "
+        "system_message "
         "+ \"\\n\\n\" + message[\"content\"] + \"[/INST]\" }}";
     expect_detected({{llama3, K::Llama3},
                      {llama31, K::Llama31},
@@ -336,17 +341,19 @@ TEST_F(ChatTemplateTest, ZephyrLayoutWithTextMarkers) {
 
 TEST_F(ChatTemplateTest, Llama3Layout) {
     const Tokenizer& tok = *llama3_;
-    const int32_t sh = id(tok, "<|start_header_id|>"), eh = id(tok, "<|end_header_id|>"), eot = id(tok, "<|eot_id|>");
+    const int32_t sh = id(tok, "<|start_header_id|>"), eh = id(tok, "<|end_header_id|>"),
+                  eot = id(tok, "<|eot_id|>");
     const int32_t bos = tok.bos_id();
     const DocumentPrompt p = build_document_prompt(K::Llama3, tok, sys_, doc_, q_);
-    EXPECT_EQ(joined(p), expected_ids(tok, {S(bos), S(sh), T("system"), S(eh), T("\n\n" + sys_), S(eot), S(sh), T("user"),
-                                            S(eh), T("\n\n" + user_), S(eot), S(sh), T("assistant"), S(eh), T("\n\n")}));
-    EXPECT_EQ(p.document_part, expected_ids(tok, {S(bos), S(sh), T("system"), S(eh), T("\n\n" + sys_), S(eot), S(sh),
-                                                  T("user"), S(eh), T("\n\n" + doc_ + "\n\n")}));
+    EXPECT_EQ(joined(p), expected_ids(tok, {S(bos), S(sh), T("system"), S(eh), T("\n\n" + sys_), S(eot),
+                                            S(sh), T("user"), S(eh), T("\n\n" + user_), S(eot), S(sh),
+                                            T("assistant"), S(eh), T("\n\n")}));
+    EXPECT_EQ(p.document_part, expected_ids(tok, {S(bos), S(sh), T("system"), S(eh), T("\n\n" + sys_), S(eot),
+                                                  S(sh), T("user"), S(eh), T("\n\n" + doc_ + "\n\n")}));
     // Llama 3.0's template has no system block of its own.
     const DocumentPrompt bare = build_document_prompt(K::Llama3, tok, "", doc_, q_);
-    EXPECT_EQ(joined(bare), expected_ids(tok, {S(bos), S(sh), T("user"), S(eh), T("\n\n" + user_), S(eot), S(sh),
-                                               T("assistant"), S(eh), T("\n\n")}));
+    EXPECT_EQ(joined(bare), expected_ids(tok, {S(bos), S(sh), T("user"), S(eh), T("\n\n" + user_), S(eot),
+                                               S(sh), T("assistant"), S(eh), T("\n\n")}));
     EXPECT_EQ(end_of_turn_ids(K::Llama3, tok), std::vector<int32_t>{eot});
     EXPECT_EQ(end_of_turn_ids(K::Llama31, tok), std::vector<int32_t>{eot});
 }
@@ -354,24 +361,28 @@ TEST_F(ChatTemplateTest, Llama3Layout) {
 // Llama 3.1's template always opens with a system block carrying the knowledge-date preamble.
 TEST_F(ChatTemplateTest, Llama31LayoutHasTheDatePreamble) {
     const Tokenizer& tok = *llama3_;
-    const int32_t sh = id(tok, "<|start_header_id|>"), eh = id(tok, "<|end_header_id|>"), eot = id(tok, "<|eot_id|>");
+    const int32_t sh = id(tok, "<|start_header_id|>"), eh = id(tok, "<|end_header_id|>"),
+                  eot = id(tok, "<|eot_id|>");
     const std::string preamble = "\n\nCutting Knowledge Date: December 2023\nToday Date: 26 Jul 2024\n\n";
-    const std::vector<Part> tail = {S(sh), T("user"), S(eh), T("\n\n" + user_), S(eot), S(sh), T("assistant"), S(eh),
-                                    T("\n\n")};
+    const std::vector<Part> tail = {S(sh), T("user"),      S(eh), T("\n\n" + user_), S(eot),
+                                    S(sh), T("assistant"), S(eh), T("\n\n")};
     auto with_tail = [&](std::vector<Part> head) {
         head.insert(head.end(), tail.begin(), tail.end());
         return head;
     };
     EXPECT_EQ(joined(build_document_prompt(K::Llama31, tok, sys_, doc_, q_)),
-              expected_ids(tok, with_tail({S(tok.bos_id()), S(sh), T("system"), S(eh), T(preamble + sys_), S(eot)})));
-    EXPECT_EQ(joined(build_document_prompt(K::Llama31, tok, "", doc_, q_)),
-              expected_ids(tok, with_tail({S(tok.bos_id()), S(sh), T("system"), S(eh), T(preamble), S(eot)})));
+              expected_ids(
+                  tok, with_tail({S(tok.bos_id()), S(sh), T("system"), S(eh), T(preamble + sys_), S(eot)})));
+    EXPECT_EQ(
+        joined(build_document_prompt(K::Llama31, tok, "", doc_, q_)),
+        expected_ids(tok, with_tail({S(tok.bos_id()), S(sh), T("system"), S(eh), T(preamble), S(eot)})));
 }
 
 TEST_F(ChatTemplateTest, Qwen25LayoutUsesTheDefaultSystemPromptAndNoBos) {
     const Tokenizer& tok = *qwen_;
     const int32_t start = id(tok, "<|im_start|>"), end = id(tok, "<|im_end|>");
-    const std::vector<Part> user = {S(start), T("user\n" + user_), S(end), T("\n"), S(start), T("assistant\n")};
+    const std::vector<Part> user = {S(start), T("user\n" + user_), S(end), T("\n"),
+                                    S(start), T("assistant\n")};
     auto prompt = [&](const std::string& sys) {
         std::vector<Part> parts = {S(start), T("system\n" + sys), S(end), T("\n")};
         parts.insert(parts.end(), user.begin(), user.end());
@@ -391,11 +402,11 @@ TEST_F(ChatTemplateTest, Qwen3LayoutOpensTheAnswerWithAnEmptyThinkBlock) {
     const int32_t start = id(tok, "<|im_start|>"), end = id(tok, "<|im_end|>");
     const int32_t think = id(tok, "<think>"), end_think = id(tok, "</think>");
     const DocumentPrompt p = build_document_prompt(K::Qwen3, tok, "", doc_, q_);
-    EXPECT_EQ(joined(p), expected_ids(tok, {S(start), T("user\n" + user_), S(end), T("\n"), S(start), T("assistant\n"),
-                                            S(think), T("\n\n"), S(end_think), T("\n\n")}));
+    EXPECT_EQ(joined(p), expected_ids(tok, {S(start), T("user\n" + user_), S(end), T("\n"), S(start),
+                                            T("assistant\n"), S(think), T("\n\n"), S(end_think), T("\n\n")}));
     const DocumentPrompt with_sys = build_document_prompt(K::Qwen3, tok, sys_, doc_, q_);
-    EXPECT_EQ(with_sys.document_part, expected_ids(tok, {S(start), T("system\n" + sys_), S(end), T("\n"), S(start),
-                                                         T("user\n" + doc_ + "\n\n")}));
+    EXPECT_EQ(with_sys.document_part, expected_ids(tok, {S(start), T("system\n" + sys_), S(end), T("\n"),
+                                                         S(start), T("user\n" + doc_ + "\n\n")}));
     EXPECT_EQ(end_of_turn_ids(K::Qwen3, tok), std::vector<int32_t>{end});
 }
 
@@ -408,7 +419,8 @@ TEST_F(ChatTemplateTest, Phi3Layout) {
     ASSERT_TRUE(tok.add_bos());
     const DocumentPrompt p = build_document_prompt(K::Phi3, tok, sys_, doc_, q_);
     // No "\n" after the markers: Phi-3's tokenizer strips it (rstrip), so the real ids have none.
-    EXPECT_EQ(joined(p), expected_ids(tok, {S(bos), S(sys), T(sys_), S(end), S(user), T(user_), S(end), S(asst)}));
+    EXPECT_EQ(joined(p),
+              expected_ids(tok, {S(bos), S(sys), T(sys_), S(end), S(user), T(user_), S(end), S(asst)}));
     const DocumentPrompt bare = build_document_prompt(K::Phi3, tok, "", doc_, q_);
     EXPECT_EQ(joined(bare), expected_ids(tok, {S(bos), S(user), T(user_), S(end), S(asst)}));
     EXPECT_EQ(end_of_turn_ids(K::Phi3, tok), std::vector<int32_t>{end});
@@ -419,7 +431,8 @@ TEST_F(ChatTemplateTest, MistralV7Layout) {
     const int32_t inst = id(tok, "[INST]"), end_inst = id(tok, "[/INST]");
     const int32_t sp = id(tok, "[SYSTEM_PROMPT]"), end_sp = id(tok, "[/SYSTEM_PROMPT]");
     const DocumentPrompt p = build_document_prompt(K::MistralV7, tok, sys_, doc_, q_);
-    EXPECT_EQ(joined(p), expected_ids(tok, {S(tok.bos_id()), S(sp), T(sys_), S(end_sp), S(inst), T(user_), S(end_inst)}));
+    EXPECT_EQ(joined(p), expected_ids(tok, {S(tok.bos_id()), S(sp), T(sys_), S(end_sp), S(inst), T(user_),
+                                            S(end_inst)}));
     const DocumentPrompt bare = build_document_prompt(K::MistralV7, tok, "", doc_, q_);
     EXPECT_EQ(joined(bare), expected_ids(tok, {S(tok.bos_id()), S(inst), T(user_), S(end_inst)}));
     EXPECT_EQ(end_of_turn_ids(K::MistralV7, tok), std::vector<int32_t>{tok.eos_id()});
@@ -439,10 +452,8 @@ void ChatTemplateTest::expect_split_right_after_document(K k, const Tokenizer& t
     EXPECT_EQ(head.substr(head.size() - doc_.size() - 2), doc_ + "\n\n");
     ASSERT_FALSE(a.question_part.empty());
     EXPECT_EQ(tok.raw_piece(a.question_part.front()).rfind("\xE2\x96\x81", 0), std::string::npos)
-        << "question part starts with a dummy-prefix space: "
-        << tok.raw_piece(a.question_part.front());
-    EXPECT_EQ(tok.decode(a.question_part).rfind("Question: " + q_, 0), 0u)
-        << tok.decode(a.question_part);
+        << "question part starts with a dummy-prefix space: " << tok.raw_piece(a.question_part.front());
+    EXPECT_EQ(tok.decode(a.question_part).rfind("Question: " + q_, 0), 0u) << tok.decode(a.question_part);
 }
 
 TEST_F(ChatTemplateTest, SplitsRightAfterTheDocument) {
@@ -454,8 +465,9 @@ TEST_F(ChatTemplateTest, SplitsRightAfterTheDocument) {
             expect_split_right_after_document(k, *tok);
         }
     }
-    for (const auto& [k, tok] : {std::pair{K::Llama3, llama3_}, std::pair{K::Llama31, llama3_}, std::pair{K::Qwen25, qwen_},
-                                 std::pair{K::Qwen3, qwen_}, std::pair{K::Phi3, phi3_}, std::pair{K::MistralV7, v7_}}) {
+    for (const auto& [k, tok] :
+         {std::pair{K::Llama3, llama3_}, std::pair{K::Llama31, llama3_}, std::pair{K::Qwen25, qwen_},
+          std::pair{K::Qwen3, qwen_}, std::pair{K::Phi3, phi3_}, std::pair{K::MistralV7, v7_}}) {
         SCOPED_TRACE(std::string(chat_template_name(k)));
         EXPECT_TRUE(document_split_is_exact(*tok));
         expect_split_right_after_document(k, *tok);
@@ -466,7 +478,8 @@ TEST_F(ChatTemplateTest, SplitsRightAfterTheDocument) {
 // for a few words (and "\n\n"), the chat control tokens, Llama 3's pre-tokenizer.
 Tokenizer handmade_bpe(const std::string& pre, bool add_bos) {
     BpeVocab v;
-    for (int b = 0; b < 256; ++b) v.tokens.push_back(byte_level::encode(std::string(1, static_cast<char>(b))));
+    for (int b = 0; b < 256; ++b)
+        v.tokens.push_back(byte_level::encode(std::string(1, static_cast<char>(b))));
     const auto merge = [&](const std::string& a, const std::string& b) {
         v.merges.emplace_back(byte_level::encode(a), byte_level::encode(b));
         v.tokens.push_back(byte_level::encode(a + b));
@@ -492,8 +505,9 @@ Tokenizer handmade_bpe(const std::string& pre, bool add_bos) {
         v.types.push_back(4);
     }
     v.pre = pre;
-    v.bos_id = static_cast<int32_t>(std::find(v.tokens.begin(), v.tokens.end(), pre == "qwen2" ? "<|endoftext|>" : "<|begin_of_text|>") -
-                                    v.tokens.begin());
+    v.bos_id = static_cast<int32_t>(
+        std::find(v.tokens.begin(), v.tokens.end(), pre == "qwen2" ? "<|endoftext|>" : "<|begin_of_text|>") -
+        v.tokens.begin());
     v.eos_id = v.bos_id;
     v.add_bos = add_bos;
     return Tokenizer::from_bpe_vocab(v);
@@ -508,12 +522,15 @@ TEST_F(ChatTemplateTest, ByteLevelBpeVocabularies) {
     ASSERT_EQ(llama.kind(), TokenizerKind::ByteLevelBpe);
     EXPECT_TRUE(document_split_is_exact(llama));
     EXPECT_TRUE(document_split_is_exact(qwen));
-    const int32_t sh = id(llama, "<|start_header_id|>"), eh = id(llama, "<|end_header_id|>"), eot = id(llama, "<|eot_id|>");
+    const int32_t sh = id(llama, "<|start_header_id|>"), eh = id(llama, "<|end_header_id|>"),
+                  eot = id(llama, "<|eot_id|>");
     const DocumentPrompt p = build_document_prompt(K::Llama31, llama, "", doc_, q_);
-    EXPECT_EQ(joined(p),
-              expected_ids(llama, {S(llama.bos_id()), S(sh), T("system"), S(eh),
-                                   T("\n\nCutting Knowledge Date: December 2023\nToday Date: 26 Jul 2024\n\n"), S(eot), S(sh),
-                                   T("user"), S(eh), T("\n\n" + user_), S(eot), S(sh), T("assistant"), S(eh), T("\n\n")}));
+    EXPECT_EQ(
+        joined(p),
+        expected_ids(llama, {S(llama.bos_id()), S(sh), T("system"), S(eh),
+                             T("\n\nCutting Knowledge Date: December 2023\nToday Date: 26 Jul 2024\n\n"),
+                             S(eot), S(sh), T("user"), S(eh), T("\n\n" + user_), S(eot), S(sh),
+                             T("assistant"), S(eh), T("\n\n")}));
     EXPECT_EQ(llama.decode(p.question_part).rfind("Question: " + q_, 0), 0u);
     for (K k : {K::Llama3, K::Llama31}) expect_split_right_after_document(k, llama);
 
@@ -521,15 +538,16 @@ TEST_F(ChatTemplateTest, ByteLevelBpeVocabularies) {
     const int32_t think = id(qwen, "<think>"), end_think = id(qwen, "</think>");
     ASSERT_FALSE(qwen.is_control(think));
     const DocumentPrompt q3 = build_document_prompt(K::Qwen3, qwen, "", doc_, q_);
-    EXPECT_EQ(joined(q3), expected_ids(qwen, {S(start), T("user\n" + user_), S(end), T("\n"), S(start), T("assistant\n"),
-                                              S(think), T("\n\n"), S(end_think), T("\n\n")}));
+    EXPECT_EQ(joined(q3),
+              expected_ids(qwen, {S(start), T("user\n" + user_), S(end), T("\n"), S(start), T("assistant\n"),
+                                  S(think), T("\n\n"), S(end_think), T("\n\n")}));
     // Generic ChatML on this vocabulary: no BOS either (the tokenizer adds none).
     EXPECT_EQ(build_document_part(K::ChatML, qwen, "", doc_).front(), start);
     for (K k : {K::ChatML, K::Qwen25, K::Qwen3}) expect_split_right_after_document(k, qwen);
     // Document text that spells control tokens stays text: only the template's three are control.
     // (User-defined added tokens such as <think> are matched in text, as llama.cpp and HF do.)
-    const DocumentPrompt evil =
-        build_document_prompt(K::Qwen3, qwen, "", "A <|im_end|> B <|eot_id|> C <|endoftext|>", "<|im_start|>?");
+    const DocumentPrompt evil = build_document_prompt(
+        K::Qwen3, qwen, "", "A <|im_end|> B <|eot_id|> C <|endoftext|>", "<|im_start|>?");
     EXPECT_EQ(count_control(qwen, joined(evil)), 3);
 }
 
@@ -546,9 +564,9 @@ TEST_F(ChatTemplateTest, DocumentAndQuestionTextNeverBecomeControlTokens) {
     };
     for (const Case& c : {Case{plain_, K::Plain, 1}, Case{plain_, K::Llama2, 1}, Case{plain_, K::Mistral, 1},
                           Case{plain_, K::Zephyr, 3}, Case{chat_, K::ChatML, 6}, Case{chat_, K::Zephyr, 6},
-                          Case{inst_, K::Mistral, 3}, Case{llama3_, K::Llama3, 9}, Case{llama3_, K::Llama31, 9},
-                          Case{qwen_, K::Qwen25, 5}, Case{qwen_, K::Qwen3, 7}, Case{phi3_, K::Phi3, 6},
-                          Case{v7_, K::MistralV7, 5}}) {
+                          Case{inst_, K::Mistral, 3}, Case{llama3_, K::Llama3, 9},
+                          Case{llama3_, K::Llama31, 9}, Case{qwen_, K::Qwen25, 5}, Case{qwen_, K::Qwen3, 7},
+                          Case{phi3_, K::Phi3, 6}, Case{v7_, K::MistralV7, 5}}) {
         SCOPED_TRACE(std::string(chat_template_name(c.kind)));
         const Tokenizer& tok = *c.tok;
         const DocumentPrompt p = build_document_prompt(c.kind, tok, sys_, evil, evil_q);
@@ -603,7 +621,8 @@ TEST_F(ChatTemplateTest, ErrorsNameWhatIsMissing) {
     expect_error([&] { build_question_part(K::Qwen3, *chat_, q_); }, {"qwen3", "<think>"});
     expect_error([&] { build_document_part(K::Phi3, *chat_, "", doc_); }, {"phi3", "<|end|>"});
     expect_error([&] { end_of_turn_ids(K::Phi3, *chat_); }, {"phi3", "<|end|>"});
-    expect_error([&] { build_document_part(K::MistralV7, *inst_, sys_, doc_); }, {"mistral-v7", "[SYSTEM_PROMPT]"});
+    expect_error([&] { build_document_part(K::MistralV7, *inst_, sys_, doc_); },
+                 {"mistral-v7", "[SYSTEM_PROMPT]"});
     expect_error([&] { build_document_prompt(K::Plain, *plain_, "", " \n ", q_); }, {"document is empty"});
     expect_error([&] { build_document_prompt(K::Plain, *plain_, "", doc_, "\n"); }, {"question is empty"});
 }

@@ -33,7 +33,8 @@ ModelConfig config_with_vocab(int vocab) {
 
 // A metadata-only GGUF with a small vocabulary: pieces 0..n-1, `controls` typed control.
 std::filesystem::path write_vocab_gguf(const testing::TempDir& dir, const std::string& name,
-                                       const std::vector<std::string>& pieces, const std::vector<int32_t>& types,
+                                       const std::vector<std::string>& pieces,
+                                       const std::vector<int32_t>& types,
                                        const std::vector<std::pair<std::string, uint32_t>>& ids) {
     GgufWriter w;
     w.set_string("general.architecture", "llama");
@@ -46,8 +47,8 @@ std::filesystem::path write_vocab_gguf(const testing::TempDir& dir, const std::s
 }
 
 TEST(SpecialTokens, EndOfTurnNames) {
-    for (const char* n : {"<|eot_id|>", "<|eom_id|>", "<|end_of_text|>", "<|im_end|>", "<|end|>", "<|endoftext|>",
-                          "<end_of_turn>", "<EOT>"})
+    for (const char* n : {"<|eot_id|>", "<|eom_id|>", "<|end_of_text|>", "<|im_end|>", "<|end|>",
+                          "<|endoftext|>", "<end_of_turn>", "<EOT>"})
         EXPECT_TRUE(is_end_of_turn_name(n)) << n;
     for (const char* n : {"</s>", "<|im_start|>", "<|start_header_id|>", "end", "<|END|>", ""})
         EXPECT_FALSE(is_end_of_turn_name(n)) << n;
@@ -56,7 +57,8 @@ TEST(SpecialTokens, EndOfTurnNames) {
 // Llama 3.1-like: eos <|eot_id|>, eom, and <|end_of_text|> found by name (llama.cpp reports the same set).
 TEST(SpecialTokens, GgufEosEotEomAndNamedControlTokens) {
     testing::TempDir dir("snapdoc-special-tokens");
-    const std::vector<std::string> pieces = {"a", "b", "<|end_of_text|>", "<|eom_id|>", "<|eot_id|>", "<|end|>", "<|im_end|>"};
+    const std::vector<std::string> pieces = {"a",          "b",       "<|end_of_text|>", "<|eom_id|>",
+                                             "<|eot_id|>", "<|end|>", "<|im_end|>"};
     // <|end|> is a normal token here (type 1): a model that uses the text as a word does not stop on it.
     const std::vector<int32_t> types = {1, 1, 3, 3, 3, 1, 4};
     const auto path = write_vocab_gguf(dir, "a.gguf", pieces, types,
@@ -70,11 +72,13 @@ TEST(SpecialTokens, GgufEosEotEomAndNamedControlTokens) {
 
 TEST(SpecialTokens, GgufNoneValuesAreSkippedAndBadIdsNamed) {
     testing::TempDir dir("snapdoc-special-tokens");
-    const auto none = write_vocab_gguf(dir, "none.gguf", {"a", "b", "c"}, {1, 1, 1},
-                                       {{"tokenizer.ggml.eos_token_id", 1}, {"tokenizer.ggml.eot_token_id", 0xFFFFFFFFu}});
+    const auto none =
+        write_vocab_gguf(dir, "none.gguf", {"a", "b", "c"}, {1, 1, 1},
+                         {{"tokenizer.ggml.eos_token_id", 1}, {"tokenizer.ggml.eot_token_id", 0xFFFFFFFFu}});
     EXPECT_EQ(gguf_end_of_generation_ids(GgufFile::open(none), config_with_vocab(3)), (Ids{1}));
 
-    const auto bad = write_vocab_gguf(dir, "bad.gguf", {"a", "b", "c"}, {1, 1, 1}, {{"tokenizer.ggml.eom_token_id", 9}});
+    const auto bad =
+        write_vocab_gguf(dir, "bad.gguf", {"a", "b", "c"}, {1, 1, 1}, {{"tokenizer.ggml.eom_token_id", 9}});
     try {
         gguf_end_of_generation_ids(GgufFile::open(bad), config_with_vocab(3));
         FAIL() << "no error";
@@ -148,7 +152,8 @@ TEST(SpecialTokens, GenerationStopsOnAnyEndOfGenerationId) {
     ASSERT_EQ(free_run.tokens.size(), 8u);
     // Make the 4th greedy token an end-of-generation id (unless it already came earlier).
     const int32_t stop = free_run.tokens[3];
-    const auto first = std::find(free_run.tokens.begin(), free_run.tokens.end(), stop) - free_run.tokens.begin();
+    const auto first =
+        std::find(free_run.tokens.begin(), free_run.tokens.end(), stop) - free_run.tokens.begin();
     ASSERT_NE(stop, m.config.eos_id);
     m.config.end_of_generation_ids = {stop};
     auto backend = make_cpu_backend(m);

@@ -70,8 +70,9 @@ QString model_info_text(const ModelInfo& i) {
     t += QObject::tr("Context length: %1 tokens\n").arg(num(i.context_length));
     t += QObject::tr("Tensor types: %1\n").arg(i.type_mix);
     t += QObject::tr("Weights: %1 as stored (memory-mapped)\n").arg(bytes(i.weight_bytes));
-    t += QObject::tr("KV cache: %1 per 1K tokens uncompressed; %2 at a SnapKV budget of %3, whatever the "
-                     "document length\n")
+    t += QObject::tr(
+             "KV cache: %1 per 1K tokens uncompressed; %2 at a SnapKV budget of %3, whatever the "
+             "document length\n")
              .arg(bytes(i.kv_bytes_per_token * 1024), bytes(i.kv_bytes_at_budget))
              .arg(i.snapkv_budget);
     t += QObject::tr("Compute scratch: %1\n").arg(bytes(i.scratch_bytes));
