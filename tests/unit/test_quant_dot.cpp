@@ -173,5 +173,19 @@ TEST(QuantActivation, BlocksHoldScaleAndSums) {
     EXPECT_FLOAT_EQ(c[1].d_sum, c[1].d * static_cast<float>(s));
 }
 
+TEST(QuantActivation, SimdAndPortableQuantizersAgreeByteForByte) {
+    auto x = normal(1024, 8);
+    x[5] = std::numeric_limits<float>::quiet_NaN();
+    x[40] = 1e-30f;
+    for (int i = 512; i < 768; ++i) x[i] = 0.0f;
+    for (int i = 300; i < 310; ++i) x[i] = 0.5f * static_cast<float>(i - 305) / 127.0f;  // ties at half steps
+    for (ActFormat f : {ActFormat::Blocks32, ActFormat::Blocks256}) {
+        std::vector<uint8_t> a(cpu::act_row_bytes(f, 1024)), b(a.size());
+        cpu::quantize_activation(f, x.data(), a.data(), 1024);
+        cpu::quantize_activation_portable(f, x.data(), b.data(), 1024);
+        EXPECT_EQ(a, b);
+    }
+}
+
 }  // namespace
 }  // namespace snapdoc

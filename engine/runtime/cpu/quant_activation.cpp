@@ -4,12 +4,17 @@
 #include <cassert>
 #include <cmath>
 
+#if defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+#define SNAPDOC_ACT_AVX2 1
+#endif
+
 namespace snapdoc::cpu {
 
 namespace {
 
 // Quantizes `n` values to q with a float scale; returns d and Σq.
-float quantize_block(const float* x, int n, int8_t* q, int& sum) {
+float quantize_block_portable(const float* x, int n, int8_t* q, int& sum) {
     float amax = 0.0f;
     for (int i = 0; i < n; ++i) amax = std::max(amax, std::fabs(x[i]));  // NaN ignored
     if (!std::isfinite(amax)) amax = 0.0f;  // an inf activation is a broken model; keep the rest finite
@@ -25,6 +30,50 @@ float quantize_block(const float* x, int n, int8_t* q, int& sum) {
     return d;
 }
 
+#ifdef SNAPDOC_ACT_AVX2
+// The same results as the portable code (the max ignores NaN, NaN becomes 0, rounding is to nearest
+// even in both), 32 values per step. n is a multiple of 32.
+float quantize_block(const float* x, int n, int8_t* q, int& sum) {
+    const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+    __m256 vmax = _mm256_setzero_ps();
+    for (int i = 0; i < n; i += 8)
+        vmax = _mm256_max_ps(_mm256_and_ps(_mm256_loadu_ps(x + i), abs_mask), vmax);  // NaN: keeps vmax
+    __m128 m = _mm_max_ps(_mm256_castps256_ps128(vmax), _mm256_extractf128_ps(vmax, 1));
+    m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+    m = _mm_max_ss(m, _mm_movehdup_ps(m));
+    float amax = _mm_cvtss_f32(m);
+    if (!std::isfinite(amax)) amax = 0.0f;
+    const float d = amax / 127.0f;
+    const __m256 id = _mm256_set1_ps(d > 0.0f ? 1.0f / d : 0.0f);
+    const __m256 lo = _mm256_set1_ps(-127.0f), hi = _mm256_set1_ps(127.0f);
+    const __m256i order =
+        _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);  // undoes the lane interleave of the packs
+    __m256i total = _mm256_setzero_si256();
+    for (int i = 0; i < n; i += 32) {
+        __m256i v[4];
+        for (int k = 0; k < 4; ++k) {
+            __m256 f = _mm256_mul_ps(_mm256_loadu_ps(x + i + 8 * k), id);
+            f = _mm256_and_ps(f, _mm256_cmp_ps(f, f, _CMP_ORD_Q));  // NaN -> 0
+            f = _mm256_min_ps(_mm256_max_ps(f, lo), hi);
+            v[k] = _mm256_cvtps_epi32(f);
+            total = _mm256_add_epi32(total, v[k]);
+        }
+        const __m256i q16 =
+            _mm256_packs_epi16(_mm256_packs_epi32(v[0], v[1]), _mm256_packs_epi32(v[2], v[3]));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + i), _mm256_permutevar8x32_epi32(q16, order));
+    }
+    __m128i t = _mm_add_epi32(_mm256_castsi256_si128(total), _mm256_extracti128_si256(total, 1));
+    t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0x4E));
+    t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0xB1));
+    sum = _mm_cvtsi128_si32(t);
+    return d;
+}
+#else
+float quantize_block(const float* x, int n, int8_t* q, int& sum) {
+    return quantize_block_portable(x, n, q, sum);
+}
+#endif
+
 }  // namespace
 
 ActFormat act_format(DType t) {
@@ -37,12 +86,15 @@ std::size_t act_row_bytes(ActFormat f, int64_t n) {
     return f == ActFormat::Blocks32 ? un / 32 * sizeof(ActBlock32) : un / 256 * sizeof(ActBlock256);
 }
 
-void quantize_activation(ActFormat f, const float* x, void* dst, int64_t n) {
+namespace {
+
+template <float (*Block)(const float*, int, int8_t*, int&)>
+void quantize_rows(ActFormat f, const float* x, void* dst, int64_t n) {
     if (f == ActFormat::Blocks32) {
         auto* out = static_cast<ActBlock32*>(dst);
         for (int64_t b = 0; b < n / 32; ++b) {
             int sum;
-            out[b].d = quantize_block(x + 32 * b, 32, out[b].q, sum);
+            out[b].d = Block(x + 32 * b, 32, out[b].q, sum);
             out[b].d_sum = out[b].d * static_cast<float>(sum);
         }
         return;
@@ -50,13 +102,23 @@ void quantize_activation(ActFormat f, const float* x, void* dst, int64_t n) {
     auto* out = static_cast<ActBlock256*>(dst);
     for (int64_t b = 0; b < n / 256; ++b) {
         int sum;
-        out[b].d = quantize_block(x + 256 * b, 256, out[b].q, sum);
+        out[b].d = Block(x + 256 * b, 256, out[b].q, sum);
         for (int g = 0; g < 16; ++g) {
             int s = 0;
             for (int i = 0; i < 16; ++i) s += out[b].q[16 * g + i];
             out[b].sums16[g] = static_cast<int16_t>(s);
         }
     }
+}
+
+}  // namespace
+
+void quantize_activation(ActFormat f, const float* x, void* dst, int64_t n) {
+    quantize_rows<quantize_block>(f, x, dst, n);
+}
+
+void quantize_activation_portable(ActFormat f, const float* x, void* dst, int64_t n) {
+    quantize_rows<quantize_block_portable>(f, x, dst, n);
 }
 
 }  // namespace snapdoc::cpu

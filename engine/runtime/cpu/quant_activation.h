@@ -36,5 +36,7 @@ ActFormat act_format(DType t);
 std::size_t act_row_bytes(ActFormat f, int64_t n);
 // Quantizes n floats (round to nearest, scale = absmax / 127 per block; NaN counts as 0).
 void quantize_activation(ActFormat f, const float* x, void* dst, int64_t n);
+// The same without SIMD (what builds without AVX2 use; tests check both give the same bytes).
+void quantize_activation_portable(ActFormat f, const float* x, void* dst, int64_t n);
 
 }  // namespace snapdoc::cpu
