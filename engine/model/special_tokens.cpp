@@ -82,12 +82,17 @@ std::vector<int32_t> gguf_end_of_generation_ids(const GgufFile& g, const ModelCo
         if (!v || *v == -1 || *v == kGgufNoToken) continue;
         add_id(ids, *v, c.vocab_size, source + key);
     }
-    const auto tokens = g.get_string_array_opt("tokenizer.ggml.tokens");
-    const auto types = g.get_int_array_opt("tokenizer.ggml.token_type");
-    if (tokens && types && types->size() == tokens->size()) {
-        for (std::size_t i = 0; i < tokens->size() && i < static_cast<std::size_t>(c.vocab_size); ++i)
-            if ((*types)[i] == kGgufControlType && is_end_of_turn_name((*tokens)[i]))
-                ids.push_back(static_cast<int32_t>(i));
+    // The named tokens are a bonus: a broken vocabulary is the tokenizer reader's to report (the
+    // model still loads without a tokenizer), so it only means no names are found here.
+    try {
+        const auto tokens = g.get_string_array_opt("tokenizer.ggml.tokens");
+        const auto types = g.get_int_array_opt("tokenizer.ggml.token_type");
+        if (tokens && types && types->size() == tokens->size()) {
+            for (std::size_t i = 0; i < tokens->size() && i < static_cast<std::size_t>(c.vocab_size); ++i)
+                if ((*types)[i] == kGgufControlType && is_end_of_turn_name((*tokens)[i]))
+                    ids.push_back(static_cast<int32_t>(i));
+        }
+    } catch (const FormatError&) {
     }
     return sorted_unique(std::move(ids));
 }

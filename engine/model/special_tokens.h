@@ -24,8 +24,9 @@ bool is_end_of_turn_name(std::string_view piece);
 
 // From GGUF metadata: tokenizer.ggml.eos_token_id / eot_token_id / eom_token_id (absent or "none"
 // (-1 / 0xFFFFFFFF) are skipped) and the control-typed tokens of tokenizer.ggml.tokens with an
-// end-of-turn name. Sorted, without duplicates. Throws FormatError naming the key when an id lies
-// outside the vocabulary (`config.vocab_size`).
+// end-of-turn name (a malformed token list is skipped: the tokenizer reader reports it). Sorted,
+// without duplicates. Throws FormatError naming the key when an id lies outside the vocabulary
+// (`config.vocab_size`).
 std::vector<int32_t> gguf_end_of_generation_ids(const GgufFile& gguf, const ModelConfig& config);
 
 // From a Hugging Face folder: `config.eos_id`, config.json and generation_config.json

@@ -89,6 +89,18 @@ TEST(SpecialTokens, GgufNoneValuesAreSkippedAndBadIdsNamed) {
     }
 }
 
+// A token list of the wrong type is the tokenizer's problem: the ids from the keys still come back.
+TEST(SpecialTokens, GgufMalformedTokenListIsSkipped) {
+    testing::TempDir dir("snapdoc-special-tokens");
+    GgufWriter w;
+    w.set_string("general.architecture", "llama");
+    w.set_string("tokenizer.ggml.tokens", "not a list");
+    w.set_u32("tokenizer.ggml.eos_token_id", 1);
+    w.write(dir / "bad-tokens.gguf");
+    EXPECT_EQ(gguf_end_of_generation_ids(GgufFile::open(dir / "bad-tokens.gguf"), config_with_vocab(3)),
+              (Ids{1}));
+}
+
 void write_file(const std::filesystem::path& p, const std::string& text) {
     std::ofstream(p, std::ios::binary) << text;
 }
