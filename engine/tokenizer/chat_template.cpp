@@ -180,136 +180,162 @@ InstTokens inst_tokens(const Vocab& vocab) {
     return t;
 }
 
+// One prompt being laid out: the document part goes to `head`, the question part to `tail`.
+struct PromptLayout {
+    ChatTemplateKind kind;
+    const Vocab& vocab;
+    std::string_view sys;
+    std::string document_text;  // "{doc}\n\n"
+    std::string question_text;  // "Question: {q}"
+    Layout& head;
+    Layout& tail;
+};
+
+void lay_out_plain(PromptLayout& p) {
+    p.vocab.tokenizer_bos(p.head);
+    p.head.text(p.document_text);
+    p.tail.text(cat({p.question_text, kPlainAnswerLead}));
+}
+
+void lay_out_inst(PromptLayout& p) {  // Llama 2, Mistral v1 / v3 / v3-tekken
+    const InstTokens inst = inst_tokens(p.vocab);
+    p.vocab.bos(p.head);
+    if (inst.open >= 0)
+        p.head.special(inst.open);
+    else
+        p.head.text("[INST] ");
+    if (!p.sys.empty()) {
+        if (p.kind == ChatTemplateKind::Llama2)
+            p.head.text(cat({"<<SYS>>\n", p.sys, "\n<</SYS>>\n\n"}));
+        else
+            p.head.text(cat({p.sys, "\n\n"}));
+    }
+    p.head.text(p.document_text);
+    p.tail.text(p.question_text);
+    if (inst.close >= 0)
+        p.tail.special(inst.close);
+    else
+        p.tail.text(" [/INST]");
+}
+
+void lay_out_chatml(PromptLayout& p) {  // ChatML, Qwen2.5, Qwen3
+    const int32_t start = p.vocab.required("<|im_start|>");
+    const int32_t end = p.vocab.required("<|im_end|>");
+    // Llama/Mistral-based ChatML models keep their <s> (their tokenizers add it). Qwen's
+    // templates write no BOS and its tokenizer adds none (its converter still names
+    // <|endoftext|> as BOS): never for the Qwen kinds, whatever the vocabulary says.
+    if (p.kind == ChatTemplateKind::ChatML) p.vocab.tokenizer_bos(p.head, start);
+    const std::string_view system =
+        p.sys.empty() && p.kind == ChatTemplateKind::Qwen25 ? kQwen25DefaultSystem : p.sys;
+    if (!system.empty()) {
+        p.vocab.chatml_turn(p.head, "system");
+        p.head.text(system);
+        p.head.special(end);
+        p.head.text("\n");
+    }
+    p.vocab.chatml_turn(p.head, "user");
+    p.head.text(p.document_text);
+    p.tail.text(p.question_text);
+    p.tail.special(end);
+    p.tail.text("\n");
+    p.vocab.chatml_turn(p.tail, "assistant");
+    if (p.kind == ChatTemplateKind::Qwen3) {
+        p.tail.special(p.vocab.required("<think>"));
+        p.tail.text("\n\n");
+        p.tail.special(p.vocab.required("</think>"));
+        p.tail.text("\n\n");
+    }
+}
+
+void lay_out_llama3(PromptLayout& p) {  // Llama 3.0, 3.1 / 3.2 / 3.3
+    const int32_t eot = p.vocab.required("<|eot_id|>");
+    const bool llama31 = p.kind == ChatTemplateKind::Llama31;
+    p.vocab.bos(p.head);
+    if (llama31 || !p.sys.empty()) {
+        p.vocab.llama3_header(p.head, "system");
+        if (llama31) p.head.text(kLlama31Preamble);
+        p.head.text(p.sys);
+        p.head.special(eot);
+    }
+    p.vocab.llama3_header(p.head, "user");
+    p.head.text(p.document_text);
+    p.tail.text(p.question_text);
+    p.tail.special(eot);
+    p.vocab.llama3_header(p.tail, "assistant");
+}
+
+void lay_out_phi3(PromptLayout& p) {
+    // The template writes "\n" after every marker, but Phi-3's tokenizer strips whitespace to the
+    // right of its added tokens (rstrip in tokenizer.json; llama.cpp sets the same attribute for
+    // phi3), so the real prompt has no newline tokens there.
+    const int32_t end = p.vocab.required("<|end|>");
+    p.vocab.tokenizer_bos(p.head);
+    if (!p.sys.empty()) {
+        p.head.special(p.vocab.required("<|system|>"));
+        p.head.text(p.sys);
+        p.head.special(end);
+    }
+    p.head.special(p.vocab.required("<|user|>"));
+    p.head.text(p.document_text);
+    p.tail.text(p.question_text);
+    p.tail.special(end);
+    p.tail.special(p.vocab.required("<|assistant|>"));
+}
+
+void lay_out_mistral_v7(PromptLayout& p) {
+    p.vocab.bos(p.head);
+    if (!p.sys.empty()) {
+        p.head.special(p.vocab.required("[SYSTEM_PROMPT]"));
+        p.head.text(p.sys);
+        p.head.special(p.vocab.required("[/SYSTEM_PROMPT]"));
+    }
+    p.head.special(p.vocab.required("[INST]"));
+    p.head.text(p.document_text);
+    p.tail.text(p.question_text);
+    p.tail.special(p.vocab.required("[/INST]"));
+}
+
+void lay_out_zephyr(PromptLayout& p) {
+    const int32_t eos = p.vocab.eos();
+    p.vocab.tokenizer_bos(p.head);
+    if (!p.sys.empty()) {
+        p.vocab.marker(p.head, "<|system|>");
+        p.head.text(cat({"\n", p.sys}));
+        p.head.special(eos);
+        p.head.text("\n");
+    }
+    p.vocab.marker(p.head, "<|user|>");
+    p.head.text(cat({"\n", p.document_text}));
+    p.tail.text(p.question_text);
+    p.tail.special(eos);
+    p.tail.text("\n");
+    p.vocab.marker(p.tail, "<|assistant|>");
+    p.tail.text("\n");
+}
+
 void build_layouts(ChatTemplateKind kind, const Tokenizer& tok, std::string_view sys, std::string_view doc,
                    std::string_view question, Layout& head, Layout& tail) {
     const Vocab vocab(kind, tok);
-    const std::string document_text = cat({doc, kDocumentEnd});
-    const std::string question_text = cat({kQuestionLead, question});
+    PromptLayout p{kind, vocab, sys, cat({doc, kDocumentEnd}), cat({kQuestionLead, question}), head, tail};
     switch (kind) {
         case ChatTemplateKind::Plain:
-            vocab.tokenizer_bos(head);
-            head.text(document_text);
-            tail.text(cat({question_text, kPlainAnswerLead}));
-            return;
+            return lay_out_plain(p);
         case ChatTemplateKind::Llama2:
-        case ChatTemplateKind::Mistral: {
-            const InstTokens inst = inst_tokens(vocab);
-            vocab.bos(head);
-            if (inst.open >= 0)
-                head.special(inst.open);
-            else
-                head.text("[INST] ");
-            if (!sys.empty()) {
-                if (kind == ChatTemplateKind::Llama2)
-                    head.text(cat({"<<SYS>>\n", sys, "\n<</SYS>>\n\n"}));
-                else
-                    head.text(cat({sys, "\n\n"}));
-            }
-            head.text(document_text);
-            tail.text(question_text);
-            if (inst.close >= 0)
-                tail.special(inst.close);
-            else
-                tail.text(" [/INST]");
-            return;
-        }
+        case ChatTemplateKind::Mistral:
+            return lay_out_inst(p);
         case ChatTemplateKind::ChatML:
         case ChatTemplateKind::Qwen25:
-        case ChatTemplateKind::Qwen3: {
-            const int32_t start = vocab.required("<|im_start|>");
-            const int32_t end = vocab.required("<|im_end|>");
-            // Llama/Mistral-based ChatML models keep their <s> (their tokenizers add it). Qwen's
-            // templates write no BOS and its tokenizer adds none (its converter still names
-            // <|endoftext|> as BOS): never for the Qwen kinds, whatever the vocabulary says.
-            if (kind == ChatTemplateKind::ChatML) vocab.tokenizer_bos(head, start);
-            const std::string_view system =
-                sys.empty() && kind == ChatTemplateKind::Qwen25 ? kQwen25DefaultSystem : sys;
-            if (!system.empty()) {
-                vocab.chatml_turn(head, "system");
-                head.text(system);
-                head.special(end);
-                head.text("\n");
-            }
-            vocab.chatml_turn(head, "user");
-            head.text(document_text);
-            tail.text(question_text);
-            tail.special(end);
-            tail.text("\n");
-            vocab.chatml_turn(tail, "assistant");
-            if (kind == ChatTemplateKind::Qwen3) {
-                tail.special(vocab.required("<think>"));
-                tail.text("\n\n");
-                tail.special(vocab.required("</think>"));
-                tail.text("\n\n");
-            }
-            return;
-        }
+        case ChatTemplateKind::Qwen3:
+            return lay_out_chatml(p);
         case ChatTemplateKind::Llama3:
-        case ChatTemplateKind::Llama31: {
-            const int32_t eot = vocab.required("<|eot_id|>");
-            vocab.bos(head);
-            if (kind == ChatTemplateKind::Llama31 || !sys.empty()) {
-                vocab.llama3_header(head, "system");
-                if (kind == ChatTemplateKind::Llama31) head.text(kLlama31Preamble);
-                head.text(sys);
-                head.special(eot);
-            }
-            vocab.llama3_header(head, "user");
-            head.text(document_text);
-            tail.text(question_text);
-            tail.special(eot);
-            vocab.llama3_header(tail, "assistant");
-            return;
-        }
-        case ChatTemplateKind::Phi3: {
-            // The template writes "\n" after every marker, but Phi-3's tokenizer strips whitespace
-            // to the right of its added tokens (rstrip in tokenizer.json; llama.cpp sets the same
-            // attribute for phi3), so the real prompt has no newline tokens there.
-            const int32_t end = vocab.required("<|end|>");
-            vocab.tokenizer_bos(head);
-            if (!sys.empty()) {
-                head.special(vocab.required("<|system|>"));
-                head.text(sys);
-                head.special(end);
-            }
-            head.special(vocab.required("<|user|>"));
-            head.text(document_text);
-            tail.text(question_text);
-            tail.special(end);
-            tail.special(vocab.required("<|assistant|>"));
-            return;
-        }
-        case ChatTemplateKind::MistralV7: {
-            vocab.bos(head);
-            if (!sys.empty()) {
-                head.special(vocab.required("[SYSTEM_PROMPT]"));
-                head.text(sys);
-                head.special(vocab.required("[/SYSTEM_PROMPT]"));
-            }
-            head.special(vocab.required("[INST]"));
-            head.text(document_text);
-            tail.text(question_text);
-            tail.special(vocab.required("[/INST]"));
-            return;
-        }
-        case ChatTemplateKind::Zephyr: {
-            const int32_t eos = vocab.eos();
-            vocab.tokenizer_bos(head);
-            if (!sys.empty()) {
-                vocab.marker(head, "<|system|>");
-                head.text(cat({"\n", sys}));
-                head.special(eos);
-                head.text("\n");
-            }
-            vocab.marker(head, "<|user|>");
-            head.text(cat({"\n", document_text}));
-            tail.text(question_text);
-            tail.special(eos);
-            tail.text("\n");
-            vocab.marker(tail, "<|assistant|>");
-            tail.text("\n");
-            return;
-        }
+        case ChatTemplateKind::Llama31:
+            return lay_out_llama3(p);
+        case ChatTemplateKind::Phi3:
+            return lay_out_phi3(p);
+        case ChatTemplateKind::MistralV7:
+            return lay_out_mistral_v7(p);
+        case ChatTemplateKind::Zephyr:
+            return lay_out_zephyr(p);
     }
     throw Error("unknown chat template kind");
 }
