@@ -36,6 +36,12 @@ int64_t Model::parameter_count() const {
     return n;
 }
 
+std::vector<const TensorView*> Model::unique_weights() const {
+    std::vector<const TensorView*> out;
+    for_each_unique(weights, [&](const TensorView& v) { out.push_back(&v); });
+    return out;
+}
+
 int64_t Model::weight_bytes() const {
     int64_t n = 0;
     for_each_unique(weights, [&](const TensorView& v) { n += static_cast<int64_t>(v.nbytes); });

@@ -80,6 +80,9 @@ struct Model {
     int64_t parameter_count() const;
     // Bytes of all weight tensors as stored in the file(s).
     int64_t weight_bytes() const;
+    // Every distinct weight view once (a tied head is the embedding matrix itself; row slices of a
+    // fused tensor are views of their own): embeddings, layers, final norm, output head.
+    std::vector<const TensorView*> unique_weights() const;
 };
 
 // Opens a `.gguf` file or a Hugging Face folder (config.json + *.safetensors + tokenizer.model).

@@ -4,38 +4,22 @@
 #include <cstdio>
 #include <map>
 #include <set>
-#include <unordered_set>
 
 namespace snapdoc {
 
 namespace {
 
-// Every distinct weight view once: a tied output head is the embedding matrix itself. Row slices
-// of one fused tensor (Phi-3's attn_qkv) are distinct views of the same file tensor (same name).
-template <typename F>
-void for_each_weight(const ModelWeights& w, F&& f) {
-    std::unordered_set<const void*> seen;
-    auto visit = [&](const TensorView& v) {
-        if (v.valid() && seen.insert(v.data).second) f(v);
-    };
-    visit(w.tok_embeddings);
-    for (const LayerWeights& l : w.layers)
-        for (const TensorView* v : l.views()) visit(*v);
-    visit(w.out_norm);
-    visit(w.output);
-}
-
 std::vector<TensorTypeShare> type_mix(const Model& model) {
     std::map<DType, TensorTypeShare> by_type;
     std::map<DType, std::set<std::string>> names;
-    for_each_weight(model.weights, [&](const TensorView& v) {
-        TensorTypeShare& s = by_type[v.dtype];
-        s.dtype = v.dtype;
-        s.parameters += v.numel();
-        s.bytes += static_cast<int64_t>(v.nbytes);
+    for (const TensorView* v : model.unique_weights()) {
+        TensorTypeShare& s = by_type[v->dtype];
+        s.dtype = v->dtype;
+        s.parameters += v->numel();
+        s.bytes += static_cast<int64_t>(v->nbytes);
         // Row slices are named "<file tensor>[q]" etc.: count the file tensor once.
-        names[v.dtype].insert(v.name.substr(0, v.name.find('[')));
-    });
+        names[v->dtype].insert(v->name.substr(0, v->name.find('[')));
+    }
     std::vector<TensorTypeShare> out;
     for (auto& [dtype, s] : by_type) {
         s.tensors = static_cast<int>(names[dtype].size());
