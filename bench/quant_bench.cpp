@@ -134,10 +134,8 @@ int bench_quant(int argc, char** argv) {
         "batch-1 matmul [%d x %d], GB/s of weight bytes read, best of %d trials (roofline: read bandwidth, "
         "same run)\n",
         rows, cols, trials);
-    std::vector<double> roofline;
-    for (int t : threads) roofline.push_back(best_bandwidth(t, seconds, trials));
     std::printf("%-7s %9s", "type", "MB");
-    for (int t : threads) std::printf("   %2dT GB/s  %%roof", t);
+    for (int t : threads) std::printf("   %2dT GB/s (roof) %%roof", t);
     std::printf("   cached 1T GB/s");
     std::printf("\n");
 
@@ -164,20 +162,15 @@ int bench_quant(int argc, char** argv) {
         for (std::size_t i = 0; i < threads.size(); ++i) {
             ThreadPool pool(threads[i]);
             cpu::MatMul mm(pool);
+            const double roofline =
+                best_bandwidth(threads[i], seconds, trials);  // next to its row: load drifts
             const double gbs =
                 static_cast<double>(bytes) / time_per_call(mm, copies, x, y, seconds, trials) / 1e9;
-            std::printf("   %8.1f  %4.0f%%", gbs, 100.0 * gbs / roofline[i]);
+            std::printf("   %7.1f (%4.1f) %4.0f%%", gbs, roofline, 100.0 * gbs / roofline);
         }
         std::printf("   %14.1f", cached_gbs(copies.front(), x, y, trials));
         std::printf("\n");
         std::fflush(stdout);
-    }
-    // The roofline again after the types (best of both), so a busy start does not flatter the kernels.
-    for (std::size_t i = 0; i < threads.size(); ++i) {
-        const double again = best_bandwidth(threads[i], seconds, trials);
-        std::printf("read bandwidth, %d thread%s: %.1f GB/s before, %.1f GB/s after the types%s\n",
-                    threads[i], threads[i] == 1 ? "" : "s", roofline[i], again,
-                    again > roofline[i] * 1.05 ? " (higher after: the %roof column above is flattered)" : "");
     }
     return 0;
 }
