@@ -1,9 +1,7 @@
 #include "app/common/document_text.h"
 
-#include <fstream>
-#include <sstream>
-
 #include "engine/common/error.h"
+#include "engine/common/input_file.h"
 #include "engine/tokenizer/utf8.h"
 
 namespace snapdoc {
@@ -30,17 +28,12 @@ void check_document_text(const std::string& text, const std::string& what) {
 std::string read_document_text(const std::filesystem::path& path, int64_t max_bytes) {
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) throw Error("document " + path.string() + " does not exist");
-    if (std::filesystem::is_directory(path, ec)) throw Error("document " + path.string() + " is a directory");
-    const auto size = std::filesystem::file_size(path, ec);
-    if (ec) throw Error("cannot read " + path.string() + ": " + ec.message());
-    if (static_cast<int64_t>(size) > max_bytes)
-        throw Error("document " + path.string() + " is " + std::to_string(size >> 20) + " MiB; the limit is " +
+    // The guarded open: a FIFO or a symlink to /dev/zero is refused, not read forever.
+    InputFile in = InputFile::open(path, "document");
+    if (static_cast<int64_t>(in.size()) > max_bytes)
+        throw Error("document " + path.string() + " is " + std::to_string(in.size() >> 20) + " MiB; the limit is " +
                     std::to_string(max_bytes >> 20) + " MiB");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error("cannot open " + path.string());
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    std::string text = ss.str();
+    std::string text = in.read_all(static_cast<std::size_t>(max_bytes));
     check_document_text(text, "document " + path.string());
     return text;
 }

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/common/error.h"
+#include "engine/common/json_input.h"
 #include "engine/model/architecture.h"
 #include "engine/model/read_file.h"
 
@@ -205,12 +206,7 @@ void read_rope_scaling(const ConfigReader& r, const json& rs, const std::string&
 }  // namespace
 
 HfConfig parse_hf_config(std::string_view json_text, const std::string& source) {
-    json root;
-    try {
-        root = json::parse(json_text.begin(), json_text.end());
-    } catch (const json::exception& e) {
-        throw FormatError(source + ": not valid JSON: " + e.what());
-    }
+    const json root = parse_json_input(json_text, source + ": ");
     if (!root.is_object()) throw FormatError(source + ": not a JSON object");
     const ConfigReader r(root, source);
 

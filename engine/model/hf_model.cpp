@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/common/error.h"
+#include "engine/common/json_input.h"
 #include "engine/model/architecture.h"
 #include "engine/model/hf_config.h"
 #include "engine/model/read_file.h"
@@ -27,12 +28,7 @@ std::string read_chat_template(const std::filesystem::path& file) {
     std::error_code ec;
     if (!std::filesystem::exists(file, ec)) return "";
     const std::string what = "'" + file.string() + "'";
-    json root;
-    try {
-        root = json::parse(read_small_file(file, std::size_t{64} << 20));
-    } catch (const json::exception& e) {
-        throw FormatError(what + " is not valid JSON: " + e.what());
-    }
+    const json root = parse_json_input(read_small_file(file, std::size_t{64} << 20), what + " is ");
     if (!root.is_object()) throw FormatError(what + " is not a JSON object");
     const auto it = root.find("chat_template");
     if (it == root.end() || it->is_null()) return "";
@@ -64,12 +60,12 @@ void load_hf_tokenizer(Model& m, const std::filesystem::path& dir) {
     if (std::filesystem::exists(config_path, ec)) config_text = read_small_file(config_path, std::size_t{64} << 20);
     if (!config_text.empty()) {
         try {
-            const json config = json::parse(config_text);
+            const json config = parse_json_input(config_text, "tokenizer_config.json: ");
             if (const auto it = config.find("add_bos_token"); it != config.end() && it->is_boolean())
                 m.tokenizer_add_bos = it->get<bool>();
             if (const auto it = config.find("add_eos_token"); it != config.end() && it->is_boolean())
                 m.tokenizer_add_eos = it->get<bool>();
-        } catch (const json::exception&) {
+        } catch (const FormatError&) {
             // read_chat_template reports a malformed tokenizer_config.json.
         }
     }

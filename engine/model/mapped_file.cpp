@@ -7,9 +7,11 @@
 
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <new>
 
 #include "engine/common/error.h"
+#include "engine/common/input_file.h"
 
 namespace snapdoc {
 
@@ -21,28 +23,16 @@ constexpr std::size_t kBufferAlignment = 64;
     throw FormatError("cannot open '" + path.string() + "': " + what);
 }
 
-// Closes the descriptor on every path out of open(); the mapping stays valid without it.
-struct FdGuard {
-    int fd;
-    ~FdGuard() {
-        if (fd >= 0) ::close(fd);
-    }
-};
-
 }  // namespace
 
 std::shared_ptr<const MappedFile> MappedFile::open(const std::filesystem::path& path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) fail(path, std::strerror(errno));
-    FdGuard guard{fd};
+    // The guarded open: a FIFO, device or directory is refused without blocking.
+    const InputFile in = InputFile::open(path);
+    if (in.size() == 0) fail(path, "the file is empty");
+    if (in.size() > std::numeric_limits<std::size_t>::max()) fail(path, "it is too large to map");
+    const int fd = in.fd();
 
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) fail(path, std::strerror(errno));
-    if (S_ISDIR(st.st_mode)) fail(path, "it is a directory, not a file");
-    if (!S_ISREG(st.st_mode)) fail(path, "it is not a regular file");
-    if (st.st_size == 0) fail(path, "the file is empty");
-
-    const auto size = static_cast<std::size_t>(st.st_size);
+    const auto size = static_cast<std::size_t>(in.size());
     void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (p == MAP_FAILED) fail(path, std::string("mmap failed: ") + std::strerror(errno));
 

@@ -61,14 +61,9 @@ Model load_model(const std::filesystem::path& path) {
         if (std::filesystem::exists(dir / "config.json", ec)) return load_hf_model(dir);
     }
 
-    char magic[4] = {};
-    {
-        std::ifstream in(path, std::ios::binary);
-        in.read(magic, sizeof magic);
-    }
-    if (std::memcmp(magic, "GGUF", 4) == 0) return load_gguf_model(MappedFile::open(path));
-    // Let MappedFile report unreadable / empty files with its errno text.
-    MappedFile::open(path);
+    // Mapped first (the guarded open refuses FIFOs and devices without blocking), then sniffed.
+    auto file = MappedFile::open(path);
+    if (file->size() >= 4 && std::memcmp(file->data(), "GGUF", 4) == 0) return load_gguf_model(std::move(file));
     throw FormatError("'" + path.string() +
                       "' is neither a GGUF file (it does not start with 'GGUF') nor a Hugging Face model folder");
 }

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/common/error.h"
+#include "engine/common/json_input.h"
 #include "engine/model/read_file.h"
 
 namespace snapdoc {
@@ -31,12 +32,7 @@ SafetensorsCheckpoint SafetensorsCheckpoint::open_folder(const std::filesystem::
     std::vector<std::pair<std::string, std::string>> expected;
     if (std::filesystem::exists(index_path, ec)) {
         const std::string what = "'" + index_path.string() + "'";
-        json index;
-        try {
-            index = json::parse(read_small_file(index_path));
-        } catch (const json::exception& e) {
-            throw FormatError(what + " is not valid JSON: " + e.what());
-        }
+        const json index = parse_json_input(read_small_file(index_path), what + " is ");
         if (!index.is_object()) throw FormatError(what + " is not a JSON object");
         const auto wm = index.find("weight_map");
         if (wm == index.end() || !wm->is_object()) throw FormatError(what + " has no \"weight_map\" object");

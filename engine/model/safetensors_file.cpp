@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/common/error.h"
+#include "engine/common/json_input.h"
+#include "engine/common/message_text.h"
 
 namespace snapdoc {
 
@@ -66,12 +68,7 @@ SafetensorsFile SafetensorsFile::parse(std::shared_ptr<const MappedFile> file) {
     const uint64_t data_size = size - st.data_offset_;
 
     const auto* begin = reinterpret_cast<const char*>(st.file_->data() + 8);
-    json header;
-    try {
-        header = json::parse(begin, begin + header_len);
-    } catch (const json::exception& e) {
-        fail(std::string("the JSON header is invalid: ") + e.what());
-    }
+    const json header = parse_json_input(std::string_view(begin, header_len), prefix + "the JSON header is invalid: ");
     if (!header.is_object()) fail("the JSON header is not an object");
 
     for (const auto& [name, entry] : header.items()) {
@@ -92,7 +89,7 @@ SafetensorsFile SafetensorsFile::parse(std::shared_ptr<const MappedFile> file) {
         for (const json& d : *sh) {
             const auto v = json_count(d);
             if (!v || *v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-                fail(what + ": 'shape' holds an invalid dimension " + d.dump());
+                fail(what + ": 'shape' holds an invalid dimension " + printable_excerpt(d.dump()));
             }
             if (__builtin_mul_overflow(numel, *v, &numel) || numel > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
                 fail(what + ": too many elements (the product of its shape overflows)");

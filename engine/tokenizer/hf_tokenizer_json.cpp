@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "engine/common/error.h"
+#include "engine/common/json_input.h"
 #include "engine/tokenizer/spm_proto.h"
 
 namespace snapdoc {
@@ -342,14 +343,9 @@ HfTokenizerJson sentencepiece_style(const json& model, const json* normalizer,
 
 HfTokenizerJson parse_hf_tokenizer_json(std::string_view tokenizer_json,
                                         std::string_view tokenizer_config_json) {
-    json root, config;
-    try {
-        root = json::parse(tokenizer_json.begin(), tokenizer_json.end());
-        if (!tokenizer_config_json.empty())
-            config = json::parse(tokenizer_config_json.begin(), tokenizer_config_json.end());
-    } catch (const json::exception& e) {
-        fail(std::string("not valid JSON: ") + e.what());
-    }
+    const json root = parse_json_input(tokenizer_json, "tokenizer.json: ");
+    const json config =
+        tokenizer_config_json.empty() ? json() : parse_json_input(tokenizer_config_json, "tokenizer_config.json: ");
     if (!root.is_object()) fail("not a JSON object");
     try {
         const json* model = member(root, "model");
