@@ -5,6 +5,8 @@
 #   scripts/bench-vs-llamacpp.sh [--types "Q4_K_M Q8_0 F16"] [--threads 2] [--rounds 5] [--work DIR]
 #                                [--wait-quiet SECONDS]   (first wait up to SECONDS for a 1-minute
 #                                                          load average below 0.5)
+#                                [--stat median|min]      (min: on a busy machine, the least
+#                                                          disturbed run of each command)
 #
 # What it does:
 #  1. builds snapdoc-bench in BUILD_DIR (default build; configured without the UI if it is new);
@@ -37,6 +39,7 @@ THREADS=2
 ROUNDS=5
 WORK=""
 WAIT_QUIET=0
+STAT=median
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --types) TYPES="$2"; shift 2 ;;
@@ -44,7 +47,8 @@ while [[ $# -gt 0 ]]; do
         --rounds) ROUNDS="$2"; shift 2 ;;
         --work) WORK="$2"; shift 2 ;;
         --wait-quiet) WAIT_QUIET="$2"; shift 2 ;;
-        -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+        --stat) STAT="$2"; shift 2 ;;
+        -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
         *) echo "bench-vs-llamacpp: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -109,6 +113,7 @@ DEC_STEPS=$((DEC_LONG - DEC_SHORT)); PF_TOKENS=$((PF_LONG - PF_SHORT))
 DEC_CONTEXT=$((32 + (DEC_SHORT + DEC_LONG) / 2))
 
 now_ns() { date +%s%N; }
+[[ "$STAT" == median || "$STAT" == min ]] || die "--stat must be median or min"
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 roofline_value() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
 
@@ -116,6 +121,10 @@ load_avg() { cut -d' ' -f1-3 /proc/loadavg; }
 # CPU seconds used so far by the whole machine (/proc/stat) and by this script's children (bash's
 # `times`): their difference over the timed rounds is what other processes took — the load figure
 # that says whether the numbers are quiet (the load average counts the benchmark itself).
+children_cpu() {  # sets CHILD_CPU: CPU seconds (user + sys) of every finished child so far
+    times > "$WORK/times.txt"
+    CHILD_CPU="$(tail -1 "$WORK/times.txt" | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); t += a[1] * 60 + a[2] } print t }')"
+}
 cpu_marks() {  # sets MARK; runs in this shell (not a $(...) subshell), so `times` sees our children
     local hz machine children
     hz="$(getconf CLK_TCK)"
@@ -179,6 +188,7 @@ for TYPE in $TYPES; do
     for ((r = 0; r <= ROUNDS; ++r)); do
         for k in "${ORDER[@]}"; do
             [[ $SNAP_OK == 0 && $k == snap_* ]] && continue
+            children_cpu; c0=$CHILD_CPU
             t0=$(now_ns)
             if [[ $k == snap_* ]]; then
                 ${CMD[$k]} > /dev/null 2> "$WORK/last.err" || die "$k failed: $(tail -1 "$WORK/last.err")"
@@ -187,14 +197,17 @@ for TYPE in $TYPES; do
                 ${CMD[$k]} > /dev/null 2>&1 || die "$k failed"
             fi
             t1=$(now_ns)
-            [[ $r -gt 0 ]] && echo "wall $k $(( (t1 - t0) / 1000 ))" >> "$RAW"
+            children_cpu
+            [[ $r -gt 0 ]] && echo "wall $k $(( (t1 - t0) / 1000 ))" >> "$RAW" &&
+                echo "cpu $k $(awk -v a="$c0" -v b="$CHILD_CPU" 'BEGIN { printf "%.0f", (b - a) * 1e6 }')" >> "$RAW"
         done
     done
     LOAD_AFTER="$(load_avg)"
     cpu_marks; OTHER_LOAD="$(other_load "$MARK_BEFORE" "$MARK")"
     "$BENCH" roofline -m "$FILE" --threads "$THREADS" --context "$DEC_CONTEXT" > "$WORK/roofline-$TYPE-after.txt"
 
-    med() { awk -v k="$1" '$1 == "wall" && $2 == k { print $3 / 1e6 }' "$RAW" | median; }
+    med() { awk -v k="$1" '$1 == "wall" && $2 == k { print $3 / 1e6 }' "$RAW" | if [[ $STAT == min ]]; then sort -g | head -1; else median; fi; }
+    medcpu() { awk -v k="$1" '$1 == "cpu" && $2 == k { print $3 / 1e6 }' "$RAW" | if [[ $STAT == min ]]; then sort -g | head -1; else median; fi; }
     inproc() { awk -v k="$1" -v f="$2" '$1 == "inproc" && $2 == k && $3 == f { print $4 }' "$RAW" | median; }
     BW_BEFORE="$(roofline_value "$WORK/roofline-$TYPE-before.txt" read_bandwidth_gbs)"
     BW_AFTER="$(roofline_value "$WORK/roofline-$TYPE-after.txt" read_bandwidth_gbs)"
@@ -203,19 +216,27 @@ for TYPE in $TYPES; do
     rate() { awk -v n="$1" -v a="$2" -v b="$3" 'BEGIN { d = a - b; if (a == "nan" || b == "nan" || d <= 0) print "nan"; else printf "%.1f", n / d }'; }
     LL_DEC="$(rate $DEC_STEPS "$(med llama_dec_long)" "$(med llama_dec_short)")"
     LL_PF="$(rate $PF_TOKENS "$(med llama_pf_long)" "$(med llama_pf_short)")"
-    SN_DEC=nan; SN_PF=nan; SN_DEC_IN=nan; SN_PF_IN=nan
+    # The same differences over CPU seconds (user + sys): with one thread, the figure that a busy
+    # machine disturbs least; with more, spinning threads count too.
+    LL_DEC_CPU="$(rate $DEC_STEPS "$(medcpu llama_dec_long)" "$(medcpu llama_dec_short)")"
+    LL_PF_CPU="$(rate $PF_TOKENS "$(medcpu llama_pf_long)" "$(medcpu llama_pf_short)")"
+    SN_DEC=nan; SN_PF=nan; SN_DEC_IN=nan; SN_PF_IN=nan; SN_DEC_CPU=nan; SN_PF_CPU=nan
     if [[ $SNAP_OK == 1 ]]; then
         SN_DEC="$(rate $DEC_STEPS "$(med snap_dec_long)" "$(med snap_dec_short)")"
         SN_PF="$(rate $PF_TOKENS "$(med snap_pf_long)" "$(med snap_pf_short)")"
+        SN_DEC_CPU="$(rate $DEC_STEPS "$(medcpu snap_dec_long)" "$(medcpu snap_dec_short)")"
+        SN_PF_CPU="$(rate $PF_TOKENS "$(medcpu snap_pf_long)" "$(medcpu snap_pf_short)")"
         SN_DEC_IN="$(awk -v s="$(inproc snap_dec_long decode_s)" -v n=$((DEC_LONG - 1)) 'BEGIN { printf "%.1f", n / s }')"
         SN_PF_IN="$(awk -v s="$(inproc snap_pf_long prefill_s)" -v n=$PF_LONG 'BEGIN { printf "%.1f", n / s }')"
     fi
     ROOF="$(awk -v bw="$BW" -v b="$BPT" 'BEGIN { printf "%.1f", bw * 1e9 / b }')"
     pct() { awk -v t="$1" -v r="$ROOF" 'BEGIN { if (t == "nan") print "-"; else printf "%.0f%%", 100 * t / r }'; }
     ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "nan" || b == "nan") print "-"; else printf "%.2fx", a / b }'; }
-    RESULTS+=("$(printf '| %s | decode | %s | %s | %s | %s | %s | %s |' "$TYPE" "$SN_DEC" "$LL_DEC" "$(ratio "$SN_DEC" "$LL_DEC")" \
-        "$(pct "$SN_DEC")" "$(pct "$LL_DEC")" "$SN_DEC_IN")")
-    RESULTS+=("$(printf '| %s | prefill | %s | %s | %s | | | %s |' "$TYPE" "$SN_PF" "$LL_PF" "$(ratio "$SN_PF" "$LL_PF")" "$SN_PF_IN")")
+    RESULTS+=("$(printf '| %s | decode | %s | %s | %s | %s | %s | %s | %s / %s (%s) |' "$TYPE" "$SN_DEC" "$LL_DEC" \
+        "$(ratio "$SN_DEC" "$LL_DEC")" "$(pct "$SN_DEC")" "$(pct "$LL_DEC")" "$SN_DEC_IN" "$SN_DEC_CPU" "$LL_DEC_CPU" \
+        "$(ratio "$SN_DEC_CPU" "$LL_DEC_CPU")")")
+    RESULTS+=("$(printf '| %s | prefill | %s | %s | %s | | | %s | %s / %s (%s) |' "$TYPE" "$SN_PF" "$LL_PF" "$(ratio "$SN_PF" "$LL_PF")" \
+        "$SN_PF_IN" "$SN_PF_CPU" "$LL_PF_CPU" "$(ratio "$SN_PF_CPU" "$LL_PF_CPU")")")
     RESULTS+=("$(printf '|   | roofline: %s GB/s (before %s, after %s) / %.1f MB per token = %s tok/s; greedy agree %s; load avg %s -> %s; other processes: %s |' \
         "$BW" "$BW_BEFORE" "$BW_AFTER" "$(awk -v b="$BPT" 'BEGIN { print b / 1e6 }')" "$ROOF" "$AGREE" "$LOAD_BEFORE" "$LOAD_AFTER" \
         "$OTHER_LOAD")")
@@ -224,9 +245,9 @@ done
 
 echo
 echo "snapdoc $COMMIT vs llama.cpp ($("$ORACLE" meta "$F16" 2>/dev/null | awk '$1 == "llama_version" { print $2 }'), CPU variant ${LLAMA_VARIANT:-?})"
-echo "machine: $MACHINE; $THREADS threads; $ROUNDS rounds, medians of whole-process wall times"
+echo "machine: $MACHINE; $THREADS threads; $ROUNDS rounds, ${STAT}s of whole-process wall times"
 echo "decode: $DEC_STEPS steps (-n $DEC_LONG minus -n $DEC_SHORT after 32 prompt tokens); prefill: $PF_TOKENS tokens ($PF_LONG minus $PF_SHORT)"
 echo
-echo "| file | phase | snapdoc tok/s | llama.cpp tok/s | ratio | snapdoc % roofline | llama.cpp % roofline | snapdoc in-process tok/s |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+echo "| file | phase | snapdoc tok/s | llama.cpp tok/s | ratio | snapdoc % roofline | llama.cpp % roofline | snapdoc in-process tok/s | tok per CPU-s snapdoc / llama.cpp (ratio) |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 printf '%s\n' "${RESULTS[@]}"
