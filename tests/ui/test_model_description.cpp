@@ -33,6 +33,28 @@ private slots:
               "at a SnapKV budget of 1024", "Compute scratch: "})
             QVERIFY2(text.contains(line), qPrintable(QString(line) + " missing in:\n" + text));
     }
+
+    // Every modelzoo file opens in the dialog with its template family and a type mix.
+    void every_modelzoo_file() {
+        const std::pair<const char*, const char*> files[] = {
+            {"llama31-tiny/llama31-tiny-Q8_0.gguf", "llama3"},
+            {"qwen25-tiny/qwen25-tiny-F16.gguf", "qwen2.5"},
+            {"qwen3-tiny/qwen3-tiny-F16.gguf", "qwen3"},
+            {"phi35-tiny/phi35-tiny-F16.gguf", "phi3"},
+            {"spm-llama-tiny/spm-llama-tiny-Q4_0.gguf", "plain"},
+            {"spm-llama-tiny/spm-llama-tiny-Q4_K_M.gguf", "plain"}};
+        int seen = 0;
+        for (const auto& [file, tmpl] : files) {
+            const QString path = test::fixtures_dir() + "/modelzoo/" + file;
+            if (!QFileInfo::exists(path)) continue;
+            ++seen;
+            const ui::ModelInfo info = ui::describe_model(load_model(path.toStdString()), path);
+            QCOMPARE(info.chat_template, QString(tmpl));
+            QVERIFY2(info.tokenizer_error.isEmpty(), qPrintable(info.tokenizer_error));
+            QVERIFY2(!info.type_mix.isEmpty() && ui::model_info_text(info).contains("Tensor types: "), file);
+        }
+        if (seen == 0) QSKIP("the modelzoo fixtures are absent; skipping");
+    }
 };
 
 QTEST_MAIN(TestModelDescription)

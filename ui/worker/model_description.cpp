@@ -30,11 +30,10 @@ ModelInfo describe_model(const Model& model, const QString& path) {
     info.dtype = QString::fromStdString(std::string(dtype_name(c.weight_dtype)));
     info.chat_template = QString::fromStdString(
         std::string(chat_template_name(detect_chat_template(model.chat_template).kind)));
-    info.tokenizer_error =
-        model.tokenizer_proto.empty()
-            ? QString::fromStdString(model.tokenizer_error.empty() ? "the model has no tokenizer"
-                                                                   : model.tokenizer_error)
-            : QString();
+    info.tokenizer_error = !model.has_tokenizer() ? QString::fromStdString(model.tokenizer_error.empty()
+                                                                               ? "the model has no tokenizer"
+                                                                               : model.tokenizer_error)
+                                                  : QString();
     info.n_layers = c.n_layers;
     info.dim = c.dim;
     info.n_heads = c.n_heads;
