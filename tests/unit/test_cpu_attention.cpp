@@ -1,12 +1,18 @@
-// The tiled online-softmax attention against a direct softmax, over ragged per-head caches (each
-// head keeps a different subset of positions, as SnapKV's compressed cache does) and tile edges.
+// The tiled CPU attention (and the old kernel the bench compares it with) and the SnapKV window
+// scores against a double-precision direct softmax: ragged per-head caches (each head keeps a
+// different subset of positions, as SnapKV's compressed cache does), GQA groups, the head sizes of
+// real models and odd small ones, causal chunks after earlier chunks, sliding windows, blocks and
+// tiles cut at odd places, decode (n = 1), and long rows.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <string>
 
 #include "engine/runtime/cpu/attention.h"
+#include "engine/runtime/cpu/attention_baseline.h"
+#include "engine/runtime/cpu/attention_window_scores.h"
 
 namespace snapdoc::cpu {
 namespace {
@@ -16,63 +22,214 @@ struct Head {
     std::vector<int32_t> pos;
 };
 
-TEST(CpuAttention, RaggedHeadsMatchDirectSoftmax) {
-    std::mt19937 rng(7);
-    std::normal_distribution<float> nd(0.f, 1.f);
-    const int hd = 16, n_heads = 6, group = 3, cache_heads = n_heads / group;
-    const int lengths[] = {1, kAttentionTile + 7};  // a single entry; crossing a tile edge
-    // 5 rows: one block per (row, GQA group); 70 rows: blocks of rows per head (crossing a block edge).
-    for (int n : {5, 2 * kAttentionRowBlock + 6})
-    for (int len0 : lengths) {
-        std::vector<Head> heads(cache_heads);
-        std::vector<CacheHeadView> views(cache_heads);
-        for (int c = 0; c < cache_heads; ++c) {
-            const int len = len0 + 13 * c;  // ragged
-            int p = 0;
-            for (int j = 0; j < len; ++j) {
-                p += 1 + (rng() % 3);  // sparse, ascending kept positions
-                heads[c].pos.push_back(p);
-                for (int d = 0; d < hd; ++d) heads[c].k.push_back(nd(rng)), heads[c].v.push_back(nd(rng));
-            }
-            views[c] = {heads[c].k.data(), heads[c].v.data(), heads[c].pos.data(), len};
-        }
-        std::vector<float> q(n * n_heads * hd), out(q.size());
-        for (auto& x : q) x = nd(rng);
-        // Queries at ascending positions that cut through the caches (some see only part of them).
-        std::vector<int32_t> qpos = {heads[0].pos.front(), 40, 90, 200, 100000};
-        for (int r = 5; r < n; ++r) qpos.push_back(heads[0].pos.front() + 3 * r);
-        std::sort(qpos.begin(), qpos.end());
+struct Problem {
+    int hd = 16, n_heads = 2, group = 1, window = 0;
+    std::vector<Head> heads;
+    std::vector<CacheHeadView> views;
+    std::vector<float> q;
+    std::vector<int32_t> qpos;
+    int n() const { return static_cast<int>(qpos.size()); }
+    float scale() const { return 1.0f / std::sqrt(static_cast<float>(hd)); }
+
+    AttentionArgs args(float* out, float* lse) const {
         AttentionArgs a;
         a.q = q.data();
         a.q_positions = qpos.data();
-        a.n = n;
+        a.n = n();
         a.n_heads = n_heads;
         a.head_dim = hd;
         a.group = group;
         a.heads = views.data();
-        a.scale = 0.25f;
+        a.scale = scale();
+        a.sliding_window = window;
+        a.out = out;
+        a.lse = lse;
+        return a;
+    }
+    bool sees(int32_t p, int32_t kp) const { return kp <= p && kp >= first_visible_position(p, window); }
+    double dot(int r, int h, int j) const {
+        const Head& H = heads[h / group];
+        double s = 0;
+        for (int d = 0; d < hd; ++d)
+            s += double(q[(int64_t(r) * n_heads + h) * hd + d]) * H.k[int64_t(j) * hd + d];
+        return s * scale();
+    }
+    // log Σ exp over the keys row r / head h sees (-inf when none).
+    double ref_lse(int r, int h) const {
+        const Head& H = heads[h / group];
+        double mx = -INFINITY, z = 0;
+        for (std::size_t j = 0; j < H.pos.size(); ++j)
+            if (sees(qpos[r], H.pos[j])) mx = std::max(mx, dot(r, h, int(j)));
+        if (mx == -INFINITY) return mx;
+        for (std::size_t j = 0; j < H.pos.size(); ++j)
+            if (sees(qpos[r], H.pos[j])) z += std::exp(dot(r, h, int(j)) - mx);
+        return mx + std::log(z);
+    }
+};
+
+// Random keys/values; cache head c has lengths[c] entries at ascending positions (every position
+// when dense, else gaps of 1..3), queries at the given positions.
+Problem make_problem(int hd, int n_heads, int group, std::vector<int> lengths, bool dense,
+                     std::vector<int32_t> qpos, int window, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> nd(0.f, 1.f);
+    Problem p;
+    p.hd = hd, p.n_heads = n_heads, p.group = group, p.window = window, p.qpos = std::move(qpos);
+    const int cache_heads = n_heads / group;
+    p.heads.resize(cache_heads);
+    p.views.resize(cache_heads);
+    for (int c = 0; c < cache_heads; ++c) {
+        Head& H = p.heads[c];
+        const int len = lengths[c % lengths.size()];
+        int32_t at = dense ? 0 : int32_t(rng() % 3);
+        for (int j = 0; j < len; ++j, at += dense ? 1 : 1 + int32_t(rng() % 3)) H.pos.push_back(at);
+        H.k.resize(int64_t(len) * hd);
+        H.v.resize(H.k.size());
+        for (auto& x : H.k) x = 2.0f * nd(rng);  // sharper than unit scores, so the softmax is uneven
+        for (auto& x : H.v) x = nd(rng);
+        p.views[c] = {H.k.data(), H.v.data(), H.pos.data(), len};
+    }
+    p.q.resize(int64_t(p.n()) * n_heads * hd);
+    for (auto& x : p.q) x = nd(rng);
+    return p;
+}
+
+// A prefill chunk: the last n of len cache positions query the dense cache (causal within it).
+std::vector<int32_t> chunk_positions(int len, int n) {
+    std::vector<int32_t> qp(n);
+    for (int i = 0; i < n; ++i) qp[i] = len - n + i;
+    return qp;
+}
+
+using Kernel = void (*)(const AttentionArgs&, ThreadPool&);
+
+void expect_matches_reference(const Problem& p, Kernel kernel, bool check_lse, const std::string& what) {
+    SCOPED_TRACE(what);
+    std::vector<float> out(p.q.size(), -7.0f), lse(int64_t(p.n()) * p.n_heads, -7.0f);
+    ThreadPool pool(2);
+    kernel(p.args(out.data(), check_lse ? lse.data() : nullptr), pool);
+    for (int r = 0; r < p.n(); ++r)
+        for (int h = 0; h < p.n_heads; ++h) {
+            const Head& H = p.heads[h / p.group];
+            const double l = p.ref_lse(r, h);
+            if (check_lse) {
+                if (l == -INFINITY)
+                    ASSERT_EQ(lse[r * p.n_heads + h], -INFINITY) << "row " << r << " head " << h;
+                else
+                    ASSERT_NEAR(lse[r * p.n_heads + h], l, 1e-4 * std::max(1.0, std::abs(l)))
+                        << "row " << r << " head " << h;
+            }
+            std::vector<double> o(p.hd, 0.0);
+            for (std::size_t j = 0; j < H.pos.size(); ++j)
+                if (l != -INFINITY && p.sees(p.qpos[r], H.pos[j])) {
+                    const double w = std::exp(p.dot(r, h, int(j)) - l);
+                    for (int d = 0; d < p.hd; ++d) o[d] += w * H.v[j * p.hd + d];
+                }
+            for (int d = 0; d < p.hd; ++d)
+                ASSERT_NEAR(out[(int64_t(r) * p.n_heads + h) * p.hd + d], o[d], 5e-5)
+                    << "row " << r << " head " << h << " dim " << d;
+        }
+}
+
+TEST(CpuAttention, RaggedHeadsMatchDirectSoftmax) {
+    // Queries cut through sparse caches: some see one entry, some part, some all, some beyond.
+    const int rows = attention_block_rows(3);
+    for (int n : {1, 5, 2 * rows + 6})
+        for (int len0 : {1, kAttentionTile + 7}) {
+            std::vector<int32_t> qpos = {0, 40, 90, 200, 100000};
+            qpos.resize(std::min<int>(n, 5));
+            for (int r = 5; r < n; ++r) qpos.push_back(3 * r);
+            std::sort(qpos.begin(), qpos.end());
+            const Problem p = make_problem(16, 6, 3, {len0, len0 + 13}, false, qpos, 0, 7 + n + len0);
+            const std::string what = "n " + std::to_string(n) + " len " + std::to_string(len0);
+            expect_matches_reference(p, attention, true, what);
+            expect_matches_reference(p, attention_baseline, false, what + " (baseline)");
+        }
+}
+
+TEST(CpuAttention, GqaGroupsAndHeadSizes) {
+    // (head_dim, group) over the sizes of real models and odd small ones; a prefill chunk of rows
+    // that is not a multiple of the block after earlier chunks, over ragged dense caches.
+    const int cases[][2] = {{64, 1}, {64, 2}, {80, 4}, {96, 8}, {128, 2}, {128, 8}, {5, 1}, {12, 4}, {6, 2}};
+    for (const auto& [hd, group] : cases) {
+        const int n_heads = 2 * group, rows = attention_block_rows(group);
+        const int n = rows + 3, len = kAttentionTile * 2 + 9 + n;
+        Problem p =
+            make_problem(hd, n_heads, group, {len}, true, chunk_positions(len, n), 0, hd * 31 + group);
+        expect_matches_reference(p, attention, true,
+                                 "hd " + std::to_string(hd) + " group " + std::to_string(group));
+    }
+}
+
+TEST(CpuAttention, SlidingWindowAndRaggedChunk) {
+    for (int window : {1, 37, kAttentionTile + 5}) {
+        const int len = 3 * kAttentionTile + 21, n = 50;
+        Problem p = make_problem(32, 8, 4, {len, len - 40}, false, chunk_positions(600, n), window, window);
+        expect_matches_reference(p, attention, true, "window " + std::to_string(window));
+    }
+}
+
+TEST(CpuAttention, DecodeRowAndValuesOff) {
+    Problem p = make_problem(64, 4, 2, {300, 17}, false, {450}, 0, 3);
+    expect_matches_reference(p, attention, true, "decode");
+    // Without an output only the log-sum-exp is computed.
+    std::vector<float> lse(p.n_heads);
+    ThreadPool pool(2);
+    attention(p.args(nullptr, lse.data()), pool);
+    for (int h = 0; h < p.n_heads; ++h)
+        EXPECT_NEAR(lse[h], p.ref_lse(0, h), 1e-4 * std::abs(p.ref_lse(0, h)) + 1e-4);
+}
+
+TEST(CpuAttention, LongRowsFewQueries) {
+    const int len = 20000;
+    Problem p = make_problem(64, 4, 2, {len, len - 3}, true, {19990, 10, len - 1}, 0, 11);
+    expect_matches_reference(p, attention, true, "20K keys");
+}
+
+// Reference window scores: Σ over window rows of each row's softmax probability of entry j.
+std::vector<double> reference_window_scores(const Problem& p, int n_prefix) {
+    std::vector<double> ref(int64_t(p.n_heads) * n_prefix, 0.0);
+    for (int h = 0; h < p.n_heads; ++h)
+        for (int r = 0; r < p.n(); ++r) {
+            const double l = p.ref_lse(r, h);
+            const Head& H = p.heads[h / p.group];
+            for (int j = 0; j < std::min<int>(n_prefix, int(H.pos.size())); ++j)
+                if (p.sees(p.qpos[r], H.pos[j])) ref[h * n_prefix + j] += std::exp(p.dot(r, h, j) - l);
+        }
+    return ref;
+}
+
+TEST(CpuAttention, WindowScoresMatchDirectSoftmax) {
+    struct Case {
+        int hd, group, len, w, n_prefix, window;
+    };
+    const Case cases[] = {{16, 1, 70, 8, 62, 0},
+                          {64, 2, 3 * kAttentionTile + 40, 32, 3 * kAttentionTile + 8, 0},
+                          {80, 4, 300, 5, 300, 0},
+                          {128, 8, 2 * kAttentionTile, 16, 2 * kAttentionTile - 16, 0},
+                          {12, 2, 500, 32, 468, 50}};
+    for (const Case& k : cases) {
+        Problem p = make_problem(k.hd, 2 * k.group, k.group, {k.len}, true, chunk_positions(k.len, k.w),
+                                 k.window, k.len);
+        WindowScoreArgs a;
+        a.q = p.q.data();
+        a.q_positions = p.qpos.data();
+        a.n_window = p.n();
+        a.n_heads = p.n_heads;
+        a.head_dim = p.hd;
+        a.group = p.group;
+        a.heads = p.views.data();
+        a.scale = p.scale();
+        a.sliding_window = p.window;
+        a.n_prefix = k.n_prefix;
+        std::vector<float> out(int64_t(p.n_heads) * k.n_prefix, -1.0f);
         a.out = out.data();
         ThreadPool pool(2);
-        attention(a, pool);
-        for (int r = 0; r < n; ++r)
-            for (int h = 0; h < n_heads; ++h) {
-                const Head& H = heads[h / group];
-                std::vector<double> w;
-                double mx = -1e300;
-                for (std::size_t j = 0; j < H.pos.size() && H.pos[j] <= qpos[r]; ++j) {
-                    double s = 0;
-                    for (int d = 0; d < hd; ++d) s += q[(r * n_heads + h) * hd + d] * H.k[j * hd + d];
-                    w.push_back(s * 0.25);
-                    mx = std::max(mx, w.back());
-                }
-                double z = 0;
-                for (double& x : w) z += (x = std::exp(x - mx));
-                for (int d = 0; d < hd; ++d) {
-                    double o = 0;
-                    for (std::size_t j = 0; j < w.size(); ++j) o += w[j] / z * H.v[j * hd + d];
-                    ASSERT_NEAR(out[(r * n_heads + h) * hd + d], o, 1e-5) << "row " << r << " head " << h;
-                }
-            }
+        window_scores(a, pool);
+        const std::vector<double> ref = reference_window_scores(p, k.n_prefix);
+        for (std::size_t i = 0; i < ref.size(); ++i)
+            ASSERT_NEAR(out[i], ref[i], 1e-5 + 1e-4 * ref[i])
+                << "hd " << k.hd << " group " << k.group << " at " << i;
     }
 }
 

@@ -1,108 +1,116 @@
 #include "engine/runtime/cpu/attention.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <vector>
 
-#include <cblas.h>
-
+#include "engine/runtime/cpu/attention_tile.h"
+#include "engine/runtime/cpu/attention_vec.h"
 
 namespace snapdoc::cpu {
 
 namespace {
 
-struct Scratch {
-    std::vector<float> scores, acc, mx, sum;
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+// One unit of work: rows [r0, r0 + rows) of the query heads of cache head c, over keys [first, end).
+struct Block {
+    int c = 0, r0 = 0, rows = 0;
+    KeySpan keys;
+    int64_t cost = 0;  // score entries computed: rows · group · keys
 };
 
-// A block of `nb` query vectors (rows of `q` with leading dimension ldq) against one cache head,
-// flash-attention style: for each tile of keys, S = Q·Kᵀ and O += P·V are small GEMMs (OpenBLAS,
-// single-threaded inside our pool) with a running max and denominator per query. Query i sits at
-// position qpos[i * qpos_stride] and sees only entries at positions <= it. The block is either
-// consecutive prompt rows of one head (prefill) or the query heads of one GQA group at one
-// position (decode: the group shares a single read of the keys and values).
-void attend_block(const float* q, int ldq, const int32_t* qpos, int qpos_stride, int nb, const CacheHeadView& h,
-                  int hd, float scale, int window, float* out, int ldo, Scratch& s) {
-    int32_t max_pos = qpos[0], min_pos = qpos[0];
-    for (int i = 1; i < nb; ++i) {
-        max_pos = std::max(max_pos, qpos[i * qpos_stride]);
-        min_pos = std::min(min_pos, qpos[i * qpos_stride]);
-    }
-    const int visible = static_cast<int>(std::upper_bound(h.positions, h.positions + h.length, max_pos) - h.positions);
-    // With a sliding window, the tiles wholly before every query's window are skipped.
-    const int first = static_cast<int>(
-        std::lower_bound(h.positions, h.positions + h.length, first_visible_position(min_pos, window)) - h.positions);
-    s.scores.resize(static_cast<std::size_t>(nb) * kAttentionTile);
-    s.acc.assign(static_cast<std::size_t>(nb) * hd, 0.0f);
-    s.mx.assign(nb, -std::numeric_limits<float>::infinity());
-    s.sum.assign(nb, 0.0f);
-    for (int t0 = first; t0 < visible; t0 += kAttentionTile) {
-        const int kt = std::min(kAttentionTile, visible - t0);
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, nb, kt, hd, scale, q, ldq,
-                    h.k + static_cast<int64_t>(t0) * hd, hd, 0.0f, s.scores.data(), kAttentionTile);
-        for (int i = 0; i < nb; ++i) {
-            float* sc = s.scores.data() + static_cast<int64_t>(i) * kAttentionTile;
-            const int32_t p = qpos[i * qpos_stride], lo = first_visible_position(p, window);
-            float tile_max = -std::numeric_limits<float>::infinity();
-            for (int j = 0; j < kt; ++j) {
-                const int32_t kp = h.positions[t0 + j];
-                if (kp > p || kp < lo) sc[j] = -std::numeric_limits<float>::infinity();
-                tile_max = std::max(tile_max, sc[j]);
-            }
-            const float new_max = std::max(s.mx[i], tile_max);
-            if (new_max == -std::numeric_limits<float>::infinity()) {  // nothing visible yet for this query
-                std::fill(sc, sc + kt, 0.0f);
+// Per-thread buffers, kept between calls (the pool's threads live as long as the backend, and
+// decode calls this dozens of times per token).
+struct Scratch {
+    std::vector<float> q, s, acc, mx, sum;
+};
+
+// Flash-attention over one block: for each key tile, S = scale·Q·Kᵀ and O += P·V are small GEMMs
+// with a running max and denominator per query vector. Positions are ascending, so each query sees
+// one contiguous run of a tile's columns: only those are exponentiated, the rest are zeroed.
+void attend_block(const AttentionArgs& a, const Block& b, Scratch& s) {
+    const int hd = a.head_dim, group = a.group, m_rows = b.rows * group;
+    const int64_t q_stride = static_cast<int64_t>(a.n_heads) * hd;
+    const CacheHeadView& h = a.heads[b.c];
+    const bool values = a.out != nullptr;
+    s.q.resize(static_cast<std::size_t>(m_rows) * hd);
+    s.s.resize(static_cast<std::size_t>(m_rows) * kAttentionTile);
+    s.mx.assign(m_rows, kNegInf);
+    s.sum.assign(m_rows, 0.0f);
+    if (values) s.acc.assign(static_cast<std::size_t>(m_rows) * hd, 0.0f);
+    pack_group_queries(a.q, q_stride, b.r0, b.rows, b.c, group, hd, s.q.data());
+
+    for (int t0 = b.keys.first; t0 < b.keys.end; t0 += kAttentionTile) {
+        const int kt = std::min(kAttentionTile, b.keys.end - t0);
+        score_tile(s.q.data(), m_rows, hd, h.k + static_cast<int64_t>(t0) * hd, kt, a.scale, s.s.data());
+        for (int m = 0; m < m_rows; ++m) {
+            float* sc = s.s.data() + static_cast<int64_t>(m) * kAttentionTile;
+            const TileRange r =
+                visible_in_tile(h.positions + t0, kt, a.q_positions[b.r0 + m / group], a.sliding_window);
+            if (r.lo >= r.hi) {
+                if (values) std::fill(sc, sc + kt, 0.0f);
                 continue;
             }
-            const float correction = std::exp(s.mx[i] - new_max);  // exp(-inf) = 0 on the first tile
-            float sum = 0.0f;
-            for (int j = 0; j < kt; ++j) sum += (sc[j] = std::exp(sc[j] - new_max));
-            s.sum[i] = s.sum[i] * correction + sum;
-            s.mx[i] = new_max;
-            float* o = s.acc.data() + static_cast<int64_t>(i) * hd;
-            for (int d = 0; d < hd; ++d) o[d] *= correction;
+            const float new_max = std::max(s.mx[m], row_max(sc + r.lo, r.hi - r.lo));
+            const float correction = std::exp(s.mx[m] - new_max);  // 0 on the first visible tile
+            s.sum[m] = s.sum[m] * correction + exp_shift_sum(sc + r.lo, r.hi - r.lo, new_max);
+            s.mx[m] = new_max;
+            if (!values) continue;
+            std::fill(sc, sc + r.lo, 0.0f);
+            std::fill(sc + r.hi, sc + kt, 0.0f);
+            if (correction != 1.0f) scale_row(s.acc.data() + static_cast<int64_t>(m) * hd, hd, correction);
         }
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, nb, hd, kt, 1.0f, s.scores.data(), kAttentionTile,
-                    h.v + static_cast<int64_t>(t0) * hd, hd, 1.0f, s.acc.data(), hd);
+        if (values)
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m_rows, hd, kt, 1.0f, s.s.data(),
+                        kAttentionTile, h.v + static_cast<int64_t>(t0) * hd, hd, 1.0f, s.acc.data(), hd);
     }
-    for (int i = 0; i < nb; ++i) {
-        const float inv = s.sum[i] > 0.0f ? 1.0f / s.sum[i] : 0.0f;
-        float* dst = out + static_cast<int64_t>(i) * ldo;
-        for (int d = 0; d < hd; ++d) dst[d] = s.acc[static_cast<int64_t>(i) * hd + d] * inv;
+
+    for (int m = 0; m < m_rows; ++m) {
+        const int row = b.r0 + m / group, head = b.c * group + m % group;
+        if (a.lse)
+            a.lse[static_cast<int64_t>(row) * a.n_heads + head] =
+                s.sum[m] > 0.0f ? s.mx[m] + std::log(s.sum[m]) : kNegInf;
+        if (!values) continue;
+        const float inv = s.sum[m] > 0.0f ? 1.0f / s.sum[m] : 0.0f;
+        const float* src = s.acc.data() + static_cast<int64_t>(m) * hd;
+        float* dst = a.out + row * q_stride + static_cast<int64_t>(head) * hd;
+        for (int d = 0; d < hd; ++d) dst[d] = src[d] * inv;
     }
+}
+
+std::vector<Block> plan_blocks(const AttentionArgs& a) {
+    const int rows = attention_block_rows(a.group), cache_heads = a.n_heads / a.group;
+    std::vector<Block> blocks;
+    blocks.reserve(static_cast<std::size_t>((a.n + rows - 1) / rows) * cache_heads);
+    for (int r0 = 0; r0 < a.n; r0 += rows) {
+        const int nr = std::min(rows, a.n - r0);
+        const auto [lo, hi] = std::minmax_element(a.q_positions + r0, a.q_positions + r0 + nr);
+        for (int c = 0; c < cache_heads; ++c) {
+            Block b{c, r0, nr, visible_span(a.heads[c], *lo, *hi, a.sliding_window)};
+            b.cost = static_cast<int64_t>(nr) * a.group * (b.keys.end - b.keys.first + 1);
+            blocks.push_back(b);
+        }
+    }
+    // Costliest first: with dynamic claiming this is the longest-processing-time rule, so the
+    // cheap early causal blocks fill in at the end and the threads finish together.
+    std::stable_sort(blocks.begin(), blocks.end(),
+                     [](const Block& x, const Block& y) { return x.cost > y.cost; });
+    return blocks;
 }
 
 }  // namespace
 
 void attention(const AttentionArgs& a, ThreadPool& pool) {
-    const int hd = a.head_dim, q_stride = a.n_heads * a.head_dim, cache_heads = a.n_heads / a.group;
-    std::vector<Scratch> scratch(pool.size());
-    if (a.n >= kAttentionRowBlock) {
-        // Prefill: blocks of consecutive rows per query head.
-        const int blocks = (a.n + kAttentionRowBlock - 1) / kAttentionRowBlock;
-        pool.parallel_for(static_cast<int64_t>(blocks) * a.n_heads, 1, [&](int64_t w0, int64_t w1, int thread) {
-            for (int64_t w = w0; w < w1; ++w) {
-                // Heads vary fastest, so the costly late blocks (long causal rows) spread over threads.
-                const int head = static_cast<int>(w % a.n_heads);
-                const int r0 = static_cast<int>(w / a.n_heads) * kAttentionRowBlock;
-                const int64_t off = static_cast<int64_t>(r0) * q_stride + static_cast<int64_t>(head) * hd;
-                attend_block(a.q + off, q_stride, a.q_positions + r0, 1, std::min(kAttentionRowBlock, a.n - r0),
-                             a.heads[head / a.group], hd, a.scale, a.sliding_window, a.out + off, q_stride,
-                             scratch[thread]);
-            }
-        });
-        return;
-    }
-    // Decode and short blocks: one task per (row, cache head); the group's query heads are
-    // contiguous in the row, so they form one [group, head_dim] block.
-    pool.parallel_for(static_cast<int64_t>(a.n) * cache_heads, 1, [&](int64_t w0, int64_t w1, int thread) {
-        for (int64_t w = w0; w < w1; ++w) {
-            const int row = static_cast<int>(w / cache_heads), c = static_cast<int>(w % cache_heads);
-            const int64_t off = static_cast<int64_t>(row) * q_stride + static_cast<int64_t>(c) * a.group * hd;
-            attend_block(a.q + off, hd, a.q_positions + row, 0, a.group, a.heads[c], hd, a.scale, a.sliding_window,
-                         a.out + off, hd, scratch[thread]);
-        }
+    if (a.n <= 0) return;
+    const std::vector<Block> blocks = plan_blocks(a);
+    std::atomic<std::size_t> next{0};
+    pool.parallel_for(pool.size(), 1, [&](int64_t, int64_t, int) {
+        thread_local Scratch scratch;
+        for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < blocks.size();)
+            attend_block(a, blocks[i], scratch);
     });
 }
 

@@ -2,6 +2,11 @@
 // an online softmax so no score matrix larger than one tile per thread ever exists — prompts reach
 // 100K+ tokens. A query at position p sees exactly the cache entries whose position is <= p (and,
 // with a sliding window W, > p - W).
+//
+// Work is split into (cache head, block of query rows): the query heads of one GQA group and a
+// run of consecutive rows form one block, so every K/V tile read from the cache serves the whole
+// group. Blocks are handed out costliest first (causal blocks late in the prompt see more keys),
+// so the threads finish together.
 #pragma once
 
 #include <cstdint>
@@ -11,23 +16,25 @@
 namespace snapdoc::cpu {
 
 struct CacheHeadView {
-    const float* k = nullptr;      // [length, head_dim]
-    const float* v = nullptr;      // [length, head_dim]
+    const float* k = nullptr;            // [length, head_dim]
+    const float* v = nullptr;            // [length, head_dim]
     const int32_t* positions = nullptr;  // [length], ascending
     int length = 0;
 };
 
 struct AttentionArgs {
-    const float* q = nullptr;          // [n, n_heads * head_dim], after RoPE
-    const int32_t* q_positions = nullptr;  // [n]
+    const float* q = nullptr;              // [n, n_heads * head_dim], after RoPE
+    const int32_t* q_positions = nullptr;  // [n], any order
     int n = 0;
     int n_heads = 0;
     int head_dim = 0;
-    int group = 1;                     // query heads per cache head
+    int group = 1;                         // query heads per cache head
     const CacheHeadView* heads = nullptr;  // [n_heads / group]
-    float scale = 1.0f;                // usually 1/sqrt(head_dim)
-    int sliding_window = 0;            // > 0: keys at positions <= p - sliding_window are not seen
-    float* out = nullptr;              // [n, n_heads * head_dim]
+    float scale = 1.0f;                    // usually 1/sqrt(head_dim)
+    int sliding_window = 0;                // > 0: keys at positions <= p - sliding_window are not seen
+    float* out = nullptr;                  // [n, n_heads * head_dim]; nullptr: only lse (no P·V work)
+    float* lse = nullptr;                  // optional [n, n_heads]: log Σ_j exp(scale·q·k_j) over the
+                                           // visible j (-inf when none is visible)
 };
 
 void attention(const AttentionArgs& args, ThreadPool& pool);
@@ -38,9 +45,14 @@ inline int32_t first_visible_position(int32_t position, int window) {
 }
 
 // Keys per tile of the online softmax.
-inline constexpr int kAttentionTile = 128;
-// Query rows per block on the prefill path (from this many rows on, blocks of rows per head are
-// used; below it, the query heads of one GQA group at one position form the block).
-inline constexpr int kAttentionRowBlock = 32;
+inline constexpr int kAttentionTile = 256;
+// Query vectors per block: rows × group ≈ this many (at least one row), so the score tile is
+// kAttentionBlockQueries × kAttentionTile and the GEMMs are large enough to run near peak.
+inline constexpr int kAttentionBlockQueries = 256;
+
+// Rows per block for a GQA group of this size.
+inline int attention_block_rows(int group) {
+    return group >= kAttentionBlockQueries ? 1 : kAttentionBlockQueries / group;
+}
 
 }  // namespace snapdoc::cpu

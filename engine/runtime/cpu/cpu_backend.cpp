@@ -11,6 +11,7 @@
 #include "engine/common/error.h"
 #include "engine/model/model.h"
 #include "engine/runtime/cpu/attention.h"
+#include "engine/runtime/cpu/attention_window_scores.h"
 #include "engine/runtime/cpu/dot_kernels.h"
 #include "engine/runtime/cpu/elementwise.h"
 #include "engine/runtime/cpu/matmul.h"
@@ -149,39 +150,25 @@ public:
                        int n_prefix, float* out) override {
         const auto& cache = cast(kv);
         if (cache.spec().n_heads != cfg_.n_kv_heads) throw Error("window scores need an uncompressed cache");
-        const int hd = cfg_.head_dim, qd = cfg_.q_dim(), group = cfg_.group_size();
-        const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
-        std::fill(out, out + static_cast<int64_t>(cfg_.n_heads) * n_prefix, 0.0f);
-        // One task per query head: it owns its output row, so no synchronisation is needed.
-        pool_.parallel_for(cfg_.n_heads, 1, [&](int64_t h0, int64_t h1, int) {
-            std::vector<float> probs;
-            for (int64_t h = h0; h < h1; ++h) {
-                const int kvh = static_cast<int>(h) / group;
-                const auto& pos = cache.positions(layer, kvh);
-                const float* k = cache.k(layer, kvh);
-                float* dst = out + h * n_prefix;
-                for (int i = 0; i < n_window; ++i) {
-                    const float* q = q_window + static_cast<int64_t>(i) * qd + h * hd;
-                    // Entries [first, visible) are what this query attends to (causal, sliding window).
-                    const int visible =
-                        static_cast<int>(std::upper_bound(pos.begin(), pos.end(), q_positions[i]) - pos.begin());
-                    const int first = static_cast<int>(
-                        std::lower_bound(pos.begin(), pos.end(),
-                                         first_visible_position(q_positions[i], cfg_.sliding_window)) -
-                        pos.begin());
-                    probs.resize(visible);
-                    float mx = -std::numeric_limits<float>::infinity();
-                    for (int j = first; j < visible; ++j) {
-                        probs[j] = dot_f32(q, k + static_cast<int64_t>(j) * hd, hd) * scale;
-                        mx = std::max(mx, probs[j]);
-                    }
-                    double z = 0;
-                    for (int j = first; j < visible; ++j) z += (probs[j] = std::exp(probs[j] - mx));
-                    const float inv = static_cast<float>(1.0 / z);
-                    for (int j = first; j < std::min(visible, n_prefix); ++j) dst[j] += probs[j] * inv;
-                }
-            }
-        });
+        const int hd = cfg_.head_dim, group = cfg_.group_size();
+        // The attention's own tiles: its log-sum-exp per window query, then each key tile's
+        // probabilities summed over the window (see attention_window_scores.h).
+        heads_.resize(cfg_.n_kv_heads);
+        for (int c = 0; c < cfg_.n_kv_heads; ++c)
+            heads_[c] = {cache.k(layer, c), cache.v(layer, c), cache.positions(layer, c).data(), cache.length(layer, c)};
+        WindowScoreArgs args;
+        args.q = q_window;
+        args.q_positions = q_positions;
+        args.n_window = n_window;
+        args.n_heads = cfg_.n_heads;
+        args.head_dim = hd;
+        args.group = group;
+        args.heads = heads_.data();
+        args.scale = 1.0f / std::sqrt(static_cast<float>(hd));
+        args.sliding_window = cfg_.sliding_window;
+        args.n_prefix = n_prefix;
+        args.out = out;
+        cpu::window_scores(args, pool_);
     }
 
     void read_kv(const KvCache& kv, int layer, int head, int first, int n, float* k, float* v) override {

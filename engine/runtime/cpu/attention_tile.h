@@ -1,0 +1,59 @@
+// Pieces shared by the CPU attention and the SnapKV window scores, which run the same tiles: the
+// queries of one (cache head, block of rows) packed into a [rows·group, head_dim] matrix, the score
+// tile S = scale · Q·Kᵀ of one key tile, and which columns of a tile one query sees.
+#pragma once
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "engine/runtime/cpu/attention.h"
+
+namespace snapdoc::cpu {
+
+// Packs rows [r0, r0 + rows) × query heads [c·group, (c+1)·group) of q (row stride q_stride) into
+// dst [rows·group, hd]: packed row m is prompt row r0 + m / group, query head c·group + m % group.
+// The group's heads are contiguous in a row, so each row is one copy.
+inline void pack_group_queries(const float* q, int64_t q_stride, int r0, int rows, int c, int group, int hd,
+                               float* dst) {
+    const int64_t width = static_cast<int64_t>(group) * hd;
+    for (int r = 0; r < rows; ++r)
+        std::memcpy(dst + r * width, q + (r0 + r) * q_stride + c * width, sizeof(float) * width);
+}
+
+// s [m, kt] (row stride kAttentionTile) = scale · qp [m, hd] · k[0..kt)ᵀ. OpenBLAS runs single-
+// threaded here (the backend's pool owns the parallelism).
+inline void score_tile(const float* qp, int m, int hd, const float* k, int kt, float scale, float* s) {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, kt, hd, scale, qp, hd, k, hd, 0.0f, s,
+                kAttentionTile);
+}
+
+// The columns [lo, hi) of a tile with key positions kpos[0..kt) (ascending) that a query at
+// position p sees; lo >= hi when none.
+struct TileRange {
+    int lo = 0, hi = 0;
+};
+inline TileRange visible_in_tile(const int32_t* kpos, int kt, int32_t p, int window) {
+    TileRange r{0, kt};
+    if (kpos[kt - 1] > p) r.hi = static_cast<int>(std::upper_bound(kpos, kpos + kt, p) - kpos);
+    const int32_t first = first_visible_position(p, window);
+    if (r.hi > 0 && kpos[0] < first)
+        r.lo = static_cast<int>(std::lower_bound(kpos, kpos + r.hi, first) - kpos);
+    return r;
+}
+
+// Cache entries [first, end) that some query at positions within [min_pos, max_pos] sees.
+struct KeySpan {
+    int first = 0, end = 0;
+};
+inline KeySpan visible_span(const CacheHeadView& h, int32_t min_pos, int32_t max_pos, int window) {
+    const int end =
+        static_cast<int>(std::upper_bound(h.positions, h.positions + h.length, max_pos) - h.positions);
+    const int32_t lo = first_visible_position(min_pos, window);
+    const int first = static_cast<int>(std::lower_bound(h.positions, h.positions + end, lo) - h.positions);
+    return {first, end};
+}
+
+}  // namespace snapdoc::cpu
