@@ -184,6 +184,9 @@ TEST(CpuAttention, LongRowsFewQueries) {
     const int len = 20000;
     Problem p = make_problem(64, 4, 2, {len, len - 3}, true, {19990, 10, len - 1}, 0, 11);
     expect_matches_reference(p, attention, true, "20K keys");
+    // One decode row: few enough query vectors for the direct (non-GEMM) tile path.
+    Problem d = make_problem(64, 4, 2, {len, len - 3}, true, {len - 1}, 0, 12);
+    expect_matches_reference(d, attention, true, "20K keys, decode");
 }
 
 // Reference window scores: Σ over window rows of each row's softmax probability of entry j.
@@ -203,11 +206,10 @@ TEST(CpuAttention, WindowScoresMatchDirectSoftmax) {
     struct Case {
         int hd, group, len, w, n_prefix, window;
     };
-    const Case cases[] = {{16, 1, 70, 8, 62, 0},
-                          {64, 2, 3 * kAttentionTile + 40, 32, 3 * kAttentionTile + 8, 0},
-                          {80, 4, 300, 5, 300, 0},
-                          {128, 8, 2 * kAttentionTile, 16, 2 * kAttentionTile - 16, 0},
-                          {12, 2, 500, 32, 468, 50}};
+    const Case cases[] = {
+        {16, 1, 70, 8, 62, 0},     {64, 2, 3 * kAttentionTile + 40, 32, 3 * kAttentionTile + 8, 0},
+        {80, 4, 300, 5, 300, 0},   {128, 8, 2 * kAttentionTile, 16, 2 * kAttentionTile - 16, 0},
+        {12, 2, 500, 32, 468, 50}, {32, 1, 400, 2, 398, 0}};
     for (const Case& k : cases) {
         Problem p = make_problem(k.hd, 2 * k.group, k.group, {k.len}, true, chunk_positions(k.len, k.w),
                                  k.window, k.len);

@@ -64,8 +64,7 @@ void attend_block(const AttentionArgs& a, const Block& b, Scratch& s) {
             if (correction != 1.0f) scale_row(s.acc.data() + static_cast<int64_t>(m) * hd, hd, correction);
         }
         if (values)
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m_rows, hd, kt, 1.0f, s.s.data(),
-                        kAttentionTile, h.v + static_cast<int64_t>(t0) * hd, hd, 1.0f, s.acc.data(), hd);
+            accumulate_values(s.s.data(), m_rows, hd, h.v + static_cast<int64_t>(t0) * hd, kt, s.acc.data());
     }
 
     for (int m = 0; m < m_rows; ++m) {

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "engine/runtime/cpu/attention.h"
+#include "engine/runtime/cpu/dot_kernels.h"
 
 namespace snapdoc::cpu {
 
@@ -23,11 +24,36 @@ inline void pack_group_queries(const float* q, int64_t q_stride, int r0, int row
         std::memcpy(dst + r * width, q + (r0 + r) * q_stride + c * width, sizeof(float) * width);
 }
 
+// Up to this many query vectors (decode: one row, the group's heads) a tile is done with direct
+// dot products / axpys that read each K and V row once; the GEMM path would first pack the tile,
+// which at one row costs as much as the arithmetic.
+inline constexpr int kAttentionDirectRows = 4;
+
 // s [m, kt] (row stride kAttentionTile) = scale · qp [m, hd] · k[0..kt)ᵀ. OpenBLAS runs single-
 // threaded here (the backend's pool owns the parallelism).
 inline void score_tile(const float* qp, int m, int hd, const float* k, int kt, float scale, float* s) {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, kt, hd, scale, qp, hd, k, hd, 0.0f, s,
-                kAttentionTile);
+    if (m > kAttentionDirectRows) {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, kt, hd, scale, qp, hd, k, hd, 0.0f, s,
+                    kAttentionTile);
+        return;
+    }
+    for (int j = 0; j < kt; ++j)
+        for (int i = 0; i < m; ++i)
+            s[i * kAttentionTile + j] =
+                scale * dot_f32(qp + static_cast<int64_t>(i) * hd, k + static_cast<int64_t>(j) * hd, hd);
+}
+
+// acc [m, hd] += s [m, kt] (row stride kAttentionTile) · v[0..kt).
+inline void accumulate_values(const float* s, int m, int hd, const float* v, int kt, float* acc) {
+    if (m > kAttentionDirectRows) {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, hd, kt, 1.0f, s, kAttentionTile, v, hd,
+                    1.0f, acc, hd);
+        return;
+    }
+    for (int j = 0; j < kt; ++j)
+        for (int i = 0; i < m; ++i)
+            if (const float p = s[i * kAttentionTile + j]; p != 0.0f)
+                axpy_f32(p, v + static_cast<int64_t>(j) * hd, acc + static_cast<int64_t>(i) * hd, hd);
 }
 
 // The columns [lo, hi) of a tile with key positions kpos[0..kt) (ascending) that a query at
