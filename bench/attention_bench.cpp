@@ -170,7 +170,8 @@ int bench_attention(int argc, char** argv) {
                           {{"--threads"}},
                           {{"--trials"}},
                           {{"--no-baseline"}, false},
-                          {{"--window"}}},
+                          {{"--window"}},
+                          {{"--isa"}}},
                          argc, argv, 2);
     const int threads = std::max(1, args.integer("threads", 2)), rows = args.integer("rows", 512);
     const int trials = std::max(1, args.integer("trials", 2)), window = args.integer("window", 32);
@@ -182,6 +183,8 @@ int bench_attention(int argc, char** argv) {
         list.erase(0, std::min(list.size(), comma + 1));
     }
     if (rows < 1) throw Error("snapdoc-bench attention: --rows must be >= 1");
+    if (!cpu::use_attention_vector_isa(args.str("isa", "auto")))
+        throw Error("snapdoc-bench attention: --isa must be auto or one this CPU runs");
 
     std::printf("attention bench: %d threads, vector ISA %s, OpenBLAS core %s, load average %.2f\n", threads,
                 cpu::attention_vector_isa(), openblas_get_corename(), load_average());

@@ -12,6 +12,7 @@
 
 #include "engine/runtime/cpu/attention.h"
 #include "engine/runtime/cpu/attention_baseline.h"
+#include "engine/runtime/cpu/attention_vec.h"
 #include "engine/runtime/cpu/attention_window_scores.h"
 
 namespace snapdoc::cpu {
@@ -233,6 +234,29 @@ TEST(CpuAttention, WindowScoresMatchDirectSoftmax) {
             ASSERT_NEAR(out[i], ref[i], 1e-5 + 1e-4 * ref[i])
                 << "hd " << k.hd << " group " << k.group << " at " << i;
     }
+}
+
+TEST(CpuAttention, EveryVectorIsaThisCpuRuns) {
+    // Tile tails of every length (exp and max over 1..tile columns) on each instruction set.
+    const std::vector<std::string> isas = attention_vector_isas();
+    ASSERT_FALSE(isas.empty());
+    EXPECT_EQ(isas.back(), "portable");
+    EXPECT_FALSE(use_attention_vector_isa("no-such-isa"));
+    for (const std::string& isa : isas) {
+        ASSERT_TRUE(use_attention_vector_isa(isa));
+        EXPECT_EQ(attention_vector_isa(), isa);
+        const int len = kAttentionTile + 37, n = 40;
+        Problem p = make_problem(24, 4, 2, {len, len - 11}, false, chunk_positions(len + 30, n), 45, 5);
+        expect_matches_reference(p, attention, true, isa);
+        float x[19] = {}, m = -1e30f;
+        for (int j = 0; j < 19; ++j) m = std::max(m, x[j] = 0.37f * j - 3.0f);
+        EXPECT_EQ(row_max(x, 19), m) << isa;
+        double want = 0;
+        for (int j = 0; j < 19; ++j) want += std::exp(double(x[j]) - m);
+        EXPECT_NEAR(exp_shift_sum(x, 19, m), want, 1e-5 * want) << isa;
+        EXPECT_NEAR(x[3], std::exp(0.37 * 3 - 3.0 - m), 1e-6) << isa;
+    }
+    ASSERT_TRUE(use_attention_vector_isa("auto"));
 }
 
 TEST(CpuThreadPool, CoversRangeExactlyOnce) {

@@ -1,8 +1,12 @@
 // The vector pieces of the CPU attention's online softmax: a row maximum and exp(x - m) with its
-// sum, AVX-512 or AVX2 when the build targets them (-march=native), a portable loop otherwise.
-// Scalar std::exp on every score was most of the old kernel's time: a 100K-token prefill of the
-// demo model evaluates ~8·10^10 of them.
+// sum. Scalar std::exp on every score was most of the old kernel's time: a 100K-token prefill of
+// the demo model evaluates ~8·10^10 of them. On x86 the AVX-512 or AVX2 version is chosen at run
+// time from what the CPU supports (so a build without -march=native still gets them); elsewhere,
+// and on CPUs without AVX2, a portable loop runs.
 #pragma once
+
+#include <string>
+#include <vector>
 
 namespace snapdoc::cpu {
 
@@ -16,7 +20,12 @@ float exp_shift_sum(float* x, int n, float m);
 // y[0..n) *= s.
 void scale_row(float* y, int n, float s);
 
-// Which instruction set the functions above were compiled for ("avx512", "avx2", "portable").
+// The instruction set in use ("avx512", "avx2" or "portable"), and those this CPU can run.
 const char* attention_vector_isa();
+std::vector<std::string> attention_vector_isas();
+
+// Selects one of attention_vector_isas() ("auto": the best); false (and no change) when this CPU
+// cannot run it. For tests and benchmarks; not thread-safe against running attention.
+bool use_attention_vector_isa(const std::string& name);
 
 }  // namespace snapdoc::cpu
