@@ -11,6 +11,7 @@
 #include "engine/common/error.h"
 #include "engine/common/memory_stats.h"
 #include "engine/model/model_summary.h"
+#include "engine/session/context_check.h"
 #include "engine/session/document_chat.h"
 
 namespace snapdoc::cli {
@@ -29,7 +30,7 @@ int cmd_ask(int argc, char** argv) {
     const SnapKvConfig snap = snapkv_config_from(args);
     AskOptions opts;
     opts.snapkv = snap;
-    opts.max_new_tokens = args.integer("n-predict", 256);
+    opts.max_new_tokens = n_predict_flag(args, 256);
     opts.sampling.temperature = args.real("temp", 0.0f);
     opts.sampling.top_k = args.integer("top-k", 40);
     opts.sampling.top_p = args.real("top-p", 0.95f);
@@ -43,8 +44,17 @@ int cmd_ask(int argc, char** argv) {
     const auto& cancel = install_interrupt_flag();
     opts.cancel = &cancel;
 
-    const int ctx = lm.model->config.context_length;
-    const int doc_tokens = chat.load_document(document, {}, &cancel, args.str("system"));
+    // Tokenized and checked against the context before any prefill (a too-long document used to be
+    // refused only after minutes of prefill).
+    const int ctx = lm.backend->config().context_length;
+    const bool ignore_context = args.has("ignore-context");
+    const std::vector<int32_t> doc_part = build_document_part(kind, *lm.tokenizer, args.str("system"), document);
+    std::size_t longest_question = 0;
+    for (const auto& q : questions)
+        longest_question = std::max(longest_question, build_question_part(kind, *lm.tokenizer, q).size());
+    check_context_room(static_cast<int64_t>(doc_part.size() + longest_question), opts.max_new_tokens, ctx,
+                       "document + question + answer", ignore_context);
+    const int doc_tokens = chat.load_document_tokens(doc_part, {}, &cancel);
     std::fprintf(stderr, "document: %d tokens (template %s), prefilled in %.2f s (%.1f tok/s, layer-major)\n",
                  doc_tokens, std::string(chat_template_name(kind)).c_str(), chat.document_seconds(),
                  doc_tokens / std::max(1e-9, chat.document_seconds()));
@@ -62,10 +72,8 @@ int cmd_ask(int argc, char** argv) {
                           {"policy", budget_policy_name(snap.policy)},
                           {"answers", nlohmann::json::array()}};
     for (std::size_t i = 0; i < questions.size(); ++i) {
-        const int total = chat.prompt_tokens_for(questions[i]) + opts.max_new_tokens;
-        if (total > ctx && !args.has("ignore-context"))
-            throw Error("document + question + answer need " + std::to_string(total) + " tokens but the model's context is " +
-                        std::to_string(ctx) + " (use a shorter document or -n, or --ignore-context)");
+        check_context_room(chat.prompt_tokens_for(questions[i]), opts.max_new_tokens, ctx, "document + question + answer",
+                           ignore_context);
         opts.on_text = [](const std::string& t) {
             std::fwrite(t.data(), 1, t.size(), stdout);
             std::fflush(stdout);

@@ -4,6 +4,7 @@
 #include "app/cli/model_setup.h"
 #include "engine/common/atomic_file.h"
 #include "engine/common/error.h"
+#include "engine/session/context_check.h"
 #include "engine/session/prefill.h"
 
 namespace snapdoc::cli {
@@ -13,12 +14,14 @@ namespace snapdoc::cli {
 // context), which selects Phi-3.5's short or long LongRoPE factors as llama.cpp does.
 int cmd_eval(int argc, char** argv) {
     auto flags = model_flags();
-    flags.insert(flags.end(), {{{"--ids"}}, {{"--logits-out"}}, {{"--ctx"}}});
+    flags.insert(flags.end(), {{{"--ids"}}, {{"--logits-out"}}, {{"--ctx"}}, {{"--ignore-context"}, false}});
     const Args args(flags, argc, argv, 2);
     const auto ids = parse_int_list(args.required("ids"), "--ids");
     if (ids.empty()) throw Error("--ids is empty");
     const std::string out_path = args.required("logits-out");
     LoadedModel lm = load_for_cli(args, /*need_tokenizer=*/false, /*need_backend=*/true);
+    check_context_room(static_cast<int64_t>(ids.size()), 0, lm.backend->config().context_length, "the --ids",
+                       args.has("ignore-context"));
 
     auto kv = make_full_kv_cache(*lm.backend, static_cast<int>(ids.size()));
     std::vector<float> logits;

@@ -8,6 +8,7 @@
 #include "app/cli/snapkv_flags.h"
 #include "app/eval/multi.h"
 #include "engine/common/error.h"
+#include "engine/session/context_check.h"
 #include "engine/session/document_chat.h"
 
 namespace snapdoc::cli {
@@ -18,7 +19,7 @@ int cmd_eval_multi(int argc, char** argv) {
     flags.insert(flags.end(), kvf.begin(), kvf.end());
     flags.insert(flags.end(), {{{"--length"}}, {{"--questions"}}, {{"--docs"}}, {{"--budgets"}}, {{"--seed"}},
                                {{"--facts-per-1k"}}, {{"-n", "--n-predict"}}, {{"--csv"}}, {{"--template"}},
-                               {{"--quiet"}, false}});
+                               {{"--quiet"}, false}, {{"--ignore-context"}, false}});
     const Args args(flags, argc, argv, 2);
     if (args.has("budget") || args.has("full"))
         throw Error("eval-multi takes --budgets (e.g. --budgets 10%,128) instead of --budget/--full");
@@ -30,16 +31,17 @@ int cmd_eval_multi(int argc, char** argv) {
     o.budgets = eval::parse_budgets(args.str("budgets", "10%"));
     o.snapkv = snapkv_config_from(args);
     o.seed = static_cast<uint64_t>(args.integer64("seed", 1));
-    o.max_new_tokens = args.integer("n-predict", 24);
+    o.max_new_tokens = n_predict_flag(args, 24);
 
     LoadedModel lm = load_for_cli(args, /*need_tokenizer=*/true, /*need_backend=*/true);
     const ChatTemplateKind kind = choose_chat_template(lm.model->chat_template, args.str("template"));
-    if (lm.model->config.context_length > 0 && o.length > lm.model->config.context_length)
-        std::fprintf(stderr, "warning: length %d is beyond the model's context length %d\n", o.length,
-                     lm.model->config.context_length);
+    check_context_room(o.length, 0, lm.backend->config().context_length, "eval-multi --length " + std::to_string(o.length),
+                       args.has("ignore-context"));
     const bool quiet = args.has("quiet");
+    const auto& cancel = install_interrupt_flag();
     const eval::MultiReport report =
         eval::run_multi(*lm.backend, *lm.tokenizer, kind, o, [&](int d, const eval::MultiReport& so_far) {
+            if (cancel.load()) throw Cancelled();  // Ctrl-C: stop after this document; main() reports it
             if (quiet) return;
             std::fprintf(stderr, "document %d/%d:", d + 1, o.documents);
             for (const auto& r : so_far.rows)

@@ -10,6 +10,7 @@
 #include "app/eval/niah.h"
 #include "app/eval/output_paths.h"
 #include "engine/common/error.h"
+#include "engine/session/context_check.h"
 #include "engine/session/document_chat.h"
 
 namespace snapdoc::cli {
@@ -20,7 +21,7 @@ int cmd_eval_niah(int argc, char** argv) {
     flags.insert(flags.end(), kvf.begin(), kvf.end());
     flags.insert(flags.end(), {{{"--lengths"}}, {{"--depths"}}, {{"--trials"}}, {{"--budgets"}}, {{"--seed"}},
                                {{"--facts-per-1k"}}, {{"-n", "--n-predict"}}, {{"--csv"}}, {{"--trials-csv"}},
-                               {{"--png"}}, {{"--template"}}, {{"--quiet"}, false}});
+                               {{"--png"}}, {{"--template"}}, {{"--quiet"}, false}, {{"--ignore-context"}, false}});
     const Args args(flags, argc, argv, 2);
     if (args.has("budget") || args.has("full"))
         throw Error("eval-niah compares several budgets: use --budgets full,64,128,10% instead of --budget/--full");
@@ -36,17 +37,20 @@ int cmd_eval_niah(int argc, char** argv) {
     o.snapkv = snapkv_config_from(args);
     o.seed = static_cast<uint64_t>(args.integer64("seed", 1));
     o.facts_per_1k = args.integer("facts-per-1k", 10);
-    o.max_new_tokens = args.integer("n-predict", 24);
+    o.max_new_tokens = n_predict_flag(args, 24);
 
     LoadedModel lm = load_for_cli(args, /*need_tokenizer=*/true, /*need_backend=*/true);
     const ChatTemplateKind kind = choose_chat_template(lm.model->chat_template, args.str("template"));
+    // Up front, before the first trial: a length past the context is refused (it used to fail
+    // deep inside a trial with an internal message).
     for (int l : o.lengths)
-        if (lm.model->config.context_length > 0 && l > lm.model->config.context_length)
-            std::fprintf(stderr, "warning: length %d is beyond the model's context length %d\n", l,
-                         lm.model->config.context_length);
+        check_context_room(l, 0, lm.backend->config().context_length, "eval-niah --lengths " + std::to_string(l),
+                           args.has("ignore-context"));
     const bool quiet = args.has("quiet");
+    const auto& cancel = install_interrupt_flag();
     const eval::NiahReport report = eval::run_niah(
         *lm.backend, *lm.tokenizer, kind, o, [&](const eval::NiahTrialResult& r) {
+            if (cancel.load()) throw Cancelled();  // Ctrl-C: stop after this trial; main() reports it
             if (quiet) return;
             std::fprintf(stderr, "len %d depth %3.0f%% trial %d (%d tokens): %s ->", o.lengths[r.length_index],
                          o.depths[r.depth_index] * 100, r.trial, r.prompt_tokens, r.expected.c_str());

@@ -7,6 +7,7 @@
 #include "engine/common/error.h"
 #include "engine/common/memory_stats.h"
 #include "engine/model/model_summary.h"
+#include "engine/session/context_check.h"
 #include "engine/session/generate.h"
 
 namespace snapdoc::cli {
@@ -23,7 +24,8 @@ int cmd_generate(int argc, char** argv) {
                                {{"--seed"}},
                                {{"--no-bos"}, false},
                                {{"--ignore-eos"}, false},
-                               {{"--print-ids"}, false}});
+                               {{"--print-ids"}, false},
+                               {{"--ignore-context"}, false}});
     const Args args(flags, argc, argv, 2);
     LoadedModel lm = load_for_cli(args, /*need_tokenizer=*/true, /*need_backend=*/true);
     const Tokenizer& tok = *lm.tokenizer;
@@ -35,8 +37,10 @@ int cmd_generate(int argc, char** argv) {
     const auto text_ids = tok.encode(args.str("prompt"));
     req.prompt.insert(req.prompt.end(), text_ids.begin(), text_ids.end());
     if (req.prompt.empty()) throw Error("the prompt is empty and there is no BOS to start from");
-    req.max_new_tokens = args.integer("n-predict", 256);
-    if (req.max_new_tokens < 0) throw Error("-n must be >= 0");
+    req.max_new_tokens = n_predict_flag(args, 256);
+    check_context_room(static_cast<int64_t>(req.prompt.size()), req.max_new_tokens, lm.backend->config().context_length,
+                       "the prompt + the tokens to generate", args.has("ignore-context"));
+    check_memory_for_run(*lm.model, static_cast<int64_t>(req.prompt.size()) + req.max_new_tokens);
     req.sampling.temperature = args.real("temp", 0.8f);
     req.sampling.top_k = args.integer("top-k", 40);
     req.sampling.top_p = args.real("top-p", 0.95f);

@@ -9,6 +9,7 @@
 #include "app/common/document_text.h"
 #include "engine/common/atomic_file.h"
 #include "engine/common/error.h"
+#include "engine/session/context_check.h"
 #include "engine/session/document_chat.h"
 
 namespace snapdoc::cli {
@@ -44,7 +45,8 @@ int cmd_inspect(int argc, char** argv) {
     const auto kvf = snapkv_flags();
     flags.insert(flags.end(), kvf.begin(), kvf.end());
     flags.insert(flags.end(),
-                 {{{"--doc"}}, {{"-q", "--question"}}, {{"--ids"}}, {{"--template"}}, {{"--system"}}, {{"--json"}}});
+                 {{{"--doc"}}, {{"-q", "--question"}}, {{"--ids"}}, {{"--template"}}, {{"--system"}}, {{"--json"}},
+                  {{"--ignore-context"}, false}});
     const Args args(flags, argc, argv, 2);
     const std::string json_path = args.required("json");
     const SnapKvConfig snap = snapkv_config_from(args);
@@ -54,6 +56,10 @@ int cmd_inspect(int argc, char** argv) {
 
     LoadedModel lm = load_for_cli(args, /*need_tokenizer=*/!by_ids, /*need_backend=*/true);
     const ModelConfig& cfg = lm.model->config;
+    const int ctx = lm.backend->config().context_length;
+    const bool ignore_context = args.has("ignore-context");
+    // Ctrl-C stops the prefill; main() reports it.
+    const std::atomic<bool>* cancel = &install_interrupt_flag();
     std::shared_ptr<const Selection> sel;
     std::unique_ptr<DocumentSession> session;
     if (by_ids) {
@@ -63,9 +69,10 @@ int cmd_inspect(int argc, char** argv) {
         if (ids.size() < 2) throw Error("--ids needs at least 2 tokens");
         const int L = static_cast<int>(ids.size());
         const int q = std::min(snap.window, L - 1);
+        check_context_room(L, 0, ctx, "the --ids", ignore_context);
         session = std::make_unique<DocumentSession>(*lm.backend);
-        session->prefill_document(std::span(ids).first(L - q));
-        session->set_question(std::span(ids).last(q), snap.window);
+        session->prefill_document(std::span(ids).first(L - q), {}, cancel);
+        session->set_question(std::span(ids).last(q), snap.window, cancel);
         sel = session->select(snap);
         nlohmann::json j = selection_json(*sel, *session);
         AtomicFileWriter f(json_path);
@@ -75,9 +82,13 @@ int cmd_inspect(int argc, char** argv) {
         const std::string document = read_document_text(args.required("doc"));
         const ChatTemplateKind kind = choose_chat_template(lm.model->chat_template, args.str("template"));
         DocumentChat chat(*lm.backend, *lm.tokenizer, kind);
-        chat.load_document(document, {}, nullptr, args.str("system"));
         const std::string question = args.required("question");
-        chat.session().set_question(build_question_part(kind, *lm.tokenizer, question), snap.window);
+        const std::vector<int32_t> doc_part = build_document_part(kind, *lm.tokenizer, args.str("system"), document);
+        const std::vector<int32_t> question_part = build_question_part(kind, *lm.tokenizer, question);
+        check_context_room(static_cast<int64_t>(doc_part.size() + question_part.size()), 0, ctx,
+                           "document + question", ignore_context);
+        chat.load_document_tokens(doc_part, {}, cancel);
+        chat.session().set_question(question_part, snap.window, cancel);
         sel = chat.session().select(snap);
         nlohmann::json j = selection_json(*sel, chat.session());
         AtomicFileWriter f(json_path);

@@ -66,6 +66,10 @@ int main(int argc, char** argv) {
         if (cmd == "eval-multi") return snapdoc::cli::cmd_eval_multi(argc, argv);
         std::fprintf(stderr, "snapdoc-cli: unknown command '%s' (try --help)\n", cmd.c_str());
         return 2;
+    } catch (const snapdoc::Cancelled&) {
+        // Ctrl-C in a command without partial results to report (eval, inspect, eval-niah, eval-multi).
+        std::fprintf(stderr, "snapdoc-cli %s: interrupted\n", cmd.c_str());
+        return 130;
     } catch (const snapdoc::Error& e) {
         std::fprintf(stderr, "snapdoc-cli %s: error: %s\n", cmd.c_str(), e.what());
         return 1;

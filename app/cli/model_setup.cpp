@@ -1,11 +1,16 @@
 #include "app/cli/model_setup.h"
 
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
+#include <thread>
 
 #include "engine/common/error.h"
 #include "engine/common/logging.h"
+#include "engine/common/memory_stats.h"
+#include "engine/model/model_summary.h"
 #include "engine/runtime/backend_factory.h"
+#include "engine/session/context_check.h"
 
 namespace snapdoc::cli {
 
@@ -19,15 +24,44 @@ LoadedModel load_for_cli(const Args& args, bool need_tokenizer, bool need_backen
     lm.model = std::make_unique<Model>(load_model(args.required("model")));
     if (lm.model->has_tokenizer() || need_tokenizer) lm.tokenizer = Tokenizer::from_model(*lm.model);
     if (need_backend) {
+        check_memory_for_run(*lm.model, 0);  // `info` still describes a model too big to run
         BackendOptions opts;
-        opts.threads = args.integer("threads", 0);
-        if (opts.threads < 0) throw Error("--threads must be >= 0");
+        opts.threads = threads_flag(args);
         // --ctx (subcommands that offer it): the context size, as llama.cpp's -c; 0 = the model's own.
         opts.context_length = args.integer("ctx", 0);
         if (opts.context_length < 0) throw Error("--ctx must be >= 0");
         lm.backend = make_backend(*lm.model, opts, args.str("device", "auto"));
     }
     return lm;
+}
+
+void check_memory_for_run(const Model& model, int64_t tokens) {
+    const int64_t ram = physical_memory_bytes();
+    const int64_t need = estimate_run_bytes(model, tokens);
+    if (ram <= 0 || need <= ram) return;
+    throw Error("'" + model.path.string() + "' needs about " + format_bytes(need) + (tokens > 0 ? " for " + std::to_string(tokens) + " tokens" : std::string(" for its weights")) +
+                " but this machine has " + format_bytes(ram) + " of RAM");
+}
+
+int threads_flag(const Args& args) {
+    const long long n = args.integer64("threads", 0);
+    if (n < 0) throw Error("--threads must be >= 0");
+    if (n > kMaxThreads)
+        throw Error("--threads " + std::to_string(n) + " is more than the " + std::to_string(kMaxThreads) +
+                    " supported (0 = one per core)");
+    const int cores = static_cast<int>(std::thread::hardware_concurrency());
+    if (cores > 0 && n > cores) {
+        std::fprintf(stderr, "note: --threads %lld is more than the %d cores; using %d\n", n, cores, cores);
+        return cores;
+    }
+    return static_cast<int>(n);
+}
+
+int n_predict_flag(const Args& args, int fallback) {
+    const long long n = args.integer64("n-predict", fallback);
+    if (n < 0 || n > kMaxNewTokens)
+        throw Error("-n " + std::to_string(n) + " is outside [0, " + std::to_string(kMaxNewTokens) + "]");
+    return static_cast<int>(n);
 }
 
 namespace {

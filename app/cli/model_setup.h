@@ -26,6 +26,19 @@ struct LoadedModel {
 // Loads the model named by -m, its tokenizer (required or optional) and a backend (if wanted).
 LoadedModel load_for_cli(const Args& args, bool need_tokenizer, bool need_backend);
 
+// --threads, bounded: above kMaxThreads is an error (100000 threads aborted after 6 GB of stacks);
+// above the machine's cores it is lowered to the core count with a message (5000 threads crawled).
+inline constexpr int kMaxThreads = 1024;
+int threads_flag(const Args& args);
+
+// Refuses a run whose estimated resident memory (weights + uncompressed KV for `tokens` +
+// activations) exceeds the machine's RAM, before anything is allocated: a sparse GGUF declaring
+// terabytes of weights used to start generating without a word.
+void check_memory_for_run(const Model& model, int64_t tokens);
+
+// -n / --n-predict, bounded by kMaxNewTokens (so no sum with it overflows an int).
+int n_predict_flag(const Args& args, int fallback);
+
 // A flag set by SIGINT/SIGTERM; the first signal requests a clean stop, the second kills.
 const std::atomic<bool>& install_interrupt_flag();
 

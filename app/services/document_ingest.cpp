@@ -10,6 +10,7 @@
 #include "app/common/document_text.h"
 #include "app/services/pdf_text.h"
 #include "engine/common/error.h"
+#include "engine/common/input_file.h"
 
 namespace snapdoc::services {
 
@@ -108,6 +109,9 @@ IngestedDocument ingest_document(const QString& path, const IngestProgress& prog
     if (!info.exists()) throw Error("document " + utf8(path) + " does not exist");
     if (info.isDir()) throw Error("document " + utf8(path) + " is a folder, not a file");
     if (!info.isReadable()) throw Error("document " + utf8(path) + " is not readable (permissions)");
+    // The guarded open (issue 14): a FIFO or a symlink to /dev/zero is refused here, before QFile or
+    // Poppler would block on it or read it without end.
+    InputFile::open(utf8(path), "document");
     IngestedDocument d;
     d.path = info.absoluteFilePath();
     d.byte_size = info.size();

@@ -1,5 +1,7 @@
 #include "engine/common/memory_stats.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstring>
 
@@ -26,5 +28,11 @@ int64_t status_field_kb(const char* field) {
 
 int64_t current_rss_bytes() { return status_field_kb("VmRSS") * 1024; }
 int64_t peak_rss_bytes() { return status_field_kb("VmHWM") * 1024; }
+
+int64_t physical_memory_bytes() {
+    const long pages = ::sysconf(_SC_PHYS_PAGES);
+    const long page = ::sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? static_cast<int64_t>(pages) * page : 0;
+}
 
 }  // namespace snapdoc

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -24,6 +25,17 @@ FullKvStore::FullKvStore(int n_layers, int n_kv_heads, int head_dim, int tokens,
         return;
     }
     // Spill: an unlinked temporary file, sized up front so a full disk fails now, not mid-prefill.
+    // Checked against the free space first: posix_fallocate of an absurd size (a 50 MB document
+    // asked for 108 GB) can take minutes on some filesystems before it fails.
+    if (struct statvfs fs {}; ::statvfs(spill_dir.c_str(), &fs) == 0) {
+        const auto free_bytes = static_cast<long double>(fs.f_bavail) * static_cast<long double>(fs.f_frsize);
+        if (static_cast<long double>(bytes_) > free_bytes) {
+            throw Error("the document's full KV needs " + std::to_string(bytes_ >> 20) + " MiB, more than the RAM cap (" +
+                        std::to_string(ram_cap_bytes >> 20) + " MiB) and the " +
+                        std::to_string(static_cast<int64_t>(free_bytes) >> 20) + " MiB free for the spill file in " +
+                        spill_dir.string() + " (use a shorter document)");
+        }
+    }
     std::string tmpl = (spill_dir / "snapdoc-kv-XXXXXX").string();
     const int fd = ::mkstemp(tmpl.data());
     if (fd < 0) throw Error("cannot create KV spill file in " + spill_dir.string() + ": " + std::strerror(errno));

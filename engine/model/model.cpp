@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "engine/common/error.h"
+#include "engine/model/finite_weights.h"
 #include "engine/model/gguf_model.h"
 #include "engine/model/hf_model.h"
 #include "engine/model/mapped_file.h"
@@ -48,7 +49,9 @@ int64_t Model::weight_bytes() const {
     return n;
 }
 
-Model load_model(const std::filesystem::path& path) {
+namespace {
+
+Model load_any_format(const std::filesystem::path& path) {
     std::error_code ec;
     const auto status = std::filesystem::status(path, ec);
     if (!std::filesystem::exists(status)) throw FormatError("model path '" + path.string() + "' does not exist");
@@ -66,6 +69,14 @@ Model load_model(const std::filesystem::path& path) {
     if (file->size() >= 4 && std::memcmp(file->data(), "GGUF", 4) == 0) return load_gguf_model(std::move(file));
     throw FormatError("'" + path.string() +
                       "' is neither a GGUF file (it does not start with 'GGUF') nor a Hugging Face model folder");
+}
+
+}  // namespace
+
+Model load_model(const std::filesystem::path& path) {
+    Model m = load_any_format(path);
+    check_finite_weights(m);  // norms and biases; the matrices are checked by the first forward
+    return m;
 }
 
 }  // namespace snapdoc

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "engine/common/error.h"
+#include "engine/session/context_check.h"
 #include "engine/session/prefill.h"
 
 namespace snapdoc {
@@ -195,7 +196,9 @@ AnswerResult DocumentSession::answer(const Selection& sel, const GenerationReque
     if (sel.prompt_len != prompt_tokens() || sel.window != scores_.window)
         throw Error("the selection was made for a different prompt");
     const int D = doc_len_, Q = question_tokens(), L = D + Q, W = sel.window, hd = cfg_.head_dim;
-    const int spare = std::max(0, request.max_new_tokens);
+    // Checked in 64 bits: kept + window + -n must stay an int capacity (-n near 2^31 wrapped here).
+    const int spare = checked_token_count(std::max(0, request.max_new_tokens), "answer: the token limit");
+    checked_token_count(int64_t{L} + W + spare, "answer: the prompt + the token limit");
 
     // The ragged cache: per (layer, cache head) exactly the kept positions + window + room to grow.
     KvCacheSpec spec;

@@ -5,6 +5,7 @@
 
 #include "engine/common/error.h"
 #include "engine/model/special_tokens.h"
+#include "engine/session/context_check.h"
 #include "engine/session/prefill.h"
 
 namespace snapdoc {
@@ -35,7 +36,9 @@ GenerationResult generate(Backend& backend, const GenerationRequest& request) {
 
     GenerationResult result;
     result.prompt_tokens = static_cast<int>(request.prompt.size());
-    const int capacity = result.prompt_tokens + request.max_new_tokens;
+    // 64-bit sum: -n near 2^31 used to wrap negative here and slip past every check.
+    const int capacity = checked_token_count(int64_t{result.prompt_tokens} + request.max_new_tokens,
+                                             "generate: the prompt + the token limit");
     auto kv = make_full_kv_cache(backend, capacity);
     result.kv_bytes = kv->reserved_bytes();
 

@@ -1,6 +1,7 @@
 #include "engine/session/prefill.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "engine/common/error.h"
@@ -30,6 +31,9 @@ std::vector<float> prefill(Backend& backend, std::span<const int32_t> tokens, in
         if (c0 + c == n) backend.logits(*act, c - 1, last.data());
         if (options.progress) options.progress(c0 + c, n);
     }
+    // NaN/Inf weights in a matrix (the load pass checks only norms and biases) surface here.
+    if (!std::all_of(last.begin(), last.end(), [](float x) { return std::isfinite(x); }))
+        throw Error("the model produced NaN or Inf logits: a weight tensor likely holds non-finite values");
     return last;
 }
 

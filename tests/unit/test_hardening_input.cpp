@@ -18,25 +18,18 @@
 #include "engine/model/read_file.h"
 #include "engine/model/safetensors_file.h"
 #include "engine/tokenizer/hf_tokenizer_json.h"
+#include "tests/support/error_text.h"
 #include "tests/support/expect_format_error.h"
 #include "tests/support/temp_dir.h"
 
 namespace snapdoc {
 namespace {
 
+using testing::error_text;
 using testing::TempDir;
 
 void write_file(const std::filesystem::path& p, const std::string& bytes) {
     std::ofstream(p, std::ios::binary) << bytes;
-}
-
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "";
 }
 
 // The opened-for-reading file kinds that are not regular files. A FIFO without a writer: the
@@ -82,10 +75,10 @@ TEST_F(SpecialInputs, SideFilesAndDocumentsAreRegularFilesOnly) {
     EXPECT_FORMAT_ERROR(read_small_file(dir_ / "fifo"), "FIFO");
     EXPECT_FORMAT_ERROR(read_small_file(dir_ / "zero"), "character device");
     // A document that is a symlink to /dev/zero reports size 0 and used to be read until memory ran out.
-    EXPECT_NE(error_of([&] { read_document_text(dir_ / "zero"); }).find("character device"),
+    EXPECT_NE(error_text([&] { read_document_text(dir_ / "zero"); }).find("character device"),
               std::string::npos);
-    EXPECT_NE(error_of([&] { read_document_text(dir_ / "fifo"); }).find("FIFO"), std::string::npos);
-    EXPECT_NE(error_of([&] { read_document_text(dir_ / "folder"); }).find("directory"), std::string::npos);
+    EXPECT_NE(error_text([&] { read_document_text(dir_ / "fifo"); }).find("FIFO"), std::string::npos);
+    EXPECT_NE(error_text([&] { read_document_text(dir_ / "folder"); }).find("directory"), std::string::npos);
 }
 
 TEST(InputFile, SizeIsCheckedBeforeReading) {
@@ -135,11 +128,11 @@ TEST(BoundedJson, EveryJsonInputUsesTheLimit) {
 TEST(BoundedJson, ParserMessagesCarryNoRawBytes) {
     // A NUL, an escape sequence and a newline in the bad token; a 100 KB unterminated string.
     const std::string bad = std::string("{\"a\": tru\x01\x1b[31m\n") + '\0' + "x}";
-    const std::string m = error_of([&] { parse_json_input(bad, "c.json: "); });
+    const std::string m = error_text([&] { parse_json_input(bad, "c.json: "); });
     ASSERT_FALSE(m.empty());
     for (const char c : m) EXPECT_FALSE(static_cast<unsigned char>(c) < 0x20 || c == 0x7f) << m;
     const std::string huge =
-        error_of([&] { parse_json_input("{\"a\": \"" + std::string(100000, 'z'), "c.json: "); });
+        error_text([&] { parse_json_input("{\"a\": \"" + std::string(100000, 'z'), "c.json: "); });
     EXPECT_LT(huge.size(), 600u) << huge.size();
 }
 
