@@ -42,7 +42,10 @@ void usage(std::FILE* out) {
         "MODEL is a .gguf file or a Hugging Face folder (config.json, *.safetensors, tokenizer.model).\n"
         "Common flags: --device cpu|cuda|auto (auto = the GPU when one is usable), --threads N (0 = all\n"
         "cores), --log-level trace|debug|info|warn|error|off\n"
-        "(default from SNAPDOC_LOG_LEVEL, else warn).\n",
+        "(default from SNAPDOC_LOG_LEVEL, else warn).\n"
+        "Inputs longer than the context (prompt + -n) are refused before any work; --ignore-context\n"
+        "(generate, eval, ask, inspect, eval-niah, eval-multi) runs them anyway. -n is at most 16777216,\n"
+        "--threads at most 1024 (more than the cores are lowered to the core count).\n",
         out);
 }
 

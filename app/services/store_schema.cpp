@@ -57,13 +57,20 @@ static_assert(std::size(kMigrations) == kLatestSchemaVersion, "one migration per
 }  // namespace
 
 void migrate(SqliteDb& db, int target) {
-    const int current = db.user_version();
-    if (current > kLatestSchemaVersion)
-        throw Error("the library database has schema version " + std::to_string(current) +
-                    ", newer than this snapdoc understands (" + std::to_string(kLatestSchemaVersion) +
-                    "); use a newer snapdoc or another data directory");
-    for (int v = current; v < target; ++v) {
+    // The version is read inside the write transaction (BEGIN IMMEDIATE): two instances starting
+    // together on a fresh folder used to both read version 0 and the second died with "table
+    // documents already exists". Now the second waits (busy timeout), then sees the new version.
+    for (;;) {
         Transaction tx(db);
+        const int v = db.user_version();
+        if (v > kLatestSchemaVersion)
+            throw Error("the library database has schema version " + std::to_string(v) +
+                        ", newer than this snapdoc understands (" + std::to_string(kLatestSchemaVersion) +
+                        "); use a newer snapdoc or another data directory");
+        if (v >= target) {
+            tx.commit();
+            return;
+        }
         db.exec(kMigrations[v]);
         db.set_user_version(v + 1);
         tx.commit();

@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "engine/common/error.h"
+#include "engine/common/message_text.h"
 
 namespace snapdoc {
 
@@ -218,7 +219,7 @@ GgufFile GgufFile::parse(std::shared_ptr<const MappedFile> file) {
         Entry e;
         e.key = c.read_string(what + " key");
         if (e.key.empty()) c.fail(what + " has an empty key");
-        const std::string kwhat = "metadata key '" + e.key + "'";
+        const std::string kwhat = "metadata key '" + printable_excerpt(e.key) + "'";
         const uint32_t type = c.read<uint32_t>(kwhat + " (value type)");
         if (!valid_value_type(type)) c.fail(kwhat + " has unknown value type " + std::to_string(type));
         e.type = static_cast<GgufType>(type);
@@ -235,7 +236,7 @@ GgufFile GgufFile::parse(std::shared_ptr<const MappedFile> file) {
             e.offset = c.pos();
             skip_value(c, e.type, 0, kwhat);
         }
-        if (!g.entry_index_.emplace(e.key, g.entries_.size()).second) c.fail("duplicate metadata key '" + e.key + "'");
+        if (!g.entry_index_.emplace(e.key, g.entries_.size()).second) c.fail("duplicate metadata key '" + printable_excerpt(e.key) + "'");
         g.entries_.push_back(std::move(e));
     }
 
@@ -254,7 +255,7 @@ GgufFile GgufFile::parse(std::shared_ptr<const MappedFile> file) {
     for (uint64_t i = 0; i < n_tensors; ++i) {
         TensorInfo t;
         t.name = c.read_string("tensor info #" + std::to_string(i) + " name");
-        const std::string what = "tensor '" + t.name + "'";
+        const std::string what = "tensor '" + printable_excerpt(t.name) + "'";
         const uint32_t n_dims = c.read<uint32_t>(what + " (dimension count)");
         if (n_dims == 0 || n_dims > kMaxDims) {
             c.fail(what + " has " + std::to_string(n_dims) + " dimensions (must be 1 to " + std::to_string(kMaxDims) + ")");
@@ -287,7 +288,7 @@ GgufFile GgufFile::parse(std::shared_ptr<const MappedFile> file) {
             }
             t.nbytes = static_cast<uint64_t>(bytes);
         }
-        if (!g.tensor_index_.emplace(t.name, g.tensors_.size()).second) c.fail("duplicate tensor name '" + t.name + "'");
+        if (!g.tensor_index_.emplace(t.name, g.tensors_.size()).second) c.fail("duplicate tensor name '" + printable_excerpt(t.name) + "'");
         g.tensors_.push_back(std::move(t));
     }
 
@@ -302,7 +303,7 @@ GgufFile GgufFile::parse(std::shared_ptr<const MappedFile> file) {
     }
     const uint64_t data_size = g.data_offset_ <= size ? size - g.data_offset_ : 0;
     for (const TensorInfo& t : g.tensors_) {
-        const std::string what = "tensor '" + t.name + "'";
+        const std::string what = "tensor '" + printable_excerpt(t.name) + "'";
         if (t.offset > data_size) {
             c.fail(what + " data offset " + std::to_string(t.offset) + " is past the end of the file (data section is " +
                    std::to_string(data_size) + " bytes)");
@@ -336,7 +337,7 @@ const GgufFile::Entry& GgufFile::require(std::string_view key) const {
 void GgufFile::wrong_type(const Entry& e, const char* expected) const {
     std::string actual = gguf_type_name(e.type);
     if (e.type == GgufType::Array) actual += " of " + gguf_type_name(e.elem_type);
-    fail("metadata key '" + e.key + "' has type " + actual + ", expected " + expected);
+    fail("metadata key '" + printable_excerpt(e.key) + "' has type " + actual + ", expected " + expected);
 }
 
 GgufMetaValue GgufFile::value(std::string_view key) const {
@@ -356,7 +357,7 @@ std::optional<std::string> GgufFile::get_string_opt(std::string_view key) const 
     if (e->type != GgufType::String) wrong_type(*e, "string");
     Cursor c(file_->data(), file_->size(), "GGUF file '" + name() + "': ");
     c.seek(e->offset);
-    return c.read_string("metadata key '" + e->key + "'");
+    return c.read_string("metadata key '" + printable_excerpt(e->key) + "'");
 }
 
 std::string GgufFile::get_string(std::string_view key) const {
@@ -369,7 +370,7 @@ std::optional<int64_t> GgufFile::get_int_opt(std::string_view key) const {
     if (e == nullptr) return std::nullopt;
     if (!gguf_is_integer(e->type)) wrong_type(*e, "an integer");
     int64_t v = 0;
-    if (!read_integer(e->type, file_->data() + e->offset, v)) fail("metadata key '" + e->key + "' is out of range");
+    if (!read_integer(e->type, file_->data() + e->offset, v)) fail("metadata key '" + printable_excerpt(e->key) + "' is out of range");
     return v;
 }
 
@@ -415,7 +416,7 @@ std::optional<std::vector<std::string>> GgufFile::get_string_array_opt(std::stri
     c.seek(e->offset);
     std::vector<std::string> out;
     out.reserve(static_cast<std::size_t>(e->count));  // validated against the file by parse()
-    for (uint64_t i = 0; i < e->count; ++i) out.push_back(c.read_string("metadata key '" + e->key + "'"));
+    for (uint64_t i = 0; i < e->count; ++i) out.push_back(c.read_string("metadata key '" + printable_excerpt(e->key) + "'"));
     return out;
 }
 
@@ -454,7 +455,7 @@ std::optional<std::vector<int64_t>> GgufFile::get_int_array_opt(std::string_view
     const uint8_t* p = file_->data() + e->offset;
     for (std::size_t i = 0; i < n; ++i) {
         if (!read_integer(e->elem_type, p + sz * i, out[i])) {
-            fail("metadata key '" + e->key + "' item " + std::to_string(i) + " is out of range");
+            fail("metadata key '" + printable_excerpt(e->key) + "' item " + std::to_string(i) + " is out of range");
         }
     }
     return out;
@@ -482,7 +483,7 @@ TensorView GgufFile::tensor_view(const TensorInfo& t) const {
     if (!dtype) {
         const std::string type = ggml_type_name(t.ggml_type);
         const bool known = type.rfind("type id ", 0) != 0;
-        fail("tensor '" + t.name + "' has " + (known ? "type " : "unknown ") + type +
+        fail("tensor '" + printable_excerpt(t.name) + "' has " + (known ? "type " : "unknown ") + type +
              ", which snapdoc does not support (supported: " + supported_ggml_type_names() + ")");
     }
     TensorView v;

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/common/error.h"
+#include "engine/common/message_text.h"
 #include "engine/common/json_input.h"
 #include "engine/model/read_file.h"
 
@@ -58,7 +59,7 @@ SafetensorsCheckpoint SafetensorsCheckpoint::open_folder(const std::filesystem::
     for (std::size_t f = 0; f < ck.files_.size(); ++f) {
         for (const auto& t : ck.files_[f].tensors()) {
             if (!ck.tensor_file_.emplace(t.name, f).second) {
-                throw FormatError("tensor '" + t.name + "' appears in two shards ('" +
+                throw FormatError("tensor '" + printable_excerpt(t.name) + "' appears in two shards ('" +
                                   ck.files_[ck.tensor_file_[t.name]].name() + "' and '" + ck.files_[f].name() + "')");
             }
         }

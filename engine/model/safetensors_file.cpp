@@ -73,7 +73,7 @@ SafetensorsFile SafetensorsFile::parse(std::shared_ptr<const MappedFile> file) {
 
     for (const auto& [name, entry] : header.items()) {
         if (name == "__metadata__") continue;  // free-form strings; nothing snapdoc needs
-        const std::string what = "tensor '" + name + "'";
+        const std::string what = "tensor '" + printable_excerpt(name) + "'";
         if (!entry.is_object()) fail(what + ": entry is not an object");
         TensorInfo t;
         t.name = name;
@@ -131,7 +131,7 @@ const SafetensorsFile::TensorInfo* SafetensorsFile::find(std::string_view name) 
 
 TensorView SafetensorsFile::view(const TensorInfo& t) const {
     if (!t.dtype) {
-        throw FormatError("safetensors file '" + name() + "': tensor '" + t.name + "' has dtype " + t.dtype_name +
+        throw FormatError("safetensors file '" + name() + "': tensor '" + printable_excerpt(t.name) + "' has dtype " + printable_excerpt(t.dtype_name) +
                           ", which snapdoc does not support (supported: F32, F16, BF16)");
     }
     TensorView v;

@@ -156,6 +156,9 @@ TEST(BadGguf, AbsurdMetadata) {
     expect_gguf_error(deep.b, "nested more than 8 deep");
     // Duplicate keys.
     expect_gguf_error(GgufBytes().header(0, 2).kv_u32("k", 1).kv_u32("k", 2).b, "duplicate metadata key 'k'");
+    // A key's raw bytes (NUL, ESC) are escaped in the message, not printed (issue 14).
+    const std::string odd("k\0\x1b[2J", 6);
+    expect_gguf_error(GgufBytes().header(0, 2).kv_u32(odd, 1).kv_u32(odd, 2).b, "duplicate metadata key 'k\\x00\\x1b[2J'");
     // Alignment.
     expect_gguf_error(GgufBytes().header(0, 1).kv_u32("general.alignment", 0).b, "general.alignment 0 is not a power of two");
     expect_gguf_error(GgufBytes().header(0, 1).kv_u32("general.alignment", 48).b, "general.alignment 48 is not a power of two");
