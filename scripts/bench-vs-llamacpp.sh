@@ -140,6 +140,7 @@ other_load() {  # "X% of one core" used by other processes between two cpu_marks
 MACHINE="$(lscpu | awk -F: '/Model name/ { gsub(/^ +/, "", $2); print $2; exit }'), $(nproc) CPUs"
 LLAMA_VARIANT="$(LLAMA_ORACLE_VERBOSE=1 "$ORACLE" meta "$F16" 2>&1 | sed -n 's/.*loaded CPU backend from .*libggml-cpu-\(.*\)\.so/\1/p' | head -1)"
 COMMIT="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$ROOT" diff --quiet 2>/dev/null || echo +dirty)"
+[[ -n "${SNAPDOC_BENCH:-}" ]] && COMMIT="$SNAPDOC_BENCH (built elsewhere; this tree is $COMMIT)"
 
 if [[ "$WAIT_QUIET" -gt 0 ]]; then
     deadline=$(( $(date +%s) + WAIT_QUIET ))
