@@ -1,4 +1,8 @@
 // snapdoc-cli: the engine from the command line (generate, tokenize, eval, info).
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -49,9 +53,24 @@ void usage(std::FILE* out) {
         out);
 }
 
+// The model is memory-mapped: if its file is truncated while a run uses it, the next touch of a
+// vanished page raises SIGBUS. Say so instead of dying with "Bus error" (async-signal-safe: write
+// and _exit only).
+std::atomic<bool> g_sigbus_seen{false};
+void on_sigbus(int) {
+    // Every worker thread touching the model faults at once: one reports, the others wait for its _exit.
+    if (g_sigbus_seen.exchange(true))
+        for (;;) ::pause();
+    static const char kMessage[] =
+        "snapdoc-cli: error: a memory-mapped file (the model) was truncated or removed while in use (SIGBUS)\n";
+    (void)!::write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
+    ::_exit(1);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+    std::signal(SIGBUS, on_sigbus);
     if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;

@@ -6,6 +6,7 @@
 // through printable_excerpt, so no raw bytes from the file reach the user.
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -16,14 +17,29 @@ namespace snapdoc {
 // recursive nlohmann operation far from the stack limit.
 inline constexpr int kMaxJsonDepth = 128;
 
-// Parses `text`. On failure throws FormatError(prefix + "not valid JSON: <reason>") or
-// FormatError(prefix + "not valid JSON: nested deeper than 128 levels (at byte N)").
-// `prefix` names the source, e.g. "config.json: " or "'dir/tokenizer_config.json' is ".
-nlohmann::json parse_json_input(std::string_view text, const std::string& prefix,
-                                int max_depth = kMaxJsonDepth);
+// Every value costs nlohmann ~16 bytes plus container overhead, whatever its size in the text: a
+// 99 MB safetensors header of "0," items grew to 3 GB, and under a memory limit the bad_alloc hit
+// nlohmann's noexcept destructor (abort instead of a message). So the value count is bounded too.
+// The largest real inputs (tokenizer.json of a 256K vocabulary with its merges) hold ~2M values.
+inline constexpr uint64_t kMaxJsonValues = uint64_t{16} << 20;
 
-// The deepest nesting of arrays/objects in `text` (brackets inside strings do not count); stops
-// and returns the offset of the first bracket past `max_depth` in `*too_deep_at` when there is one.
-int json_nesting_depth(std::string_view text, int max_depth, std::size_t* too_deep_at);
+struct JsonLimits {
+    int max_depth = kMaxJsonDepth;
+    uint64_t max_values = kMaxJsonValues;
+};
+
+// Parses `text`. On failure throws FormatError(prefix + "not valid JSON: <reason>"); the reason is
+// "nested deeper than 128 levels (at byte N)", "more than M values" or nlohmann's (sanitized).
+// `prefix` names the source, e.g. "config.json: " or "'dir/tokenizer_config.json' is ".
+nlohmann::json parse_json_input(std::string_view text, const std::string& prefix, JsonLimits limits = {});
+
+// One pass over `text` outside strings: the deepest nesting of arrays/objects and a count of the
+// values (elements and members: commas + openings + 1). Stops early at the first bracket past
+// `max_depth`, whose offset goes to `*too_deep_at`.
+struct JsonShape {
+    int depth = 0;
+    uint64_t values = 0;
+};
+JsonShape scan_json_shape(std::string_view text, int max_depth, std::size_t* too_deep_at = nullptr);
 
 }  // namespace snapdoc

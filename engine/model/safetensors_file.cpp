@@ -68,7 +68,9 @@ SafetensorsFile SafetensorsFile::parse(std::shared_ptr<const MappedFile> file) {
     const uint64_t data_size = size - st.data_offset_;
 
     const auto* begin = reinterpret_cast<const char*>(st.file_->data() + 8);
-    const json header = parse_json_input(std::string_view(begin, header_len), prefix + "the JSON header is invalid: ");
+    // ~10 values per tensor: 1M allows 100K tensors in one file, a few hundred MB of nlohmann values at most.
+    const json header = parse_json_input(std::string_view(begin, header_len), prefix + "the JSON header is invalid: ",
+                                         {.max_values = uint64_t{1} << 20});
     if (!header.is_object()) fail("the JSON header is not an object");
 
     for (const auto& [name, entry] : header.items()) {

@@ -128,5 +128,18 @@ TEST_F(HardeningCli, InterruptedEvalNiahSaysSoAndExits130) {
     EXPECT_NE(r.output.find("snapdoc-cli eval-niah: interrupted"), std::string::npos) << r.output;
 }
 
+// A model file truncated while a run maps it: a message and exit status 1 instead of "Bus error".
+// The run (100K tokens past the context) lasts far longer than the 1 s before the truncation.
+TEST_F(HardeningCli, ModelTruncatedWhileMappedIsAMessage) {
+    const auto copy = dir_ / "m.gguf";
+    std::filesystem::copy_file(fixture_path(kModel), copy);
+    const CommandResult r =
+        run_command("(timeout 60 " + std::string(SNAPDOC_CLI_PATH) + " generate -m '" + copy.string() +
+                    "' -p hi -n 100000 --ignore-context --temp 0 >/dev/null & sleep 1; truncate -s 4096 '" +
+                    copy.string() + "'; wait $!) 2>&1");
+    EXPECT_EQ(r.status, 1) << r.output;
+    EXPECT_NE(r.output.find("was truncated or removed while in use (SIGBUS)"), std::string::npos) << r.output;
+}
+
 }  // namespace
 }  // namespace snapdoc

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <cstring>
 #include <fstream>
+#include <functional>
 #include <string>
 
 #include "app/common/document_text.h"
@@ -20,6 +22,7 @@
 #include "engine/tokenizer/hf_tokenizer_json.h"
 #include "tests/support/error_text.h"
 #include "tests/support/expect_format_error.h"
+#include "tests/support/fixtures.h"
 #include "tests/support/temp_dir.h"
 
 namespace snapdoc {
@@ -27,6 +30,11 @@ namespace {
 
 using testing::error_text;
 using testing::TempDir;
+
+// A valid config.json of a tiny Llama, for folders whose other files are the broken part.
+constexpr const char* kTinyConfig =
+    R"({"architectures":["LlamaForCausalLM"],"hidden_size":8,"intermediate_size":16,"num_hidden_layers":1,)"
+    R"("num_attention_heads":2,"num_key_value_heads":1,"vocab_size":32,"max_position_embeddings":64})";
 
 void write_file(const std::filesystem::path& p, const std::string& bytes) {
     std::ofstream(p, std::ios::binary) << bytes;
@@ -63,10 +71,7 @@ TEST_F(SpecialInputs, HfFolderWhoseFilesAreFifosIsRefused) {
     EXPECT_FORMAT_ERROR(load_model(hf), "FIFO");
     // A good config.json, the weights a FIFO.
     std::filesystem::remove(hf / "config.json");
-    write_file(
-        hf / "config.json",
-        R"({"architectures":["LlamaForCausalLM"],"hidden_size":8,"intermediate_size":16,"num_hidden_layers":1,)"
-        R"("num_attention_heads":2,"num_key_value_heads":1,"vocab_size":32,"max_position_embeddings":64})");
+    write_file(hf / "config.json", kTinyConfig);
     ASSERT_EQ(::mkfifo((hf / "model.safetensors").c_str(), 0600), 0);
     EXPECT_FORMAT_ERROR(load_model(hf), "FIFO");
 }
@@ -123,6 +128,38 @@ TEST(BoundedJson, EveryJsonInputUsesTheLimit) {
     file += header + std::string(4, '\0');
     EXPECT_FORMAT_ERROR(SafetensorsFile::parse(MappedFile::from_bytes("deep.safetensors", file)),
                         "the JSON header is invalid: not valid JSON: nested deeper");
+}
+
+TEST(BoundedJson, ValueCountIsBounded) {
+    std::string many = "[0";
+    for (int i = 0; i < 1000; ++i) many += ",0";
+    many += "]";
+    EXPECT_NO_THROW(parse_json_input(many, "x: "));
+    EXPECT_FORMAT_ERROR(parse_json_input(many, "x: ", {.max_values = 1000}),
+                        "x: not valid JSON: more than 1000 values (1002)");
+    EXPECT_EQ(scan_json_shape("{\"a,b\":[1,2],\"c\":{}}", 10).values, 6u);  // commas in strings do not count
+}
+
+// The issue's reproducer: a ~50 MB safetensors header of one huge 'shape', loaded by the CLI in a
+// child process under a 1.5 GB address-space limit. It aborted (bad_alloc in nlohmann's noexcept
+// destructor); now the value count is refused before parsing, with a message.
+TEST(BoundedJson, HugeSafetensorsHeaderUnderAMemoryLimitIsAMessage) {
+    TempDir dir;
+    write_file(dir / "config.json", kTinyConfig);
+    std::string header = R"({"t":{"dtype":"F32","shape":[0)";
+    header.reserve(std::size_t{50} << 20);
+    while (header.size() < (std::size_t{50} << 20)) header += ",0";
+    header += R"(],"data_offsets":[0,0]}})";
+    std::string file(8, '\0');
+    const uint64_t n = header.size();
+    std::memcpy(file.data(), &n, 8);
+    write_file(dir / "model.safetensors", file + header);
+    const CommandResult r = run_command("ulimit -v 1500000; timeout 60 " + std::string(SNAPDOC_CLI_PATH) +
+                                        " info -m '" + dir.path().string() + "' 2>&1");
+    EXPECT_EQ(r.status, 1) << r.output;
+    EXPECT_NE(r.output.find("the JSON header is invalid: not valid JSON: more than 1048576 values"),
+              std::string::npos)
+        << r.output;
 }
 
 TEST(BoundedJson, ParserMessagesCarryNoRawBytes) {
