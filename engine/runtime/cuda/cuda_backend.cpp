@@ -57,16 +57,17 @@ std::string cuda_device_description(int device) {
 
 DType cuda_weight_dtype(const Model& model, const CudaBackendOptions& options) {
     if (options.weight_dtype) {
-        if (*options.weight_dtype == DType::Q8_0) throw Error("CUDA weights can be f32, f16 or bf16, not q8_0");
+        if (dtype_is_quantized(*options.weight_dtype))
+            throw Error(std::string("CUDA weights can be f32, f16 or bf16, not ") +
+                        std::string(dtype_name(*options.weight_dtype)));
         return *options.weight_dtype;
     }
-    switch (model.config.weight_dtype) {
-        case DType::F16: return DType::F16;
-        case DType::BF16: return DType::BF16;
-        case DType::Q8_0: return DType::F16;  // Q8_0 values (f16 scale × int8) are exact in f16 up to rounding
-        case DType::F32: return model.weight_bytes() <= options.keep_f32_max_bytes ? DType::F32 : DType::BF16;
-    }
-    return DType::BF16;
+    const DType t = model.config.weight_dtype;
+    if (t == DType::F32) return model.weight_bytes() <= options.keep_f32_max_bytes ? DType::F32 : DType::BF16;
+    if (t == DType::BF16) return DType::BF16;
+    // F16 and every block type: block values (an f16 scale times small integers) round to f16 with
+    // less error than to bf16. Block types have no device kernels yet; they are widened on upload.
+    return DType::F16;
 }
 
 namespace cuda {
