@@ -63,8 +63,10 @@ SNAPDOC_TARGET_AVX2 inline float hmax4(__m128 s) {
 namespace avx2 {
 
 SNAPDOC_TARGET_AVX2 inline __m256 exp8(__m256 x) {
-    const __m256 live = _mm256_cmp_ps(x, _mm256_set1_ps(kExpLow), _CMP_GE_OQ);
-    x = _mm256_max_ps(x, _mm256_set1_ps(kExpLow));
+    // NaN stays NaN (issue 14: a NaN score was turned into a masked one): "not less than" is true
+    // for NaN, and max_ps returns its second operand when either is NaN.
+    const __m256 live = _mm256_cmp_ps(x, _mm256_set1_ps(kExpLow), _CMP_NLT_UQ);
+    x = _mm256_max_ps(_mm256_set1_ps(kExpLow), x);
     const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(kLog2e)),
                                      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(kLn2Hi), x);
@@ -104,8 +106,9 @@ SNAPDOC_TARGET_AVX2 float exp_shift_sum(float* x, int n, float m) {
 namespace avx512 {
 
 SNAPDOC_TARGET_AVX512 inline __m512 exp16(__m512 x) {
-    const __mmask16 live = _mm512_cmp_ps_mask(x, _mm512_set1_ps(kExpLow), _CMP_GE_OQ);
-    x = _mm512_max_ps(x, _mm512_set1_ps(kExpLow));
+    // NaN stays NaN, as in exp8.
+    const __mmask16 live = _mm512_cmp_ps_mask(x, _mm512_set1_ps(kExpLow), _CMP_NLT_UQ);
+    x = _mm512_max_ps(_mm512_set1_ps(kExpLow), x);
     const __m512 n =
         _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(kLog2e)), _MM_FROUND_TO_NEAREST_INT);
     __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Hi), x);
