@@ -17,7 +17,8 @@ int main(int argc, char** argv) {
             "  snapkv [--shape NAME | -m MODEL] [--prompt-tokens N] [--budget B] [--window W] [--contexts a,b]\n"
             "  greedy -m MODEL (--ids \"1 2 3\" | --ids-file F) [-n N] [--threads N]\n"
             "  roofline -m MODEL [--threads N] [--context C] [--seconds S]\n"
-            "  attention [--shapes demo,125m] [--contexts 8192,32768] [--rows 512] [--threads 2] [--no-baseline]\n",
+            "  attention [--shapes demo,125m] [--contexts 8192,32768] [--rows 512] [--threads 2] [--no-baseline]\n"
+            "  gemm [--rows 512] [--threads 2] [--trials 3]\n",
             argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
@@ -31,6 +32,7 @@ int main(int argc, char** argv) {
         if (cmd == "quant") return snapdoc::bench::bench_quant(argc, argv);
         if (cmd == "roofline") return snapdoc::bench::bench_roofline(argc, argv);
         if (cmd == "attention") return snapdoc::bench::bench_attention(argc, argv);
+        if (cmd == "gemm") return snapdoc::bench::bench_gemm(argc, argv);
         std::fprintf(stderr, "snapdoc-bench: unknown command '%s'\n", cmd.c_str());
         return 2;
     } catch (const std::exception& e) {

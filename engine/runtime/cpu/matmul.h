@@ -2,8 +2,9 @@
 // Small batches (decode) stream each weight row once through the dot kernels, in parallel over
 // output rows; block-quantized weights are dotted in integers with the activation rows quantized
 // to 8 bits once per call (quant_dot.h; llama.cpp's scheme, so ~1e-2 relative error per product).
-// Larger batches (prefill) run single-threaded OpenBLAS sgemm on slices of W in parallel,
-// dequantizing each slice into scratch when W is not f32 (exact; weights stay compact in memory).
+// Larger batches (prefill) run a single-threaded f32 GEMM on slices of W in parallel (our AVX-512
+// kernel, gemm_f32.h, where the CPU has it; OpenBLAS sgemm elsewhere), dequantizing each slice
+// into scratch when W is not f32 (exact; weights stay compact in memory).
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,123 @@
+// The AVX-512 half of gemm_f32 (see gemm_f32_kernels.h). Every function carries its own target
+// attribute, so this file builds without -march and only runs where the dispatcher found AVX-512F.
+// Only headers without inline code of their own are included: nothing compiled here for AVX-512
+// can be picked by the linker for a caller on an older CPU.
+#include <cstdint>
+#include <utility>  // std::integer_sequence (types only)
+
+#include "engine/runtime/cpu/gemm_f32_kernels.h"
+
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define SNAPDOC_TARGET_AVX512 __attribute__((target("avx512f,fma")))
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+namespace snapdoc::cpu::gemm_detail {
+
+namespace {
+
+// Packs rows [j0, j0+cols) x depth [p0, p0+kc) of B into one panel: for each p, kCols consecutive
+// floats (columns past `cols` are zero, so the kernel never branches on the tail).
+SNAPDOC_TARGET_AVX512 void pack_panel(const float* b, int64_t ldb, int64_t j0, int cols, int64_t p0,
+                                      int64_t kc, float* out) {
+    if (cols < kCols)
+        for (int64_t i = 0; i < kc * kCols; i += 16) _mm512_store_ps(out + i, _mm512_setzero_ps());
+    // 16 x 16 blocks transposed in registers would be faster; a strided scalar copy costs ~1 cycle
+    // per weight against ~2·m flops of use, a few percent at prefill sizes.
+    for (int j = 0; j < cols; ++j) {
+        const float* row = b + (j0 + j) * ldb + p0;
+        for (int64_t p = 0; p < kc; ++p) out[p * kCols + j] = row[p];
+    }
+}
+
+// One tile: C[0..ROWS, 0..32) (+)= A[0..ROWS, 0..kc) · panel, masked to the valid columns.
+template <int ROWS>
+SNAPDOC_TARGET_AVX512 inline void tile(int64_t kc, const float* a, int64_t lda, const float* panel, float* c,
+                                       int64_t ldc, __mmask16 mask0, __mmask16 mask1, bool accumulate) {
+    __m512 acc0[ROWS], acc1[ROWS];
+#pragma GCC unroll 16
+    for (int i = 0; i < ROWS; ++i) acc0[i] = acc1[i] = _mm512_setzero_ps();
+    for (int64_t p = 0; p < kc; ++p) {
+        const __m512 b0 = _mm512_load_ps(panel + p * kCols), b1 = _mm512_load_ps(panel + p * kCols + 16);
+#pragma GCC unroll 16
+        for (int i = 0; i < ROWS; ++i) {
+            const __m512 ai = _mm512_set1_ps(a[i * lda + p]);
+            acc0[i] = _mm512_fmadd_ps(ai, b0, acc0[i]);
+            acc1[i] = _mm512_fmadd_ps(ai, b1, acc1[i]);
+        }
+    }
+#pragma GCC unroll 16
+    for (int i = 0; i < ROWS; ++i) {
+        float* ci = c + i * ldc;
+        if (accumulate) {
+            acc0[i] = _mm512_add_ps(acc0[i], _mm512_maskz_loadu_ps(mask0, ci));
+            acc1[i] = _mm512_add_ps(acc1[i], _mm512_maskz_loadu_ps(mask1, ci + 16));
+        }
+        _mm512_mask_storeu_ps(ci, mask0, acc0[i]);
+        _mm512_mask_storeu_ps(ci + 16, mask1, acc1[i]);
+    }
+}
+
+template <int ROWS>
+SNAPDOC_TARGET_AVX512 void row_block(int64_t n, int64_t kc, const float* a, int64_t lda, const float* packed,
+                                     float* c, int64_t ldc, bool accumulate) {
+    for (int64_t j0 = 0; j0 < n; j0 += kCols) {
+        const int64_t cols = n - j0 < kCols ? n - j0 : kCols;
+        const __mmask16 mask0 = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1);
+        const __mmask16 mask1 = cols >= 32   ? __mmask16(0xFFFF)
+                                : cols <= 16 ? __mmask16(0)
+                                             : __mmask16((1u << (cols - 16)) - 1);
+        tile<ROWS>(kc, a, lda, packed + j0 * kc, c + j0, ldc, mask0, mask1, accumulate);
+    }
+}
+
+using RowBlockFn = void (*)(int64_t, int64_t, const float*, int64_t, const float*, float*, int64_t, bool);
+
+template <int... R>
+constexpr RowBlockFn row_block_for(int rows, std::integer_sequence<int, R...>) {
+    RowBlockFn fns[] = {row_block<R + 1>...};
+    return fns[rows - 1];
+}
+
+}  // namespace
+
+SNAPDOC_TARGET_AVX512 void gemm_avx512(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+                                       const float* b, int64_t ldb, float* c, int64_t ldc, float* packed) {
+    if (k <= 0) {
+        for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = 0;
+        return;
+    }
+    for (int64_t jc = 0; jc < n; jc += kWidth) {
+        const int64_t nc = n - jc < kWidth ? n - jc : kWidth;
+        for (int64_t p0 = 0; p0 < k; p0 += kDepth) {
+            const int64_t kc = k - p0 < kDepth ? k - p0 : kDepth;
+            // This block of B once, panel by panel; then every row block of A runs over all panels
+            // while its kRows x kc slice of A stays in L1.
+            for (int64_t j0 = 0; j0 < nc; j0 += kCols)
+                pack_panel(b, ldb, jc + j0, static_cast<int>(nc - j0 < kCols ? nc - j0 : kCols), p0, kc,
+                           packed + j0 * kc);
+            const bool accumulate = p0 > 0;
+            int64_t i0 = 0;
+            for (; i0 + kRows <= m; i0 += kRows)
+                row_block<kRows>(nc, kc, a + i0 * lda + p0, lda, packed, c + i0 * ldc + jc, ldc, accumulate);
+            if (i0 < m)
+                row_block_for(static_cast<int>(m - i0), std::make_integer_sequence<int, kRows>())(
+                    nc, kc, a + i0 * lda + p0, lda, packed, c + i0 * ldc + jc, ldc, accumulate);
+        }
+    }
+}
+
+}  // namespace snapdoc::cpu::gemm_detail
+
+#else
+
+namespace snapdoc::cpu::gemm_detail {
+void gemm_avx512(int64_t, int64_t, int64_t, const float*, int64_t, const float*, int64_t, float*, int64_t,
+                 float*) {}
+}  // namespace snapdoc::cpu::gemm_detail
+
+#endif
