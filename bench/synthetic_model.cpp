@@ -114,7 +114,7 @@ std::filesystem::path write_synthetic_model(const SyntheticShape& shape, DType d
         const float scale = 1.0f / std::sqrt(static_cast<float>(cols));
         const uint64_t s = 0x9E3779B97F4A7C15ull * ++seed;
         w.add_tensor_generated(name, {rows, cols}, dtype, [s, scale](int64_t row, std::span<float> out) {
-            XorShift g{s ^ (static_cast<uint64_t>(row) * 0xBF58476D1CE4E5B9ull) | 1};
+            XorShift g{(s ^ (static_cast<uint64_t>(row) * 0xBF58476D1CE4E5B9ull)) | 1};
             for (float& x : out) x = g.uniform() * scale * 1.7f;  // uniform with std ≈ scale
         });
     };

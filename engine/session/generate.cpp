@@ -32,7 +32,6 @@ GenerationResult generate(Backend& backend, const GenerationRequest& request) {
     if (request.prompt.empty()) throw Error("generate: the prompt is empty (add BOS)");
     if (request.max_new_tokens < 0) throw Error("generate: negative token limit");
     request.sampling.validate();
-    const ModelConfig& cfg = backend.config();
 
     GenerationResult result;
     result.prompt_tokens = static_cast<int>(request.prompt.size());

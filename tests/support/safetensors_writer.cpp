@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -17,9 +18,9 @@ const char* st_dtype(DType t) {
         case DType::F32: return "F32";
         case DType::F16: return "F16";
         case DType::BF16: return "BF16";
-        case DType::Q8_0: break;
+        default: break;  // block types exist only in GGUF
     }
-    throw std::invalid_argument("safetensors cannot store Q8_0");
+    throw std::invalid_argument("safetensors cannot store " + std::string(dtype_name(t)));
 }
 
 int64_t numel_of(const std::vector<int64_t>& shape) {

@@ -152,7 +152,9 @@ TEST(DType, Bf16RoundTripsAndRounding) {
     for (uint32_t b = 0; b < 0x10000; ++b) {
         const float f = bf16_to_f32(static_cast<uint16_t>(b));
         ASSERT_EQ(bits(f), b << 16);
-        if (!std::isnan(f)) ASSERT_EQ(f32_to_bf16(f), b);
+        if (!std::isnan(f)) {
+            ASSERT_EQ(f32_to_bf16(f), b);
+        }
     }
     EXPECT_EQ(f32_to_bf16(from_bits(0x3f808000u)), 0x3f80);  // tie, even stays
     EXPECT_EQ(f32_to_bf16(from_bits(0x3f818000u)), 0x3f82);  // tie, odd rounds up

@@ -59,8 +59,11 @@ void expect_valid_topk(const HeadSelection& h, const std::vector<float>& pooled,
     std::vector<char> kept(pooled.size(), 0);
     float min_kept = std::numeric_limits<float>::infinity();
     for (int32_t p : h.kept) kept[p] = 1, min_kept = std::min(min_kept, pooled[p]);
-    for (std::size_t i = 0; i < pooled.size(); ++i)
-        if (!kept[i]) ASSERT_LE(pooled[i], min_kept + 1e-6) << "dropped position " << i << " outranks a kept one";
+    for (std::size_t i = 0; i < pooled.size(); ++i) {
+        if (!kept[i]) {
+            ASSERT_LE(pooled[i], min_kept + 1e-6) << "dropped position " << i << " outranks a kept one";
+        }
+    }
 }
 
 struct Case {
