@@ -19,15 +19,54 @@ namespace snapdoc::cpu::gemm_detail {
 
 namespace {
 
+// Transposes a 16 x 16 block: rows r[0..16) (16 depth values each of one B row) become 16
+// vectors of 16 B rows each, stored to out + t * kCols for depth t. Three shuffle stages:
+// pairs of rows within 128-bit lanes, then quads, then the lanes themselves.
+SNAPDOC_TARGET_AVX512 inline void transpose16(const __m512 (&r)[16], float* out) {
+    __m512 t[16], u[16];
+    for (int i = 0; i < 16; i += 2) {
+        t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);      // per lane: r_i[0] r_i+1[0] r_i[1] r_i+1[1]
+        t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);  // per lane: elements 2 and 3
+    }
+    for (int g = 0; g < 16; g += 4) {  // u[g + e]: rows g..g+3, lane L holds element 4L + e
+        u[g + 0] = _mm512_shuffle_ps(t[g], t[g + 2], 0x44);
+        u[g + 1] = _mm512_shuffle_ps(t[g], t[g + 2], 0xEE);
+        u[g + 2] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0x44);
+        u[g + 3] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0xEE);
+    }
+    for (int e = 0; e < 4; ++e) {
+        // v0 lanes: e (rows 0-3), e+8 (0-3), e (4-7), e+8 (4-7); v1 the same for e+4, e+12; w for rows 8-15.
+        const __m512 v0 = _mm512_shuffle_f32x4(u[e], u[4 + e], 0x88),
+                     v1 = _mm512_shuffle_f32x4(u[e], u[4 + e], 0xDD);
+        const __m512 w0 = _mm512_shuffle_f32x4(u[8 + e], u[12 + e], 0x88);
+        const __m512 w1 = _mm512_shuffle_f32x4(u[8 + e], u[12 + e], 0xDD);
+        _mm512_store_ps(out + e * kCols, _mm512_shuffle_f32x4(v0, w0, 0x88));
+        _mm512_store_ps(out + (e + 8) * kCols, _mm512_shuffle_f32x4(v0, w0, 0xDD));
+        _mm512_store_ps(out + (e + 4) * kCols, _mm512_shuffle_f32x4(v1, w1, 0x88));
+        _mm512_store_ps(out + (e + 12) * kCols, _mm512_shuffle_f32x4(v1, w1, 0xDD));
+    }
+}
+
 // Packs rows [j0, j0+cols) x depth [p0, p0+kc) of B into one panel: for each p, kCols consecutive
-// floats (columns past `cols` are zero, so the kernel never branches on the tail).
+// floats (columns past `cols` are zero, so the kernel never branches on the tail). Full groups of
+// 16 rows go through register transposes (a strided scalar copy cost ~8% of the GEMM).
 SNAPDOC_TARGET_AVX512 void pack_panel(const float* b, int64_t ldb, int64_t j0, int cols, int64_t p0,
                                       int64_t kc, float* out) {
     if (cols < kCols)
         for (int64_t i = 0; i < kc * kCols; i += 16) _mm512_store_ps(out + i, _mm512_setzero_ps());
-    // 16 x 16 blocks transposed in registers would be faster; a strided scalar copy costs ~1 cycle
-    // per weight against ~2·m flops of use, a few percent at prefill sizes.
-    for (int j = 0; j < cols; ++j) {
+    const int64_t kc16 = kc / 16 * 16;
+    int j = 0;
+    for (; j + 16 <= cols; j += 16) {
+        const float* rows = b + (j0 + j) * ldb + p0;
+        for (int64_t p = 0; p < kc16; p += 16) {
+            __m512 r[16];
+            for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(rows + i * ldb + p);
+            transpose16(r, out + p * kCols + j);
+        }
+        for (int i = 0; i < 16; ++i)
+            for (int64_t p = kc16; p < kc; ++p) out[p * kCols + j + i] = rows[i * ldb + p];
+    }
+    for (; j < cols; ++j) {
         const float* row = b + (j0 + j) * ldb + p0;
         for (int64_t p = 0; p < kc; ++p) out[p * kCols + j] = row[p];
     }
