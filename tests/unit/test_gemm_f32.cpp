@@ -104,6 +104,57 @@ TEST(GemmF32, Avx512AgreesWithPortable) {
     expect_matches_reference(p, "avx512");
 }
 
+// The attention tiles' calls: B stored [k, n] (V), a scale, and C accumulated into.
+TEST(GemmF32, AsIsLayoutScaleAndAccumulate) {
+    uint32_t seed = 500;
+    for (GemmIsa isa : isas())
+        for (int64_t m : {1, 13, 14, 30})
+            for (int64_t n : {5, 32, 64, 300})
+                for (int64_t k : {3, 64, 256, 300})
+                    for (bool accumulate : {false, true}) {
+                        std::mt19937 rng(seed++);
+                        std::uniform_real_distribution<float> dist(-1.f, 1.f);
+                        const int64_t lda = k + 1, ldb = n + 3, ldc = n + 2;
+                        const float alpha = 0.125f;
+                        std::vector<float> a(m * lda), b(k * ldb), c(m * ldc);
+                        for (auto& x : a) x = dist(rng);
+                        for (auto& x : b) x = dist(rng);
+                        for (auto& x : c) x = dist(rng);
+                        const std::vector<float> before = c;
+                        gemm_f32(GemmB::AsIs, m, n, k, alpha, a.data(), lda, b.data(), ldb, accumulate,
+                                 c.data(), ldc, isa);
+                        for (int64_t i = 0; i < m; ++i)
+                            for (int64_t j = 0; j < ldc; ++j) {
+                                if (j >= n) {
+                                    ASSERT_EQ(c[i * ldc + j], before[i * ldc + j])
+                                        << name(isa) << ": wrote past n";
+                                    continue;
+                                }
+                                double exact = accumulate ? before[i * ldc + j] : 0.0,
+                                       magnitude = std::fabs(exact);
+                                for (int64_t q = 0; q < k; ++q) {
+                                    const double prod = double(alpha) * a[i * lda + q] * b[q * ldb + j];
+                                    exact += prod;
+                                    magnitude += std::fabs(prod);
+                                }
+                                ASSERT_NEAR(c[i * ldc + j], exact, 2.0 * (k + 2) * FLT_EPSILON * magnitude)
+                                    << name(isa) << " m=" << m << " n=" << n << " k=" << k
+                                    << " acc=" << accumulate;
+                            }
+                    }
+}
+
+TEST(GemmF32, ScaledTransposedMatchesReference) {
+    for (GemmIsa isa : isas()) {
+        Problem p(17, 40, 70, 1, 77);
+        gemm_f32(GemmB::Transposed, p.m, p.n, p.k, 2.0f, p.a.data(), p.lda, p.b.data(), p.ldb, false,
+                 p.c.data(), p.ldc, isa);
+        for (int64_t i = 0; i < p.m; ++i)
+            for (int64_t j = 0; j < p.n; ++j) p.c[i * p.ldc + j] *= 0.5f;  // powers of two: exact
+        expect_matches_reference(p, name(isa));
+    }
+}
+
 TEST(GemmF32, ZeroDepthGivesZeros) {
     for (GemmIsa isa : isas()) {
         std::vector<float> c(6, 7.f);

@@ -11,6 +11,7 @@
 
 #include "engine/runtime/cpu/attention.h"
 #include "engine/runtime/cpu/dot_kernels.h"
+#include "engine/runtime/cpu/gemm_f32.h"
 
 namespace snapdoc::cpu {
 
@@ -29,12 +30,16 @@ inline void pack_group_queries(const float* q, int64_t q_stride, int r0, int row
 // which at one row costs as much as the arithmetic.
 inline constexpr int kAttentionDirectRows = 4;
 
-// s [m, kt] (row stride kAttentionTile) = scale · qp [m, hd] · k[0..kt)ᵀ. OpenBLAS runs single-
-// threaded here (the backend's pool owns the parallelism).
+// s [m, kt] (row stride kAttentionTile) = scale · qp [m, hd] · k[0..kt)ᵀ. The GEMMs run single-
+// threaded here (the backend's pool owns the parallelism): our AVX-512 kernel where the CPU has it
+// (gemm_f32.h), OpenBLAS elsewhere.
 inline void score_tile(const float* qp, int m, int hd, const float* k, int kt, float scale, float* s) {
     if (m > kAttentionDirectRows) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, kt, hd, scale, qp, hd, k, hd, 0.0f, s,
-                    kAttentionTile);
+        if (gemm_f32_has_avx512())
+            gemm_f32(GemmB::Transposed, m, kt, hd, scale, qp, hd, k, hd, false, s, kAttentionTile, GemmIsa::Avx512);
+        else
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, kt, hd, scale, qp, hd, k, hd, 0.0f, s,
+                        kAttentionTile);
         return;
     }
     for (int j = 0; j < kt; ++j)
@@ -46,8 +51,11 @@ inline void score_tile(const float* qp, int m, int hd, const float* k, int kt, f
 // acc [m, hd] += s [m, kt] (row stride kAttentionTile) · v[0..kt).
 inline void accumulate_values(const float* s, int m, int hd, const float* v, int kt, float* acc) {
     if (m > kAttentionDirectRows) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, hd, kt, 1.0f, s, kAttentionTile, v, hd,
-                    1.0f, acc, hd);
+        if (gemm_f32_has_avx512())
+            gemm_f32(GemmB::AsIs, m, hd, kt, 1.0f, s, kAttentionTile, v, hd, true, acc, hd, GemmIsa::Avx512);
+        else
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, hd, kt, 1.0f, s, kAttentionTile, v, hd,
+                        1.0f, acc, hd);
         return;
     }
     for (int j = 0; j < kt; ++j)

@@ -10,15 +10,17 @@ namespace snapdoc::cpu {
 
 namespace {
 
-void gemm_portable(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
-                   float* c, int64_t ldc) {
+void gemm_portable(bool b_transposed, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                   int64_t lda, const float* b, int64_t ldb, bool accumulate, float* c, int64_t ldc) {
     for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < n; ++j) {
             const float* ai = a + i * lda;
-            const float* bj = b + j * ldb;
             float s = 0;
-            for (int64_t p = 0; p < k; ++p) s += ai[p] * bj[p];
-            c[i * ldc + j] = s;
+            if (b_transposed)
+                for (int64_t p = 0; p < k; ++p) s += ai[p] * b[j * ldb + p];
+            else
+                for (int64_t p = 0; p < k; ++p) s += ai[p] * b[p * ldb + j];
+            c[i * ldc + j] = alpha * s + (accumulate ? c[i * ldc + j] : 0.0f);
         }
 }
 
@@ -42,17 +44,19 @@ bool gemm_f32_has_avx512() {
 #endif
 }
 
-void gemm_f32_nt(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
-                 float* c, int64_t ldc, GemmIsa isa) {
+void gemm_f32(GemmB layout, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+              const float* b, int64_t ldb, bool accumulate, float* c, int64_t ldc, GemmIsa isa) {
     if (m <= 0 || n <= 0) return;
+    const bool b_transposed = layout == GemmB::Transposed;
     if (isa == GemmIsa::Auto) isa = gemm_f32_has_avx512() ? GemmIsa::Avx512 : GemmIsa::Portable;
     if (isa == GemmIsa::Avx512) {
         if (!gemm_f32_has_avx512())
             throw Error("gemm_f32: the AVX-512 kernel was asked for but this CPU lacks AVX-512F");
-        gemm_detail::gemm_avx512(m, n, k, a, lda, b, ldb, c, ldc, packed_scratch(n));
+        gemm_detail::gemm_avx512(b_transposed, m, n, k, alpha, a, lda, b, ldb, accumulate, c, ldc,
+                                 packed_scratch(n));
         return;
     }
-    gemm_portable(m, n, k, a, lda, b, ldb, c, ldc);
+    gemm_portable(b_transposed, m, n, k, alpha, a, lda, b, ldb, accumulate, c, ldc);
 }
 
 }  // namespace snapdoc::cpu

@@ -16,9 +16,21 @@ enum class GemmIsa { Auto, Avx512, Portable };
 // Whether this CPU runs the AVX-512 kernel (checked once). Callers without it keep OpenBLAS.
 bool gemm_f32_has_avx512();
 
-// C = A·Bᵀ, overwriting C. m, n, k >= 0; lda, ldb >= k; ldc >= n. Avx512 on a CPU without it
-// throws Error; Auto picks Avx512 when the CPU has it, else Portable (plain loops, slow).
-void gemm_f32_nt(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
-                 float* c, int64_t ldc, GemmIsa isa = GemmIsa::Auto);
+// How B is stored: Transposed is B [n, k] (a weight W [out, in]: C = A·Bᵀ); AsIs is B [k, n]
+// (attention's V [keys, head_dim]: C = A·B).
+enum class GemmB { Transposed, AsIs };
+
+// C = alpha·A·op(B), plus the old C when `accumulate` (else C is overwritten). m, n, k >= 0;
+// lda >= k; ldb >= k (Transposed) or >= n (AsIs); ldc >= n. Avx512 on a CPU without it throws
+// Error; Auto picks Avx512 when the CPU has it, else Portable (plain loops, slow).
+void gemm_f32(GemmB layout, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+              const float* b, int64_t ldb, bool accumulate, float* c, int64_t ldc,
+              GemmIsa isa = GemmIsa::Auto);
+
+// C = A·Bᵀ for B [n, k], overwriting C: the prefill matmul's call.
+inline void gemm_f32_nt(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
+                        int64_t ldb, float* c, int64_t ldc, GemmIsa isa = GemmIsa::Auto) {
+    gemm_f32(GemmB::Transposed, m, n, k, 1.0f, a, lda, b, ldb, false, c, ldc, isa);
+}
 
 }  // namespace snapdoc::cpu

@@ -72,10 +72,26 @@ SNAPDOC_TARGET_AVX512 void pack_panel(const float* b, int64_t ldb, int64_t j0, i
     }
 }
 
-// One tile: C[0..ROWS, 0..32) (+)= A[0..ROWS, 0..kc) · panel, masked to the valid columns.
+// Packs columns [j0, j0+cols) x depth [p0, p0+kc) of a B stored [k, n] (row p holds every column):
+// plain copies of up to kCols floats per depth, zero past `cols`.
+SNAPDOC_TARGET_AVX512 void pack_panel_plain(const float* b, int64_t ldb, int64_t j0, int cols, int64_t p0,
+                                            int64_t kc, float* out) {
+    const __mmask16 mask0 = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1);
+    const __mmask16 mask1 = cols >= 32   ? __mmask16(0xFFFF)
+                            : cols <= 16 ? __mmask16(0)
+                                         : __mmask16((1u << (cols - 16)) - 1);
+    for (int64_t p = 0; p < kc; ++p) {
+        const float* row = b + (p0 + p) * ldb + j0;
+        _mm512_store_ps(out + p * kCols, _mm512_maskz_loadu_ps(mask0, row));
+        _mm512_store_ps(out + p * kCols + 16, _mm512_maskz_loadu_ps(mask1, row + 16));
+    }
+}
+
+// One tile: C[0..ROWS, 0..32) = alpha · A[0..ROWS, 0..kc) · panel (+ C), masked to the valid columns.
 template <int ROWS>
-SNAPDOC_TARGET_AVX512 inline void tile(int64_t kc, const float* a, int64_t lda, const float* panel, float* c,
-                                       int64_t ldc, __mmask16 mask0, __mmask16 mask1, bool accumulate) {
+SNAPDOC_TARGET_AVX512 inline void tile(int64_t kc, const float* a, int64_t lda, const float* panel,
+                                       float alpha, float* c, int64_t ldc, __mmask16 mask0, __mmask16 mask1,
+                                       bool accumulate) {
     __m512 acc0[ROWS], acc1[ROWS];
 #pragma GCC unroll 16
     for (int i = 0; i < ROWS; ++i) acc0[i] = acc1[i] = _mm512_setzero_ps();
@@ -88,12 +104,16 @@ SNAPDOC_TARGET_AVX512 inline void tile(int64_t kc, const float* a, int64_t lda, 
             acc1[i] = _mm512_fmadd_ps(ai, b1, acc1[i]);
         }
     }
+    const __m512 scale = _mm512_set1_ps(alpha);  // times 1 is exact: no cost in precision for alpha = 1
 #pragma GCC unroll 16
     for (int i = 0; i < ROWS; ++i) {
         float* ci = c + i * ldc;
         if (accumulate) {
-            acc0[i] = _mm512_add_ps(acc0[i], _mm512_maskz_loadu_ps(mask0, ci));
-            acc1[i] = _mm512_add_ps(acc1[i], _mm512_maskz_loadu_ps(mask1, ci + 16));
+            acc0[i] = _mm512_fmadd_ps(scale, acc0[i], _mm512_maskz_loadu_ps(mask0, ci));
+            acc1[i] = _mm512_fmadd_ps(scale, acc1[i], _mm512_maskz_loadu_ps(mask1, ci + 16));
+        } else {
+            acc0[i] = _mm512_mul_ps(scale, acc0[i]);
+            acc1[i] = _mm512_mul_ps(scale, acc1[i]);
         }
         _mm512_mask_storeu_ps(ci, mask0, acc0[i]);
         _mm512_mask_storeu_ps(ci + 16, mask1, acc1[i]);
@@ -102,18 +122,19 @@ SNAPDOC_TARGET_AVX512 inline void tile(int64_t kc, const float* a, int64_t lda, 
 
 template <int ROWS>
 SNAPDOC_TARGET_AVX512 void row_block(int64_t n, int64_t kc, const float* a, int64_t lda, const float* packed,
-                                     float* c, int64_t ldc, bool accumulate) {
+                                     float alpha, float* c, int64_t ldc, bool accumulate) {
     for (int64_t j0 = 0; j0 < n; j0 += kCols) {
         const int64_t cols = n - j0 < kCols ? n - j0 : kCols;
         const __mmask16 mask0 = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1);
         const __mmask16 mask1 = cols >= 32   ? __mmask16(0xFFFF)
                                 : cols <= 16 ? __mmask16(0)
                                              : __mmask16((1u << (cols - 16)) - 1);
-        tile<ROWS>(kc, a, lda, packed + j0 * kc, c + j0, ldc, mask0, mask1, accumulate);
+        tile<ROWS>(kc, a, lda, packed + j0 * kc, alpha, c + j0, ldc, mask0, mask1, accumulate);
     }
 }
 
-using RowBlockFn = void (*)(int64_t, int64_t, const float*, int64_t, const float*, float*, int64_t, bool);
+using RowBlockFn = void (*)(int64_t, int64_t, const float*, int64_t, const float*, float, float*, int64_t,
+                            bool);
 
 template <int... R>
 constexpr RowBlockFn row_block_for(int rows, std::integer_sequence<int, R...>) {
@@ -123,11 +144,13 @@ constexpr RowBlockFn row_block_for(int rows, std::integer_sequence<int, R...>) {
 
 }  // namespace
 
-SNAPDOC_TARGET_AVX512 void gemm_avx512(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
-                                       const float* b, int64_t ldb, float* c, int64_t ldc, float* packed) {
+SNAPDOC_TARGET_AVX512 void gemm_avx512(bool b_transposed, int64_t m, int64_t n, int64_t k, float alpha,
+                                       const float* a, int64_t lda, const float* b, int64_t ldb,
+                                       bool accumulate, float* c, int64_t ldc, float* packed) {
     if (k <= 0) {
-        for (int64_t i = 0; i < m; ++i)
-            for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = 0;
+        if (!accumulate)
+            for (int64_t i = 0; i < m; ++i)
+                for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = 0;
         return;
     }
     for (int64_t jc = 0; jc < n; jc += kWidth) {
@@ -136,16 +159,20 @@ SNAPDOC_TARGET_AVX512 void gemm_avx512(int64_t m, int64_t n, int64_t k, const fl
             const int64_t kc = k - p0 < kDepth ? k - p0 : kDepth;
             // This block of B once, panel by panel; then every row block of A runs over all panels
             // while its kRows x kc slice of A stays in L1.
-            for (int64_t j0 = 0; j0 < nc; j0 += kCols)
-                pack_panel(b, ldb, jc + j0, static_cast<int>(nc - j0 < kCols ? nc - j0 : kCols), p0, kc,
-                           packed + j0 * kc);
-            const bool accumulate = p0 > 0;
+            for (int64_t j0 = 0; j0 < nc; j0 += kCols) {
+                const int cols = static_cast<int>(nc - j0 < kCols ? nc - j0 : kCols);
+                if (b_transposed)
+                    pack_panel(b, ldb, jc + j0, cols, p0, kc, packed + j0 * kc);
+                else
+                    pack_panel_plain(b, ldb, jc + j0, cols, p0, kc, packed + j0 * kc);
+            }
+            const bool add = accumulate || p0 > 0;
             int64_t i0 = 0;
             for (; i0 + kRows <= m; i0 += kRows)
-                row_block<kRows>(nc, kc, a + i0 * lda + p0, lda, packed, c + i0 * ldc + jc, ldc, accumulate);
+                row_block<kRows>(nc, kc, a + i0 * lda + p0, lda, packed, alpha, c + i0 * ldc + jc, ldc, add);
             if (i0 < m)
                 row_block_for(static_cast<int>(m - i0), std::make_integer_sequence<int, kRows>())(
-                    nc, kc, a + i0 * lda + p0, lda, packed, c + i0 * ldc + jc, ldc, accumulate);
+                    nc, kc, a + i0 * lda + p0, lda, packed, alpha, c + i0 * ldc + jc, ldc, add);
         }
     }
 }
@@ -155,8 +182,8 @@ SNAPDOC_TARGET_AVX512 void gemm_avx512(int64_t m, int64_t n, int64_t k, const fl
 #else
 
 namespace snapdoc::cpu::gemm_detail {
-void gemm_avx512(int64_t, int64_t, int64_t, const float*, int64_t, const float*, int64_t, float*, int64_t,
-                 float*) {}
+void gemm_avx512(bool, int64_t, int64_t, int64_t, float, const float*, int64_t, const float*, int64_t, bool,
+                 float*, int64_t, float*) {}
 }  // namespace snapdoc::cpu::gemm_detail
 
 #endif

@@ -16,9 +16,9 @@ inline int64_t packed_b_floats(int64_t n) {
     return (width + kCols - 1) / kCols * kCols * kDepth;
 }
 
-// C = A·Bᵀ with `packed` scratch of packed_b_floats(n) floats, 64-byte aligned. Only call on a CPU
-// with AVX-512F.
-void gemm_avx512(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
-                 float* c, int64_t ldc, float* packed);
+// gemm_f32 (gemm_f32.h) with `packed` scratch of packed_b_floats(n) floats, 64-byte aligned; B is
+// [n, k] when b_transposed, else [k, n]. Only call on a CPU with AVX-512F.
+void gemm_avx512(bool b_transposed, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+                 const float* b, int64_t ldb, bool accumulate, float* c, int64_t ldc, float* packed);
 
 }  // namespace snapdoc::cpu::gemm_detail
