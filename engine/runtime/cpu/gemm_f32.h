@@ -1,5 +1,6 @@
-// Our own single-threaded f32 GEMM for the prefill matmuls: C[m,n] = A[m,k]·B[n,k]ᵀ, all row-major
-// with leading dimensions (the layout of activations x[n_tokens, in] times a weight W[out, in]).
+// Our own single-threaded f32 GEMM for the prefill matmuls, C[m,n] = A[m,k]·B[n,k]ᵀ (activations
+// x[n_tokens, in] times a weight W[out, in]), and the attention tiles (S = scale·Q·Kᵀ, O += P·V with
+// V stored [keys, head_dim]); all row-major with leading dimensions.
 // Why not OpenBLAS: this project's environment pins OPENBLAS_CORETYPE=Haswell (older OpenBLAS
 // builds miscompute with their own choice on Zen 5), so sgemm runs 256-bit kernels at about half of
 // what a 512-bit FMA core can do. The AVX-512 path packs B into 32-column panels per K block and
