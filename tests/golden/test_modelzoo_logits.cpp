@@ -208,8 +208,9 @@ TEST_P(ModelZooLogits, MatchesTheOraclesAtEveryStoredPosition) {
         const std::string ref_rows = has_rows ? file_in(c, r.at("file").get<std::string>()) : "";
         const std::vector<int> ref_positions = has_rows ? stored_rows(r) : std::vector<int>{};
         const std::vector<float> ref = has_rows ? read_f32(ref_rows) : std::vector<float>{};
-        if (!ref.empty())
+        if (!ref.empty()) {
             ASSERT_EQ(ref.size(), ref_positions.size() * static_cast<std::size_t>(vocab)) << ref_rows;
+        }
         std::vector<int> wanted_exact = rpos;
         wanted_exact.insert(wanted_exact.end(), ref_positions.begin(), ref_positions.end());
         const auto ours_wide = logits_at(*wide, s.ids, wanted_exact, n_ctx);
