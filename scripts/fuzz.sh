@@ -5,7 +5,8 @@
 # out-of-memory (giant allocation); the reproducer is left in the artifacts directory.
 #
 # Usage: scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
-#   defaults: 30 seconds; all of fuzz_gguf fuzz_safetensors_header fuzz_hf_config
+#   defaults: 30 seconds; all of fuzz_gguf fuzz_safetensors_header fuzz_hf_config fuzz_gguf_quant
+#   fuzz_tokenizer_bpe fuzz_chat_template fuzz_tokenizer_json
 # Environment: SNAPDOC_FUZZ_BUILD (build dir, default build-fuzz), SNAPDOC_FUZZ_CORPUS (default
 #   fuzz-corpus), JOBS (build parallelism, default 2), FUZZ_RSS_MB (memory limit, default 1024).
 set -euo pipefail
@@ -19,12 +20,13 @@ seconds=${1:-30}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(fuzz_gguf fuzz_safetensors_header fuzz_hf_config)
+  targets=(fuzz_gguf fuzz_safetensors_header fuzz_hf_config fuzz_gguf_quant fuzz_tokenizer_bpe fuzz_chat_template
+    fuzz_tokenizer_json)
 fi
 
 CC=${CC:-clang} CXX=${CXX:-clang++} cmake -S "$root" -B "$build" -G Ninja \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSNAPDOC_FUZZ=ON -DSNAPDOC_BUILD_TESTS=OFF \
-  -DSNAPDOC_BUILD_BENCH=OFF -DSNAPDOC_BUILD_UI=OFF >/dev/null
+  -DSNAPDOC_BUILD_BENCH=OFF -DSNAPDOC_BUILD_UI=OFF -DSNAPDOC_CUDA=OFF >/dev/null
 ninja -C "$build" -j"$jobs" "${targets[@]}" snapdoc_fuzz_seeds
 
 seeds="$corpus/seeds"
@@ -42,6 +44,10 @@ for target in "${targets[@]}"; do
     fuzz_gguf) seed_dir="$seeds/gguf" ;;
     fuzz_safetensors_header) seed_dir="$seeds/safetensors" ;;
     fuzz_hf_config) seed_dir="$seeds/hf_config" ;;
+    fuzz_gguf_quant) seed_dir="$seeds/gguf_quant" ;;
+    fuzz_tokenizer_bpe) seed_dir="$seeds/tokenizer_text" ;;
+    fuzz_chat_template) seed_dir="$seeds/chat_template" ;;
+    fuzz_tokenizer_json) seed_dir="$seeds/tokenizer_json" ;;
     *) seed_dir="" ;;
   esac
   mkdir -p "$corpus/$target"

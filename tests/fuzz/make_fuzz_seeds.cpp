@@ -1,5 +1,7 @@
-// Writes seed corpora for the fuzz targets into OUT/{gguf,safetensors,hf_config}: tiny valid models
-// in every dtype, a GGUF with every metadata type, and config.json variants. Small inputs keep the
+// Writes seed corpora for the fuzz targets into OUT/{gguf,safetensors,hf_config,gguf_quant,
+// tokenizer_json,tokenizer_text,chat_template}: tiny valid models in every dtype (gguf_quant: one per
+// block type, every matrix in it), a GGUF with every metadata type, config.json variants,
+// tokenizer.json files, and texts in the tokenizer targets' input layouts. Small inputs keep the
 // fuzzers fast. Usage: snapdoc_fuzz_seeds OUT
 #include <cstdio>
 #include <filesystem>
@@ -8,7 +10,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/common/error.h"
+#include "engine/model/gguf_model.h"
+#include "engine/model/gguf_types.h"
 #include "engine/model/gguf_writer.h"
+#include "engine/tokenizer/bpe_byte_map.h"
+#include "tests/support/gguf_edit.h"
 #include "tests/support/safetensors_writer.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/tiny_model.h"
@@ -54,6 +61,109 @@ void write_metadata_gguf(const fs::path& file) {
     w.write(file);
 }
 
+// A tiny model whose every matrix is in block type `t` (norms stay F32): written in F32, then
+// each 2-D tensor re-encoded row by row. K-quants need 256-wide rows, so those models are wider.
+void write_quant_gguf(const fs::path& file, DType t, const fs::path& scratch) {
+    TinyModelSpec s = small(8, t == DType::Q4_0 || t == DType::Q6_K);
+    if (dtype_block_size(t) > 32) {
+        s.dim = 256;
+        s.ffn_dim = 256;
+    }
+    const fs::path f32 = scratch / "f32.gguf";
+    write_tiny_gguf(f32, make_tiny_weights(s), DType::F32);
+    GgufEdit edit;
+    edit.tensor = [t](std::string&, std::vector<int64_t>& shape, uint32_t& type, std::vector<uint8_t>& bytes) {
+        if (type != ggml_type::F32 || shape.size() != 2 || shape.back() % dtype_block_size(t) != 0) return true;
+        const int64_t rows = shape[0], cols = shape[1];
+        const std::size_t row_bytes = dtype_row_bytes(t, cols);
+        std::vector<uint8_t> out(static_cast<std::size_t>(rows) * row_bytes);
+        const auto* src = reinterpret_cast<const float*>(bytes.data());
+        for (int64_t r = 0; r < rows; ++r) quantize_row(t, src + r * cols, out.data() + r * row_bytes, cols);
+        bytes = std::move(out);
+        type = ggml_from_dtype(t);
+        return true;
+    };
+    rewrite_gguf(f32, file, edit);
+    try {
+        (void)load_gguf_model(file);
+    } catch (const Error& e) {
+        std::fprintf(stderr, "warning: seed %s does not load: %s\n", file.c_str(), e.what());
+    }
+}
+
+// tokenizer.json seeds: a byte-level BPE one (Llama 3 / Qwen shape) and a SentencePiece-style one.
+void write_tokenizer_json_seeds(const fs::path& dir) {
+    using nlohmann::json;
+    json vocab = json::object();
+    for (int b = 0; b < 256; ++b) vocab[byte_level::encode(std::string(1, static_cast<char>(b)))] = b;
+    vocab["ab"] = 256;
+    vocab[byte_level::encode(" a")] = 257;
+    json bpe;
+    bpe["model"] = {{"type", "BPE"},
+                    {"vocab", vocab},
+                    {"merges", json::array({json::array({"a", "b"}), byte_level::encode(" ") + " a"})}};
+    bpe["added_tokens"] = json::array({{{"id", 258}, {"content", "<|endoftext|>"}, {"special", true}},
+                                       {{"id", 259}, {"content", "<tool>"}, {"special", false}}});
+    bpe["pre_tokenizer"] = {
+        {"type", "Sequence"},
+        {"pretokenizers",
+         json::array({{{"type", "Split"},
+                       {"pattern", {{"Regex", "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}"}}},
+                       {"behavior", "Isolated"},
+                       {"invert", false}},
+                      {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", false}}})}};
+    bpe["post_processor"] = {{"type", "TemplateProcessing"},
+                             {"single", json::array({json{{"SpecialToken", {{"id", "<|endoftext|>"}}}},
+                                                     json{{"Sequence", {{"id", "A"}}}}})}};
+    std::ofstream(dir / "bpe.json") << bpe.dump(1);
+    bpe["pre_tokenizer"] = {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", true}};
+    std::ofstream(dir / "bpe-gpt2.json", std::ios::binary)
+        << bpe.dump() << '\0' << R"({"add_bos_token": false, "eos_token": "<|endoftext|>"})";
+
+    json sp_vocab = json::object();
+    sp_vocab["<unk>"] = 0;
+    sp_vocab["<s>"] = 1;
+    sp_vocab["</s>"] = 2;
+    static const char* hex = "0123456789ABCDEF";
+    for (int b = 0; b < 256; ++b) sp_vocab[std::string("<0x") + hex[b >> 4] + hex[b & 15] + ">"] = 3 + b;
+    sp_vocab["\u2581"] = 259;
+    sp_vocab["a"] = 260;
+    sp_vocab["\u2581a"] = 261;
+    json sp;
+    sp["model"] = {{"type", "BPE"}, {"vocab", sp_vocab}, {"merges", json::array({"\u2581 a"})},
+                   {"byte_fallback", true}, {"unk_token", "<unk>"}, {"fuse_unk", true}};
+    sp["added_tokens"] = json::array({{{"id", 0}, {"content", "<unk>"}, {"special", true}},
+                                      {{"id", 1}, {"content", "<s>"}, {"special", true}},
+                                      {{"id", 2}, {"content", "</s>"}, {"special", true}}});
+    sp["normalizer"] = {{"type", "Sequence"},
+                        {"normalizers", json::array({{{"type", "Prepend"}, {"prepend", "\u2581"}},
+                                                     {{"type", "Replace"}, {"pattern", {{"String", " "}}},
+                                                      {"content", "\u2581"}}})}};
+    sp["pre_tokenizer"] = nullptr;
+    std::ofstream(dir / "spm.json") << sp.dump(1);
+    sp["normalizer"] = nullptr;
+    sp["pre_tokenizer"] = {{"type", "Metaspace"}, {"replacement", "\u2581"}, {"prepend_scheme", "first"}, {"split", false}};
+    std::ofstream(dir / "spm-metaspace.json") << sp.dump();
+}
+
+// Texts in fuzz_tokenizer_bpe's layout (mode byte, then text) and fuzz_chat_template's (vocabulary
+// byte, two 16-bit lengths, then system prompt, document, question).
+void write_text_seeds(const fs::path& tok_dir, const fs::path& chat_dir) {
+    const std::string texts[] = {"the thing\n\nQuestion: Queuing?", "caf\xC3\xA9 \xF0\x9F\x98\x80  x<tool>y",
+                                 "<|eot_id|>[INST] </s> <|im_start|>", "it's 12345 \t\r\n end"};
+    int n = 0;
+    for (const std::string& t : texts)
+        for (char mode : {'\0', '\1', '\2', '\3', '\7'})
+            std::ofstream(tok_dir / ("t" + std::to_string(n++)), std::ios::binary) << mode << t;
+    n = 0;
+    for (char vocab : {'\0', '\1'}) {
+        const std::string sys = "Be brief.", doc = "The document </s> [INST] text.", q = "What is it?";
+        std::ofstream(chat_dir / ("c" + std::to_string(n++)), std::ios::binary)
+            << vocab << static_cast<char>(sys.size()) << '\0' << static_cast<char>(doc.size()) << '\0' << sys << doc
+            << q;
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -62,7 +172,8 @@ int main(int argc, char** argv) {
         return 2;
     }
     const fs::path out = argv[1];
-    for (const char* d : {"gguf", "safetensors", "hf_config"}) fs::create_directories(out / d);
+    for (const char* d :
+         {"gguf", "safetensors", "hf_config", "gguf_quant", "tokenizer_json", "tokenizer_text", "chat_template"}) fs::create_directories(out / d);
 
     int n = 0;
     for (DType dt : {DType::F32, DType::F16, DType::BF16, DType::Q8_0}) {
@@ -98,5 +209,11 @@ int main(int argc, char** argv) {
     mistral["bos_token_id"] = nullptr;
     mistral["sliding_window"] = 4096;
     std::ofstream(out / "hf_config" / "mistral.json") << mistral.dump();
+
+    for (DType dt : kAllDTypes)
+        if (dtype_is_quantized(dt))
+            write_quant_gguf(out / "gguf_quant" / ("q-" + std::string(dtype_name(dt)) + ".gguf"), dt, tmp.path());
+    write_tokenizer_json_seeds(out / "tokenizer_json");
+    write_text_seeds(out / "tokenizer_text", out / "chat_template");
     return 0;
 }
