@@ -122,12 +122,48 @@ AppSettings load_settings(LibraryStore& store) {
     return s;
 }
 
-void save_settings(LibraryStore& store, const AppSettings& s) {
-    store.set_settings({{"generation", to_json(s.generation).dump()},
-                        {"snapkv", to_json(s.snapkv).dump()},
-                        {"recent_documents", json{{"paths", s.recent_documents}}.dump()},
-                        {"recent_models", json{{"paths", s.recent_models}}.dump()},
-                        {"window", json{{"geometry", s.window_geometry}, {"state", s.window_state}}.dump()}});
+namespace {
+
+// The stored JSON of each settings row, by key.
+std::vector<std::pair<std::string, json>> rows(const AppSettings& s) {
+    return {{"generation", to_json(s.generation)},
+            {"snapkv", to_json(s.snapkv)},
+            {"recent_documents", json{{"paths", s.recent_documents}}},
+            {"recent_models", json{{"paths", s.recent_models}}},
+            {"window", json{{"geometry", s.window_geometry}, {"state", s.window_state}}}};
+}
+
+// Copies into `current` the fields where `mine` differs from `before`, recursing into objects
+// (sampling inside generation) so that a sibling field another instance changed survives. Arrays
+// and scalars are whole values: a recent-files list is replaced, not merged element-wise.
+void merge_changes(json& current, const json& before, const json& mine) {
+    for (const auto& [key, value] : mine.items()) {
+        const json* old = before.contains(key) ? &before.at(key) : nullptr;
+        if (old && *old == value) continue;
+        if (old && old->is_object() && value.is_object() && current.contains(key) &&
+            current.at(key).is_object())
+            merge_changes(current.at(key), *old, value);
+        else
+            current[key] = value;
+    }
+}
+
+}  // namespace
+
+void save_settings(LibraryStore& store, const AppSettings& s, AppSettings& baseline) {
+    const auto mine = rows(s);
+    const auto before = rows(baseline);
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+        const auto& [key, value] = mine[i];
+        if (value == before[i].second) continue;  // unchanged here: leave whatever is stored
+        store.update_setting(key, [&](const std::optional<std::string>& stored) {
+            json current = stored ? json::parse(*stored, nullptr, /*allow_exceptions=*/false) : json();
+            if (!current.is_object()) return value.dump();  // absent or unreadable: ours whole
+            merge_changes(current, before[i].second, value);
+            return current.dump();
+        });
+    }
+    baseline = s;
 }
 
 void push_recent(std::vector<std::string>& list, const std::string& item) {

@@ -1,4 +1,5 @@
-// The app's settings as typed values, persisted as JSON in the library database's settings table.
+// The app's settings as typed values, persisted as JSON in the library database's settings table
+// (one row per group: generation, snapkv, recent_documents, recent_models, window).
 // Unknown or malformed stored values fall back to the defaults field by field, so a settings row
 // written by another version never stops the app from starting.
 #pragma once
@@ -34,7 +35,12 @@ struct AppSettings {
 inline constexpr int kMaxRecent = 10;
 
 AppSettings load_settings(LibraryStore& store);
-void save_settings(LibraryStore& store, const AppSettings& settings);
+// Writes only what this instance changed: the fields of `settings` that differ from `baseline`
+// (what it last loaded or saved), each stored key in its own small transaction that merges the
+// changed fields into the row as it is now. Two app instances on one data folder therefore keep
+// each other's changes (A's new budget does not reset B's observation window or B's recent
+// files). Unchanged keys are not written at all. `baseline` becomes `settings` afterwards.
+void save_settings(LibraryStore& store, const AppSettings& settings, AppSettings& baseline);
 
 // Moves `item` to the front of `list` (adding it if absent) and trims to kMaxRecent.
 void push_recent(std::vector<std::string>& list, const std::string& item);

@@ -213,4 +213,17 @@ void LibraryStore::set_settings(const std::vector<std::pair<std::string, std::st
     tx.commit();
 }
 
+void LibraryStore::update_setting(
+    const std::string& key, const std::function<std::string(const std::optional<std::string>&)>& update) {
+    Transaction tx(*db_);
+    const std::string value = update(setting(key));
+    Statement(*db_,
+              "INSERT INTO settings(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = "
+              "excluded.value")
+        .bind(1, key)
+        .bind(2, value)
+        .run();
+    tx.commit();
+}
+
 }  // namespace snapdoc::services

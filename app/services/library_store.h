@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -80,6 +81,11 @@ public:
     void set_setting(const std::string& key, const std::string& value);
     // Several keys in one transaction: all of them or none.
     void set_settings(const std::vector<std::pair<std::string, std::string>>& values);
+    // Read-modify-write of one key in one write transaction: `update` gets the stored value (or
+    // nullopt) and returns the new one. Another instance on the same database cannot write the key
+    // in between, so merging a change into the row as it is now loses nothing.
+    void update_setting(const std::string& key,
+                        const std::function<std::string(const std::optional<std::string>&)>& update);
 
     const std::filesystem::path& path() const { return path_; }
     SqliteDb& db() { return *db_; }

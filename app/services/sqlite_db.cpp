@@ -3,9 +3,17 @@
 #include <spdlog/spdlog.h>
 #include <sqlite3.h>
 
+#include <chrono>
+#include <thread>
+
 #include "engine/common/error.h"
 
 namespace snapdoc::services {
+
+namespace {
+// How long a statement waits for another connection's lock before failing with "database is locked".
+constexpr int kBusyTimeoutMs = 5000;
+}  // namespace
 
 SqliteDb::SqliteDb(const std::string& path) : path_(path) {
     const int rc = sqlite3_open_v2(
@@ -16,14 +24,23 @@ SqliteDb::SqliteDb(const std::string& path) : path_(path) {
         db_ = nullptr;
         throw Error("cannot open database " + path + ": " + msg);
     }
-    sqlite3_busy_timeout(db_, 5000);
+    sqlite3_busy_timeout(db_, kBusyTimeoutMs);
     exec("PRAGMA foreign_keys = ON");
     // WAL: readers never block the writer and a torn write can only lose the uncommitted tail of
     // the log. FULL makes each commit durable before it returns.
-    if (journal_mode() != "wal") {
-        exec("PRAGMA journal_mode = WAL");
-        if (journal_mode() != "wal")
-            spdlog::warn("database {}: WAL mode unavailable, using {}", path, journal_mode());
+    // Switching to WAL needs an exclusive lock, and SQLite returns SQLITE_BUSY at once instead of
+    // calling the busy handler when another connection (a second app instance starting at the
+    // same moment on a fresh folder) holds a lock. So retry it for as long as the busy timeout;
+    // the mode is stored in the file, so the other instance may well have switched it already.
+    for (int waited_ms = 0; journal_mode() != "wal"; waited_ms += 10) {
+        const int rc = sqlite3_exec(db_, "PRAGMA journal_mode = WAL", nullptr, nullptr, nullptr);
+        if (rc == SQLITE_OK) {
+            if (journal_mode() != "wal")
+                spdlog::warn("database {}: WAL mode unavailable, using {}", path, journal_mode());
+            break;
+        }
+        if ((rc & 0xff) != SQLITE_BUSY || waited_ms >= kBusyTimeoutMs) fail("PRAGMA journal_mode = WAL", rc);
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     exec("PRAGMA synchronous = FULL");
 }

@@ -281,6 +281,7 @@ private slots:
     void settings_round_trip_and_fallbacks() {
         LibraryStore store(path("settings.sqlite"));
         AppSettings s = load_settings(store);
+        AppSettings baseline = s;
         QCOMPARE(s.snapkv.budget, snapdoc::SnapKvConfig{}.budget);  // defaults on an empty table
         s.generation.sampling.temperature = 0.7f;
         s.generation.sampling.seed = 42;
@@ -297,7 +298,7 @@ private slots:
         for (int i = 0; i < 20; ++i) push_recent(s.recent_models, "/m" + std::to_string(i));
         QCOMPARE(static_cast<int>(s.recent_models.size()), kMaxRecent);
         s.window_geometry = "Z2VvbQ==";
-        save_settings(store, s);
+        save_settings(store, s, baseline);
 
         const AppSettings r = load_settings(store);
         QCOMPARE(r.generation.sampling.temperature, 0.7f);

@@ -48,6 +48,7 @@ MainWindow::MainWindow(services::LibraryStore& store, std::unique_ptr<DialogProv
     : QMainWindow(parent),
       store_(store),
       settings_(services::load_settings(store)),
+      stored_settings_(settings_),
       dialogs_(dialogs ? std::move(dialogs) : std::make_unique<DialogProvider>()),
       engine_(std::make_unique<EngineHost>()) {
     setObjectName("mainWindow");
@@ -235,7 +236,7 @@ void MainWindow::save_settings() {
         if (saved_ignore_context_) stored.generation.ignore_context = *saved_ignore_context_;
         if (budget_override_ && stored.snapkv.budget == budget_override_->session)
             stored.snapkv.budget = budget_override_->stored;
-        services::save_settings(store_, stored);
+        services::save_settings(store_, stored, stored_settings_);
     } catch (const std::exception& e) {
         spdlog::error("settings not saved: {}", e.what());
     }

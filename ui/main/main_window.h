@@ -82,6 +82,7 @@ private:
 
     services::LibraryStore& store_;
     services::AppSettings settings_;
+    services::AppSettings stored_settings_;     // as last loaded or saved: only changes are written
     std::optional<bool> saved_ignore_context_;  // the stored value while a session override is on
     struct BudgetOverride {
         int stored;   // what the settings hold
