@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "engine/common/error.h"
+#include "engine/common/message_text.h"
 
 namespace snapdoc {
 
@@ -153,7 +154,7 @@ void warn_unused_tensors(const std::string& source, const std::vector<std::strin
     int count = 0;
     for (const std::string& t : file_tensors) {
         if (seen.count(t)) continue;
-        if (++count <= 5) unused += (unused.empty() ? "" : ", ") + t;
+        if (++count <= 5) unused += (unused.empty() ? "" : ", ") + printable_excerpt(t);  // names are file bytes
     }
     if (count > 0) {
         spdlog::warn("{}: {} tensor(s) not used by snapdoc: {}{}", source, count, unused, count > 5 ? ", ..." : "");
