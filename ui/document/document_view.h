@@ -1,8 +1,10 @@
-// The document's text, read-only, shaded by how many attention heads kept each part of it: the
-// more (layer, head) strips keep a token, the darker its background. Only the visible lines are
-// shaded, in paintEvent, so a 100K-token document costs nothing when scrolled. A long text is filled
-// in slices from the event loop (the first screenful at once), so a 5 MB document never freezes
-// the window while the text view lays it out.
+// The document's text, read-only, shaded by one of three measures of how much each token mattered:
+// how many attention heads kept it (log scale, so a passage one head of 256 kept is still visibly
+// shaded), how much the current answer used it (AskResult::answer_attention, one weight per prompt
+// position), or whether one chosen (layer, head) kept it. Only the visible lines are shaded, in
+// paintEvent, so a 100K-token document costs nothing when scrolled. A long text is filled in slices
+// from the event loop (the first screenful at once), so a 5 MB document never freezes the window
+// while the text view lays it out. A citation's text range can be scrolled to and highlighted.
 #pragma once
 
 #include <QPlainTextEdit>
@@ -11,8 +13,21 @@
 #include <vector>
 
 #include "app/services/token_text_map.h"
+#include "engine/kv/selection.h"
 
 namespace snapdoc::ui {
+
+enum class DocumentShading {
+    HeadCount,  // kept by how many (layer, cache head) strips
+    AnswerUse,  // used by this answer (attention of the answer tokens, per position)
+    OneHead,    // kept by one chosen (layer, cache head)
+};
+
+// Shading levels 0..DocumentView::kLevels (0 = unshaded), pure so they are tested directly.
+// Head counts on a log scale: 1 strip of any number is level 1, all strips the top level.
+int head_count_level(int count, int strips);
+// Answer weights on a log scale over [max·1e-3, max]: the attention of an answer is heavy-tailed.
+int answer_weight_level(float weight, float max_weight);
 
 class DocumentView : public QPlainTextEdit {
     Q_OBJECT
@@ -24,15 +39,32 @@ public:
     bool fully_loaded() const { return loaded_ >= text_.size(); }
     void set_token_map(std::shared_ptr<const services::TokenTextMap> map);
     void set_head_counts(std::shared_ptr<const std::vector<uint16_t>> counts, int strips);
+    // Per prompt position (TokenTextMap's index): the answer's weight; empty clears it.
+    void set_answer_weights(std::shared_ptr<const std::vector<float>> weights);
+    // The selection the one-head mode reads, and which (layer, cache head) it shows.
+    void set_selection(std::shared_ptr<const Selection> selection);
+    void set_shading_head(int layer, int head);
+    void set_shading(DocumentShading mode);
+    DocumentShading shading() const { return mode_; }
+    bool has_answer_weights() const { return weights_ && !weights_->empty(); }
+    int shading_layer() const { return head_layer_; }
+    int shading_head() const { return head_head_; }
     void clear_shading();
     // Scrolls so that prompt position `position` is in the middle and briefly highlights its text.
     // Returns false when the position is not document text (template or question).
     bool scroll_to_position(int position);
+    // Scrolls to UTF-16 offsets [begin, end) of the document text and highlights them until the next
+    // call or the next document (a citation). Returns false for a range outside the text.
+    bool highlight_range(int begin, int end);
+    void clear_highlight();
+    // The highlighted range, {-1, -1} when none (tests).
+    std::pair<int, int> highlighted_range() const { return highlight_; }
 
     const services::TokenTextMap* token_map() const { return map_.get(); }
     // Text of prompt positions [first, last) ("" when not document text).
     QString text_of(int first, int last) const;
-    // Shading level (0..kLevels) drawn for the character at `offset`; -1 when unshaded (tests).
+    // Shading level (0..kLevels) drawn for the character at `offset` in the current mode; -1 when
+    // unshaded (tests).
     int shade_level_at(int offset) const;
     static constexpr int kLevels = 8;
 
@@ -41,6 +73,9 @@ protected:
 
 private:
     void append_next_slice();
+    void load_until(qsizetype chars);  // synchronously, for a jump past what is in the view
+    void recompute_levels();
+    void update_extra_selections();
 
     QString text_;
     qsizetype loaded_ = 0;  // characters of text_ in the view so far
@@ -48,6 +83,14 @@ private:
     std::shared_ptr<const services::TokenTextMap> map_;
     std::shared_ptr<const std::vector<uint16_t>> counts_;
     int strips_ = 0;
+    std::shared_ptr<const std::vector<float>> weights_;
+    std::shared_ptr<const Selection> selection_;
+    int head_layer_ = 0, head_head_ = 0;
+    DocumentShading mode_ = DocumentShading::HeadCount;
+    std::vector<uint8_t> levels_;  // per prompt position, for the current mode (empty: unshaded)
+    std::pair<int, int> highlight_{-1, -1};
+    std::pair<int, int> flash_{-1, -1};
+    quint64 flash_serial_ = 0;
 };
 
 }  // namespace snapdoc::ui
