@@ -25,5 +25,8 @@ int bench_roofline(int argc, char** argv);
 int bench_attention(int argc, char** argv);
 // snapdoc-bench gemm [--rows 512] [--threads 2] [--trials 3]   prefill GEMM GFLOP/s, ours vs OpenBLAS
 int bench_gemm(int argc, char** argv);
+// snapdoc-bench longctx -m MODEL [--contexts 8192,32768] [--budget 1024] [--window 32] [--gen-tokens 64]
+//                      [--threads N] [--no-token-major]   prefill and decode tok/s at long context, full vs SnapKV
+int bench_longctx(int argc, char** argv);
 
 }  // namespace snapdoc::bench

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "app/common/args.h"
+#include "bench/bench_util.h"
 #include "bench/benches.h"
 #include "bench/synthetic_model.h"
 #include "engine/common/error.h"
@@ -23,29 +24,6 @@
 #include "engine/session/prefill.h"
 
 namespace snapdoc::bench {
-
-namespace {
-
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-std::vector<int32_t> random_ids(int n, int vocab, uint32_t seed) {
-    std::mt19937 rng(seed);
-    std::vector<int32_t> ids(n);
-    for (auto& x : ids) x = 3 + static_cast<int32_t>(rng() % (vocab - 3));
-    return ids;
-}
-
-double decode_tps(DocumentSession& s, const Selection& sel, int tokens) {
-    GenerationRequest r;
-    r.max_new_tokens = tokens;
-    r.sampling.temperature = 0;
-    r.stop_at_eos = false;
-    const auto a = s.answer(sel, r);
-    return (a.tokens.size() - 1) / std::max(1e-9, a.decode_seconds);
-}
-
-}  // namespace
 
 int bench_snapkv(int argc, char** argv) {
     const cli::Args args({{{"-m", "--model"}},

@@ -1,0 +1,77 @@
+// Long-context speed of the paths a user waits on, at several context lengths, for side-by-side
+// runs with llama.cpp (scripts/bench-longctx-vs-llamacpp.sh runs bench/llamacpp/llama_timer the
+// same way): prefill tok/s (token-major into one full cache — what llama.cpp does — and snapdoc's
+// layer-major document prefill + question), and decode tok/s at that depth on the full cache and on
+// a SnapKV-compressed one. Model load is outside every timing.
+#include <cstdio>
+#include <thread>
+
+#include "app/common/args.h"
+#include "bench/bench_util.h"
+#include "bench/benches.h"
+#include "engine/common/error.h"
+#include "engine/model/model.h"
+#include "engine/runtime/backend_factory.h"
+#include "engine/session/document_session.h"
+#include "engine/session/prefill.h"
+
+namespace snapdoc::bench {
+
+int bench_longctx(int argc, char** argv) {
+    const cli::Args args({{{"-m", "--model"}},
+                          {{"--contexts"}},
+                          {{"--budget"}},
+                          {{"--window"}},
+                          {{"--gen-tokens"}},
+                          {{"-t", "--threads"}},
+                          {{"--no-token-major"}, false},
+                          {{"--device"}}},
+                         argc, argv, 2);
+    if (!args.has("model")) throw Error("-m MODEL is required");
+    const auto contexts = cli::parse_int_list(args.str("contexts", "8192,32768"), "--contexts");
+    const int gen = args.integer("gen-tokens", 64);
+    constexpr int kQuestion = 24;
+    SnapKvConfig snap;
+    snap.budget = args.integer("budget", 1024);
+    snap.window = args.integer("window", 32);
+    snap.validate();
+    SnapKvConfig full = snap;
+    full.enabled = false;
+
+    const Model model = load_model(args.str("model"));
+    BackendOptions opts;
+    opts.threads = args.integer("threads", 0);
+    for (int ctx : contexts) opts.context_length = std::max(opts.context_length, ctx + gen + 8);
+    auto backend = make_backend(model, opts, args.str("device", "cpu"));
+    const ModelConfig& c = model.config;
+    std::printf("model %s, %s, %d threads, SnapKV budget %d window %d, %d decode tokens\n",
+                args.str("model").c_str(), backend->name().c_str(),
+                opts.threads ? opts.threads : static_cast<int>(std::thread::hardware_concurrency()), snap.budget,
+                snap.window, gen);
+    std::printf("%8s %14s %14s %12s %12s\n", "context", "prefill_tm", "prefill_lm", "decode_full", "decode_snap");
+    for (int ctx : contexts) {
+        if (ctx <= kQuestion + snap.budget) throw Error("--contexts must exceed budget + 24");
+        const auto ids = random_ids(ctx, c.vocab_size, 42);
+        double token_major_tps = 0;
+        if (!args.has("no-token-major")) {
+            auto kv = make_full_kv_cache(*backend, ctx);
+            const auto t0 = Clock::now();
+            prefill(*backend, ids, 0, *kv);
+            token_major_tps = ctx / since(t0);
+        }
+        DocumentSession session(*backend);
+        const auto t0 = Clock::now();
+        session.prefill_document(std::span(ids).first(ctx - kQuestion));
+        session.set_question(std::span(ids).last(kQuestion), snap.window);
+        const double layer_major_tps = ctx / since(t0);
+        const double full_tps = decode_tps(session, *session.select(full), gen);
+        const double snap_tps = decode_tps(session, *session.select(snap), gen);
+        std::printf("%8d %14.1f %14.1f %12.2f %12.2f\n", ctx, token_major_tps, layer_major_tps, full_tps, snap_tps);
+        std::fflush(stdout);
+    }
+    std::printf("(tok/s; prefill_tm: token-major into one full cache, 0 when skipped; prefill_lm: layer-major "
+                "document + question, the app's path)\n");
+    return 0;
+}
+
+}  // namespace snapdoc::bench

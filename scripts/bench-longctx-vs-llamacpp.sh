@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Long-context CPU speed, snapdoc vs llama.cpp on the same GGUF in one run (issue 15 part 3):
+# prefill tok/s at each context and decode tok/s at that depth — llama.cpp with flash attention off
+# and on (f32 K/V like snapdoc's backend cache, and f16 K/V, llama.cpp's default), snapdoc with the
+# full cache and with SnapKV-BUDGET. Rounds alternate the commands (A B C A B C ...), medians reported.
+#
+#   scripts/bench-longctx-vs-llamacpp.sh [--model GGUF] [--contexts 8192,32768] [--gen 64] [--budget 1024]
+#                                        [--threads 2] [--rounds 3]
+# Needs snapdoc-bench in BUILD_DIR (default build-core; built here if absent) and llama_timer
+# (scripts/build-llama-timer.sh; LLAMA_TIMER overrides). Numbers only: quote them with the load
+# averages printed in the header (a busy machine hurts llama.cpp's spinning thread pool most).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD_DIR="${BUILD_DIR:-$ROOT/build-core}"
+MODEL="$ROOT/resources/models/snapdoc-demo.gguf"
+CONTEXTS=8192,32768
+GEN=64
+BUDGET=1024
+THREADS=2
+ROUNDS=3
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --model) MODEL="$2"; shift 2 ;;
+        --contexts) CONTEXTS="$2"; shift 2 ;;
+        --gen) GEN="$2"; shift 2 ;;
+        --budget) BUDGET="$2"; shift 2 ;;
+        --threads) THREADS="$2"; shift 2 ;;
+        --rounds) ROUNDS="$2"; shift 2 ;;
+        *) echo "unknown flag $1" >&2; exit 2 ;;
+    esac
+done
+BENCH="$BUILD_DIR/bench/snapdoc-bench"
+if [ ! -x "$BENCH" ]; then
+    cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSNAPDOC_BUILD_UI=OFF -DSNAPDOC_CUDA=OFF >/dev/null
+    cmake --build "$BUILD_DIR" -j2 --target snapdoc-bench >/dev/null
+fi
+TIMER="${LLAMA_TIMER:-$(bash "$ROOT/scripts/build-llama-timer.sh" | tail -1)}"
+RAW=$(mktemp -d)
+trap 'rm -rf "$RAW"' EXIT
+echo "# $(date -u +%Y-%m-%dT%H:%MZ) $(basename "$MODEL"), $THREADS threads, decode $GEN tokens, SnapKV budget $BUDGET"
+echo "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) cores"
+IFS=, read -ra CTX <<< "$CONTEXTS"
+for ((r = 0; r < ROUNDS; r++)); do
+    for c in "${CTX[@]}"; do
+        "$BENCH" longctx -m "$MODEL" --contexts "$c" --gen-tokens "$GEN" --budget "$BUDGET" --threads "$THREADS" \
+            | awk -v c="$c" '$1 == c { print $2, $3, $4, $5 }' >> "$RAW/snapdoc-$c"
+        for fa in off on; do
+            for kv in f32 f16; do
+                [ "$fa" = off ] && [ "$kv" = f16 ] && continue
+                "$TIMER" "$MODEL" --tokens "$c" --gen "$GEN" --fa "$fa" --kv "$kv" --threads "$THREADS" --batch 512 \
+                    | awk '{ print $4, $8 }' >> "$RAW/llama-$fa-$kv-$c"
+            done
+        done
+    done
+done
+echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+BUDGET="$BUDGET" python3 - "$RAW" "$CONTEXTS" <<'PY'
+import statistics, sys, os
+raw, contexts = sys.argv[1], sys.argv[2].split(',')
+def cols(name):
+    with open(os.path.join(raw, name)) as f:
+        rows = [list(map(float, line.split())) for line in f if line.strip()]
+    return [statistics.median(col) for col in zip(*rows)]
+print("%8s | %-28s | %-40s | %s" % ("context", "llama.cpp prefill tok/s", "snapdoc prefill tok/s (token-/layer-major)", "decode tok/s"))
+for c in contexts:
+    tm, lm, full, snap = cols("snapdoc-" + c)
+    l_off = cols("llama-off-f32-" + c); l_on32 = cols("llama-on-f32-" + c); l_on16 = cols("llama-on-f16-" + c)
+    best_prefill = max(l_off[0], l_on32[0], l_on16[0])
+    best_decode = max(l_off[1], l_on32[1], l_on16[1])
+    print("%8s | fa-off %.0f, fa-on %.0f / %.0f (f32/f16 KV) | %.0f / %.0f (%.2fx / %.2fx the best llama.cpp) | "
+          "llama.cpp fa-off %.1f, fa-on %.1f / %.1f; snapdoc full %.1f (%.2fx), SnapKV-%s %.1f (%.2fx the best llama.cpp)"
+          % (c, l_off[0], l_on32[0], l_on16[0], tm, lm, tm / best_prefill, lm / best_prefill,
+             l_off[1], l_on32[1], l_on16[1], full, full / best_decode, os.environ.get("BUDGET", "B"), snap, snap / best_decode))
+PY
