@@ -1,4 +1,5 @@
-// snapdoc-cli ask: one document prefill, then every --question answered by re-snapping.
+// snapdoc-cli ask: one document prefill, then every --question answered by re-snapping; with
+// --conversation the questions are successive turns of one conversation. Citations follow each answer.
 #include <cstdio>
 
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 #include "engine/common/memory_stats.h"
 #include "engine/model/model_summary.h"
 #include "engine/session/context_check.h"
+#include "engine/session/citations.h"
 #include "engine/session/document_chat.h"
 
 namespace snapdoc::cli {
@@ -22,7 +24,8 @@ int cmd_ask(int argc, char** argv) {
     flags.insert(flags.end(), kvf.begin(), kvf.end());
     flags.insert(flags.end(), {{{"--doc"}}, {{"-q", "--question"}, true, true}, {{"--template"}}, {{"--system"}},
                                {{"-n", "--n-predict"}}, {{"--temp"}}, {{"--top-k"}}, {{"--top-p"}}, {{"--seed"}},
-                               {{"--json"}}, {{"--ignore-context"}, false}});
+                               {{"--json"}}, {{"--ignore-context"}, false}, {{"--conversation"}, false},
+                               {{"--no-citations"}, false}, {{"--history-keep"}}});
     const Args args(flags, argc, argv, 2);
     const std::string doc_path = args.required("doc");
     const auto questions = args.all("question");
@@ -36,6 +39,10 @@ int cmd_ask(int argc, char** argv) {
     opts.sampling.top_p = args.real("top-p", 0.95f);
     opts.sampling.seed = static_cast<uint64_t>(args.integer64("seed", 0));
     opts.sampling.validate();
+    const bool conversation = args.has("conversation");
+    opts.citations = !args.has("no-citations");
+    opts.history_keep_tokens = args.integer("history-keep", opts.history_keep_tokens);
+    if (opts.history_keep_tokens < -1) throw Error("--history-keep must be -1 (keep all turns whole) or >= 0");
     const std::string document = read_document_text(doc_path);
 
     LoadedModel lm = load_for_cli(args, /*need_tokenizer=*/true, /*need_backend=*/true);
@@ -48,6 +55,7 @@ int cmd_ask(int argc, char** argv) {
     // refused only after minutes of prefill).
     const int ctx = lm.backend->config().context_length;
     const bool ignore_context = args.has("ignore-context");
+    opts.ignore_context = ignore_context;
     const std::vector<int32_t> doc_part = build_document_part(kind, *lm.tokenizer, args.str("system"), document);
     std::size_t longest_question = 0;
     for (const auto& q : questions)
@@ -70,17 +78,41 @@ int cmd_ask(int argc, char** argv) {
                           {"pool", pooling_name(snap.pooling)},
                           {"gqa", gqa_mode_name(snap.gqa)},
                           {"policy", budget_policy_name(snap.policy)},
+                          {"conversation", conversation},
                           {"answers", nlohmann::json::array()}};
     for (std::size_t i = 0; i < questions.size(); ++i) {
-        check_context_room(chat.prompt_tokens_for(questions[i]), opts.max_new_tokens, ctx, "document + question + answer",
-                           ignore_context);
+        if (conversation && i > 0) {
+            opts.history.push_back({questions[i - 1], out["answers"].back()["answer"].get<std::string>()});
+            check_context_room(chat.prompt_tokens_for(questions[i], opts.history), opts.max_new_tokens, ctx,
+                               "document + history (" + std::to_string(opts.history.size()) +
+                                   " turns) + question + answer",
+                               ignore_context);
+        } else {
+            check_context_room(chat.prompt_tokens_for(questions[i]), opts.max_new_tokens, ctx,
+                               "document + question + answer", ignore_context);
+        }
         opts.on_text = [](const std::string& t) {
             std::fwrite(t.data(), 1, t.size(), stdout);
             std::fflush(stdout);
         };
         const AskResult r = chat.ask(questions[i], opts);
         std::fputc('\n', stdout);
+        // Sources: a few lines per answer, the passage's document tokens and its text.
+        nlohmann::json citations = nlohmann::json::array();
+        for (std::size_t c = 0; c < r.citations.size(); ++c) {
+            const Citation& cit = r.citations[c];
+            const std::string text = chat.document_excerpt(cit.first_token, cit.last_token);
+            std::printf("  [%zu] tokens %d-%d (%.0f%%): %s\n", c + 1, cit.first_token, cit.last_token,
+                        100.0 * cit.weight, text.c_str());
+            citations.push_back({{"first_token", cit.first_token},
+                                 {"last_token", cit.last_token},
+                                 {"weight", cit.weight},
+                                 {"text", chat.document_excerpt(cit.first_token, cit.last_token, 2000)}});
+        }
         std::fflush(stdout);
+        if (conversation)
+            std::fprintf(stderr, "turn %zu: %d history tokens, %d tokens reused, %d run through the layers\n", i + 1,
+                         r.history_tokens, r.reused_tokens, r.forwarded_tokens);
         const auto& g = r.generation;
         const double decode_tps = g.tokens.size() > 1 ? (g.tokens.size() - 1) / std::max(1e-9, g.decode_seconds) : 0.0;
         std::fprintf(stderr,
@@ -104,7 +136,12 @@ int cmd_ask(int argc, char** argv) {
                                   {"question_seconds", r.question_seconds},
                                   {"select_seconds", r.select_seconds},
                                   {"decode_seconds", g.decode_seconds},
-                                  {"stop", stop_reason_name(g.stop)}});
+                                  {"stop", stop_reason_name(g.stop)},
+                                  {"history_tokens", r.history_tokens},
+                                  {"reused_tokens", r.reused_tokens},
+                                  {"forwarded_tokens", r.forwarded_tokens},
+                                  {"citation_seconds", r.citation_seconds},
+                                  {"citations", citations}});
         if (g.stop == StopReason::Cancelled) break;
     }
     std::fprintf(stderr, "peak RSS %s\n", format_bytes(peak_rss_bytes()).c_str());

@@ -1,10 +1,13 @@
 #include "engine/session/document_chat.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include <spdlog/spdlog.h>
 
 #include "engine/common/error.h"
+#include "engine/common/message_text.h"
+#include "engine/session/context_check.h"
 
 namespace snapdoc {
 
@@ -34,26 +37,52 @@ int DocumentChat::load_document_tokens(std::span<const int32_t> document_part, c
     const auto t0 = Clock::now();
     session_.prefill_document(document_part, progress, cancel);
     document_seconds_ = since(t0);
+    remember_document(document_part);
     return static_cast<int>(document_part.size());
 }
 
-int DocumentChat::prompt_tokens_for(std::string_view question) const {
-    return session_.document_tokens() + static_cast<int>(build_question_part(kind_, tokenizer_, question).size());
+void DocumentChat::remember_document(std::span<const int32_t> document_part) {
+    document_ids_.assign(document_part.begin(), document_part.end());
+    // Sentence and line ends, for citations that read as whole sentences.
+    sentence_end_.assign(document_ids_.size(), 0);
+    for (std::size_t i = 0; i < document_ids_.size(); ++i) {
+        const std::string p = tokenizer_.piece(document_ids_[i]);
+        const auto last = p.find_last_not_of(" \t");
+        sentence_end_[i] = p.find('\n') != std::string::npos ||
+                           (last != std::string::npos && (p[last] == '.' || p[last] == '!' || p[last] == '?'));
+    }
+}
+
+int DocumentChat::prompt_tokens_for(std::string_view question, std::span<const ChatTurn> history) const {
+    if (history.empty())
+        return session_.document_tokens() + static_cast<int>(build_question_part(kind_, tokenizer_, question).size());
+    return session_.document_tokens() + static_cast<int>(conversation_part(kind_, tokenizer_, history, question).ids.size());
+}
+
+std::string DocumentChat::document_excerpt(int first_token, int last_token, std::size_t max_chars) const {
+    const int n = static_cast<int>(document_ids_.size());
+    first_token = std::max(0, first_token);
+    last_token = std::min(n - 1, last_token);
+    if (first_token > last_token) return {};
+    const std::vector<int32_t> ids(document_ids_.begin() + first_token, document_ids_.begin() + last_token + 1);
+    std::string text = tokenizer_.decode(ids), out;
+    // One line: runs of whitespace (newlines included) become one space.
+    for (char c : text) {
+        const bool ws = c == ' ' || c == '\n' || c == '\t' || c == '\r';
+        if (ws) {
+            if (!out.empty() && out.back() != ' ') out += ' ';
+        } else {
+            out += c;
+        }
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return printable_excerpt(out, max_chars);
 }
 
 AskResult DocumentChat::ask(std::string_view question, const AskOptions& options) {
     if (session_.document_tokens() == 0) throw Error("no document is loaded");
     options.sampling.validate();
-    AskResult r;
-    const std::vector<int32_t> question_part = build_question_part(kind_, tokenizer_, question);
-    r.question_tokens = static_cast<int>(question_part.size());
-
-    auto t0 = Clock::now();
-    session_.set_question(question_part, options.snapkv.window, options.cancel);
-    r.question_seconds = since(t0);
-    t0 = Clock::now();
-    r.selection = session_.select(options.snapkv);
-    r.select_seconds = since(t0);
+    AskResult r = ask_turn(question, options);
 
     GenerationRequest req;
     req.max_new_tokens = options.max_new_tokens;
@@ -72,7 +101,67 @@ AskResult DocumentChat::ask(std::string_view question, const AskOptions& options
     r.answer += rest;
     if (options.on_text && !rest.empty()) options.on_text(rest);
     r.generation.prefill_seconds = r.question_seconds;
+    if (options.citations && r.generation.stop != StopReason::Cancelled && !r.generation.tokens.empty())
+        add_citations(options, r);
     return r;
+}
+
+AskResult DocumentChat::ask_turn(std::string_view question, const AskOptions& options) {
+    AskResult r;
+    const int D = session_.document_tokens();
+    if (options.history.empty()) {
+        // An independent question: exactly the path questions took before conversations.
+        const std::vector<int32_t> question_part = build_question_part(kind_, tokenizer_, question);
+        r.question_tokens = static_cast<int>(question_part.size());
+        r.forwarded_tokens = r.question_tokens;
+        r.history_kept_from = D + r.question_tokens;
+        auto t0 = Clock::now();
+        session_.set_question(question_part, options.snapkv.window, options.cancel);
+        r.question_seconds = since(t0);
+    } else {
+        const ConversationPart part = conversation_part(kind_, tokenizer_, options.history, question);
+        const int T = static_cast<int>(part.ids.size());
+        r.question_tokens = T - part.question_start;
+        r.history_tokens = part.question_start;
+        // The whole prompt against the context before anything runs.
+        check_context_room(int64_t{D} + T, options.max_new_tokens, backend_.config().context_length,
+                           "document + history (" + std::to_string(options.history.size()) +
+                               " turns) + question + answer",
+                           options.ignore_context);
+        const int keep = history_keep_start(part, options.history_keep_tokens);
+        r.history_kept_from = keep < part.question_start ? D + keep : D + T;
+        auto t0 = Clock::now();
+        r.reused_tokens =
+            session_.set_turns(part.ids, options.snapkv.window, keep < part.question_start ? D + keep : -1, options.cancel);
+        r.question_seconds = since(t0);
+        r.forwarded_tokens = T - r.reused_tokens;
+    }
+    const auto t0 = Clock::now();
+    r.selection = session_.select(options.snapkv);
+    r.select_seconds = since(t0);
+    return r;
+}
+
+void DocumentChat::add_citations(const AskOptions& options, AskResult& r) {
+    const auto t0 = Clock::now();
+    const ModelConfig& cfg = backend_.config();
+    const int D = session_.document_tokens();
+    std::vector<float> acc(D, 0.0f);
+    try {
+        session_.score_continuation(
+            r.generation.tokens,
+            [&](int, std::span<const float> s) {
+                accumulate_answer_attention(s, cfg.n_heads, D, cfg.n_layers, options.citation_options.sink_tokens, acc);
+            },
+            options.cancel);
+    } catch (const Cancelled&) {
+        return;  // stopped while scoring: the answer stands, without sources
+    }
+    r.citations = find_citations(acc, options.citation_options,
+                                 sentence_end_.size() == static_cast<std::size_t>(D) ? std::span<const uint8_t>(sentence_end_)
+                                                                                    : std::span<const uint8_t>());
+    r.answer_attention = std::move(acc);
+    r.citation_seconds = since(t0);
 }
 
 std::shared_ptr<const Selection> DocumentChat::reselect(const SnapKvConfig& config) {

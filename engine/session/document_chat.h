@@ -10,6 +10,8 @@
 #include <string_view>
 
 #include "engine/kv/selection.h"
+#include "engine/session/citations.h"
+#include "engine/session/conversation.h"
 #include "engine/session/document_session.h"
 #include "engine/session/sampler.h"
 #include "engine/tokenizer/chat_template.h"
@@ -25,6 +27,19 @@ struct AskOptions {
     std::function<void(const std::string& text)> on_text;  // streamed answer text (complete UTF-8)
     std::function<void(std::span<const float> logits)> on_logits;
     const std::atomic<bool>* cancel = nullptr;
+    // Earlier turns of this conversation, oldest first; empty = an independent question (as before
+    // conversations existed). Turns already run by an earlier ask are reused, not recomputed.
+    std::vector<ChatTurn> history;
+    // History budget: the most recent turns that fit this many tokens are kept whole in the
+    // compressed cache (on top of the SnapKV budget, like the window); older turns are compressed
+    // with the document. -1: every turn kept whole; 0: all history compressed with the document.
+    int history_keep_tokens = 2048;
+    // Score the answer over the document afterwards (citations + answer_attention).
+    bool citations = true;
+    CitationOptions citation_options;
+    // ask checks document + history + question + max_new_tokens against the model's context before
+    // any forward pass (context_check.h); true keeps only the hard bounds (--ignore-context).
+    bool ignore_context = false;
 };
 
 struct AskResult {
@@ -34,6 +49,16 @@ struct AskResult {
     int question_tokens = 0;
     double question_seconds = 0;  // question prefill over the stored document + scoring
     double select_seconds = 0;    // pooling + top-k
+    // Conversation bookkeeping (all zero for an independent question except forwarded_tokens).
+    int history_tokens = 0;     // tokens of the earlier turns in the prompt
+    int reused_tokens = 0;      // tokens after the document whose K/V came from an earlier ask
+    int forwarded_tokens = 0;   // tokens after the document that ran through the layers for this prompt
+    int history_kept_from = 0;  // prompt position where the history kept whole begins (= prompt end if none)
+    // Sources of the answer (AskOptions::citations): the top passages, and the score of every
+    // document token (sums to ~1 over positions >= sink_tokens) for "used by this answer" shading.
+    std::vector<Citation> citations;
+    std::vector<float> answer_attention;
+    double citation_seconds = 0;  // the answer rows' forward + scoring
 };
 
 class DocumentChat {
@@ -48,8 +73,10 @@ public:
     // token ids for a position -> text map without encoding the document twice.
     int load_document_tokens(std::span<const int32_t> document_part, const DocumentSession::Progress& progress = {},
                              const std::atomic<bool>* cancel = nullptr);
-    // Tokens of the prompt for `question` without running anything (for context checks).
-    int prompt_tokens_for(std::string_view question) const;
+    // Tokens of the prompt for `question` (after `history`) without running anything (for context
+    // checks; ask checks document + history + question + max_new_tokens itself, before any forward).
+    int prompt_tokens_for(std::string_view question, std::span<const ChatTurn> history = {}) const;
+
 
     AskResult ask(std::string_view question, const AskOptions& options);
     // Re-selects for the last question with new settings: no forward pass (a new window re-scores).
@@ -59,13 +86,25 @@ public:
     const DocumentSession& session() const { return session_; }
     ChatTemplateKind template_kind() const { return kind_; }
     double document_seconds() const { return document_seconds_; }
+    // The document part's token ids as loaded (for excerpts of citations).
+    const std::vector<int32_t>& document_ids() const { return document_ids_; }
+    // Printable text of document tokens [first, last] (control tokens left out, whitespace collapsed).
+    std::string document_excerpt(int first_token, int last_token, std::size_t max_chars = 160) const;
 
 private:
+    AskResult ask_turn(std::string_view question, const AskOptions& options);
+    void add_citations(const AskOptions& options, AskResult& r);
+    // Keeps the document part's ids and sentence ends (citations, excerpts); every way a document
+    // gets into the session (prefill, or a K/V cache restore) calls it.
+    void remember_document(std::span<const int32_t> document_part);
+
     Backend& backend_;
     const Tokenizer& tokenizer_;
     ChatTemplateKind kind_;
     DocumentSession session_;
     double document_seconds_ = 0;
+    std::vector<int32_t> document_ids_;
+    std::vector<uint8_t> sentence_end_;  // per document token: it ends a sentence or a line
 };
 
 // The template for a model: `name` if given ("plain", "llama2", ...), else detected from the

@@ -39,6 +39,8 @@ void DocumentSession::prefill_document(std::span<const int32_t> tokens, const Pr
     // Drop any previous document first so its memory is free for this one.
     store_.reset();
     question_.clear();
+    continuation_ = {};
+    keep_whole_from_ = -1;
     scores_ = {};
     doc_len_ = 0;
     store_ = std::make_unique<FullKvStore>(cfg_.n_layers, cfg_.n_kv_heads, cfg_.head_dim, D,
@@ -124,6 +126,8 @@ void DocumentSession::set_question(std::span<const int32_t> question_tokens, int
         throw Error("window " + std::to_string(W) + " reaches further back than the question (" + std::to_string(Q) +
                     " tokens) plus the kept document tail (" + std::to_string(doc_tail_rows_) + " tokens)");
     question_.assign(question_tokens.begin(), question_tokens.end());
+    continuation_ = {};
+    keep_whole_from_ = -1;
     const int qd = cfg_.q_dim(), hd = cfg_.head_dim;
     question_q_.assign(cfg_.n_layers, std::vector<float>(static_cast<std::size_t>(Q) * qd));
     question_k_.assign(cfg_.n_layers, std::vector<float>(static_cast<std::size_t>(cfg_.n_kv_heads) * Q * hd));
@@ -178,6 +182,8 @@ std::shared_ptr<const Selection> DocumentSession::select(const SnapKvConfig& con
     if (config.enabled && config.window != scores_.window && config.window < scores_.prompt_len)
         throw Error("the window scores were computed for W=" + std::to_string(scores_.window) +
                     "; call set_window first");
+    if (config.enabled && keep_whole_from_ >= 0 && keep_whole_from_ < scores_.n_prefix())
+        return select_keeping_history(config);
     return select_positions(config, scores_);
 }
 

@@ -58,6 +58,23 @@ public:
     void prefill_document(std::span<const int32_t> tokens, const Progress& progress = {},
                           const std::atomic<bool>* cancel = nullptr);
     void set_question(std::span<const int32_t> question_tokens, int window, const std::atomic<bool>* cancel = nullptr);
+    // Conversations (document_session_turns.cpp). set_turns: like set_question for everything after
+    // the document (earlier turns + the new question), but the longest prefix of `tail` that is
+    // already stored after the document (the last prompt's tail, then the answer K/V kept by
+    // score_continuation) is reused: only the rest runs through the layers (at least the last token,
+    // for the logits). `keep_whole_from`: prompt position from which select keeps every position
+    // (the recent history; -1 or >= the window start: none). Returns the number of reused tokens.
+    int set_turns(std::span<const int32_t> tail, int window, int keep_whole_from,
+                  const std::atomic<bool>* cancel = nullptr);
+    // Runs `tokens` (an answer) right after the prompt over the full K/V, calls on_layer with their
+    // window scores over the document ([n_heads × document_tokens()], Backend::window_scores), and
+    // keeps their K/V so that the next set_turns can reuse them. The prompt state is unchanged.
+    void score_continuation(std::span<const int32_t> tokens,
+                            const std::function<void(int layer, std::span<const float> scores)>& on_layer,
+                            const std::atomic<bool>* cancel = nullptr);
+    // Tokens after the document whose K/V are held (prompt tail + kept continuation).
+    std::vector<int32_t> stored_tail() const;
+    int keep_whole_from() const { return keep_whole_from_; }
     // Recomputes window scores for a new window size from stored queries and keys (no forward pass).
     void set_window(int window);
 
@@ -65,6 +82,7 @@ public:
     AnswerResult answer(const Selection& selection, const GenerationRequest& request);
 
     int document_tokens() const { return doc_len_; }
+    // Tokens after the document in the current prompt (earlier turns + question).
     int question_tokens() const { return static_cast<int>(question_.size()); }
     int prompt_tokens() const { return doc_len_ + question_tokens(); }
     const WindowScores& window_scores() const { return scores_; }
@@ -94,9 +112,20 @@ private:
     std::unique_ptr<FullKvStore> store_;
     std::vector<std::vector<float>> doc_tail_q_;  // [layer][tail rows × q_dim]
     int doc_tail_rows_ = 0;
+    std::shared_ptr<const Selection> select_keeping_history(const SnapKvConfig& config) const;
+    bool continuation_valid() const;
+
     std::vector<int32_t> question_;
     std::vector<std::vector<float>> question_q_;  // [layer][Q × q_dim]
     std::vector<std::vector<float>> question_k_, question_v_;  // [layer][kv head][Q × head_dim] flattened
+    // Conversations: where the history kept whole begins (select), and the K/V of the tokens run
+    // after the prompt by score_continuation (valid while `follows` equals question_).
+    int keep_whole_from_ = -1;
+    struct Continuation {
+        std::vector<int32_t> follows, tokens;
+        std::vector<std::vector<float>> q;     // [layer][n × q_dim]
+        std::vector<std::vector<float>> k, v;  // [layer][kv head][n × head_dim] flattened
+    } continuation_;
     std::vector<float> last_logits_;
     WindowScores scores_;
     SessionCounters counters_;

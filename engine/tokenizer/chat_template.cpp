@@ -340,6 +340,77 @@ void build_layouts(ChatTemplateKind kind, const Tokenizer& tok, std::string_view
     throw Error("unknown chat template kind");
 }
 
+// Conversations (build_conversation_part): what opens a user turn after the first one (the first
+// is opened by the document part), and an answer with the end of its turn.
+void lay_out_followup_open(ChatTemplateKind kind, const Vocab& vocab, Layout& out) {
+    switch (kind) {
+        case ChatTemplateKind::Plain:
+            return;
+        case ChatTemplateKind::Llama2:
+        case ChatTemplateKind::Mistral: {
+            if (kind == ChatTemplateKind::Llama2) vocab.bos(out);  // Llama 2 opens every turn with <s>
+            const InstTokens inst = inst_tokens(vocab);
+            if (inst.open >= 0)
+                out.special(inst.open);
+            else
+                out.text("[INST] ");
+            return;
+        }
+        case ChatTemplateKind::ChatML:
+        case ChatTemplateKind::Qwen25:
+        case ChatTemplateKind::Qwen3:
+            return vocab.chatml_turn(out, "user");
+        case ChatTemplateKind::Zephyr:
+            vocab.marker(out, "<|user|>");
+            return out.text("\n");
+        case ChatTemplateKind::Llama3:
+        case ChatTemplateKind::Llama31:
+            return vocab.llama3_header(out, "user");
+        case ChatTemplateKind::Phi3:
+            return out.special(vocab.required("<|user|>"));
+        case ChatTemplateKind::MistralV7:
+            return out.special(vocab.required("[INST]"));
+    }
+    throw Error("unknown chat template kind");
+}
+
+void lay_out_answer_end(ChatTemplateKind kind, const Vocab& vocab, std::string_view answer, Layout& out) {
+    switch (kind) {
+        case ChatTemplateKind::Plain:
+            return out.text(cat({" ", answer, "\n\n"}));
+        case ChatTemplateKind::Llama2:
+        case ChatTemplateKind::Mistral: {
+            // Text [/INST]: " {a} </s>" (Llama 2's template) / " {a}</s>" (Mistral's); a control
+            // [/INST]: "{a}</s>", the dummy prefix standing for the space (mistral-common).
+            const bool control = inst_tokens(vocab).close >= 0;
+            const bool llama2 = kind == ChatTemplateKind::Llama2;
+            out.text(control ? std::string(answer) : cat({" ", answer, llama2 ? " " : ""}));
+            return out.special(vocab.eos());
+        }
+        case ChatTemplateKind::ChatML:
+        case ChatTemplateKind::Qwen25:
+        case ChatTemplateKind::Qwen3:
+            out.text(answer);
+            out.special(vocab.required("<|im_end|>"));
+            return out.text("\n");
+        case ChatTemplateKind::Zephyr:
+            out.text(answer);
+            out.special(vocab.eos());
+            return out.text("\n");
+        case ChatTemplateKind::Llama3:
+        case ChatTemplateKind::Llama31:
+            out.text(answer);
+            return out.special(vocab.required("<|eot_id|>"));
+        case ChatTemplateKind::Phi3:
+            out.text(answer);
+            return out.special(vocab.required("<|end|>"));
+        case ChatTemplateKind::MistralV7:
+            out.text(answer);
+            return out.special(vocab.eos());
+    }
+    throw Error("unknown chat template kind");
+}
+
 }  // namespace
 
 std::string_view chat_template_name(ChatTemplateKind kind) {
@@ -427,6 +498,41 @@ DocumentPrompt build_document_prompt(ChatTemplateKind kind, const Tokenizer& tok
     prompt.question_part = build_question_part(kind, tok, question);  // first: it fails fast
     prompt.document_part = build_document_part(kind, tok, system_prompt, document);
     return prompt;
+}
+
+ConversationPart build_conversation_part(ChatTemplateKind kind, const Tokenizer& tok,
+                                         const std::vector<TemplateTurn>& turns, std::string_view question) {
+    const std::string_view q = trim(question);
+    if (q.empty()) throw Error("the question is empty");
+    const Vocab vocab(kind, tok);
+    ConversationPart part;
+    // A turn that starts with text follows either the document ("\n\n") or a turn that ended in a
+    // newline (see lay_out_answer_end), so it is encoded as a continuation; after a control token
+    // its first run stands alone, as in the one-piece encoding.
+    bool after_text = true;
+    const auto append = [&](const Layout& layout) {
+        const std::vector<int32_t> ids = encode_layout(tok, layout, after_text);
+        part.ids.insert(part.ids.end(), ids.begin(), ids.end());
+        after_text = !layout.items().empty() && layout.items().back().id < 0;
+    };
+    // Earlier turns: Qwen3's template writes the think block only for the turn being generated.
+    const ChatTemplateKind history_kind = kind == ChatTemplateKind::Qwen3 ? ChatTemplateKind::ChatML : kind;
+    for (std::size_t i = 0; i < turns.size(); ++i) {
+        const std::string_view tq = trim(turns[i].question);
+        if (tq.empty()) throw Error("turn " + std::to_string(i + 1) + " of the history has an empty question");
+        Layout turn, unused;
+        if (i > 0) lay_out_followup_open(kind, vocab, turn);
+        build_layouts(history_kind, tok, {}, {}, tq, unused, turn);
+        lay_out_answer_end(kind, vocab, trim(turns[i].answer), turn);
+        part.turn_starts.push_back(static_cast<int>(part.ids.size()));
+        append(turn);
+    }
+    Layout last, unused;
+    if (!turns.empty()) lay_out_followup_open(kind, vocab, last);
+    build_layouts(kind, tok, {}, {}, q, unused, last);
+    part.question_start = static_cast<int>(part.ids.size());
+    append(last);
+    return part;
 }
 
 std::vector<int32_t> end_of_turn_ids(ChatTemplateKind kind, const Tokenizer& tok) {

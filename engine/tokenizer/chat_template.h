@@ -127,6 +127,37 @@ std::vector<int32_t> build_document_part(ChatTemplateKind kind, const Tokenizer&
 std::vector<int32_t> build_question_part(ChatTemplateKind kind, const Tokenizer& tok,
                                          std::string_view question);
 
+// A conversation after its document part: every earlier turn (question, answer, end of the answer
+// turn) and then the new question with the tail that opens its answer. Turn i > 0 and the new
+// question (after earlier turns) open a user turn of their own; the user text of every turn is
+// "Question: {q}", as in the first one. Per template (on top of the layouts above):
+//   plain      earlier turn: Question: {q}\nAnswer: {a}\n\n
+//   llama2     ... [/INST] {a} [EOS] then [BOS] [INST] ... (control [INST]: [/INST]{a}[EOS][BOS][INST])
+//   mistral    ... [/INST] {a}[EOS] then [INST] ... (no BOS between turns; control [INST] as above)
+//   chatml     ...assistant\n{a}[<|im_end|>]\n[<|im_start|>]user\n...; qwen3 writes its empty think
+//              block only after the new question (its template drops it from earlier turns)
+//   zephyr     ...<|assistant|>\n{a}[</s>]\n<|user|>\n...
+//   llama3     ...assistant[<|end_header_id|>]\n\n{a}[<|eot_id|>][<|start_header_id|>]user...
+//   phi3       ...[<|assistant|>]{a}[<|end|>][<|user|>]...
+//   mistral-v7 ...[[/INST]]{a}[EOS][[INST]]...
+// The system prompt stays where the document part puts it (with the first user message), so the
+// document part never depends on the turns. Answers are trimmed; an empty answer is allowed.
+// Each turn is encoded on its own: a turn that follows text (ending in a newline) as a
+// continuation, as the question part is (see above), so ids equal the one-piece encoding.
+struct TemplateTurn {
+    std::string_view question;
+    std::string_view answer;
+};
+struct ConversationPart {
+    std::vector<int32_t> ids;      // the earlier turns, then the new question part
+    std::vector<int> turn_starts;  // index in ids where earlier turn i begins
+    int question_start = 0;        // index in ids where the new question's part begins
+};
+// With no turns, ids == build_question_part(kind, tok, question) and question_start == 0.
+// Throws Error for an empty question (the new one or an earlier one, naming the turn).
+ConversationPart build_conversation_part(ChatTemplateKind kind, const Tokenizer& tok,
+                                         const std::vector<TemplateTurn>& turns, std::string_view question);
+
 // The ids that end an assistant answer in this template, so generation can stop on them:
 // <|im_end|> for ChatML and Qwen, <|eot_id|> for Llama 3, <|end|> for Phi-3, EOS for the others
 // (Plain: empty if the vocabulary has no EOS). Throws Error if a template that needs one lacks it.

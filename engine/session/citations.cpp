@@ -1,0 +1,103 @@
+#include "engine/session/citations.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "engine/common/error.h"
+
+namespace snapdoc {
+
+void accumulate_answer_attention(std::span<const float> layer_scores, int n_heads, int doc_len, int n_layers,
+                                 int sink_tokens, std::vector<float>& acc) {
+    if (n_heads < 1 || n_layers < 1 || doc_len < 0) throw Error("citations: bad shape");
+    if (layer_scores.size() != static_cast<std::size_t>(n_heads) * doc_len)
+        throw Error("citations: layer scores have the wrong size");
+    acc.resize(doc_len, 0.0f);
+    const int first = std::clamp(sink_tokens, 0, doc_len);
+    for (int h = 0; h < n_heads; ++h) {
+        const float* s = layer_scores.data() + static_cast<std::size_t>(h) * doc_len;
+        double total = 0;
+        for (int p = first; p < doc_len; ++p) total += s[p];
+        if (total <= 0) continue;  // a head that looked only at the sinks, the turns or the answer
+        // Each head hands out one unit over the document: a head that reads the document weakly
+        // still says where it read; no head's raw attention mass dominates.
+        const double w = 1.0 / (total * n_heads * n_layers);
+        for (int p = first; p < doc_len; ++p) acc[p] += static_cast<float>(s[p] * w);
+    }
+}
+
+std::vector<Citation> find_citations(std::span<const float> attention, const CitationOptions& o,
+                                     std::span<const uint8_t> sentence_end) {
+    const int n = static_cast<int>(attention.size());
+    if (o.smooth_kernel < 1 || o.smooth_kernel % 2 == 0) throw Error("citations: the smoothing kernel must be odd");
+    if (!sentence_end.empty() && static_cast<int>(sentence_end.size()) != n)
+        throw Error("citations: sentence bounds have the wrong size");
+    std::vector<Citation> out;
+    if (n == 0 || o.max_citations <= 0) return out;
+    double total = 0;
+    for (float a : attention) total += a;
+    if (total <= 0) return out;
+
+    // Moving average (zero padding), so one sharp token and its neighbours read as one place.
+    const int r = o.smooth_kernel / 2;
+    std::vector<double> prefix(n + 1, 0.0);
+    for (int i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + attention[i];
+    std::vector<float> smooth(n);
+    for (int i = 0; i < n; ++i)
+        smooth[i] = static_cast<float>((prefix[std::min(n, i + r + 1)] - prefix[std::max(0, i - r)]) / o.smooth_kernel);
+    const float top = *std::max_element(smooth.begin(), smooth.end());
+    const float cut = o.threshold * top;
+
+    // Runs above the cut, merged across small gaps; each remembers its strongest stretch.
+    std::vector<std::pair<int, int>> runs;
+    std::vector<float> peaks;
+    for (int i = 0; i < n; ++i) {
+        if (smooth[i] < cut || smooth[i] <= 0) continue;
+        if (!runs.empty() && i - runs.back().second <= o.merge_gap) {
+            runs.back().second = i;
+            peaks.back() = std::max(peaks.back(), smooth[i]);
+        } else {
+            runs.push_back({i, i});
+            peaks.push_back(smooth[i]);
+        }
+    }
+    // Grown to sentence bounds (a passage reads as whole sentences), within max_passage.
+    if (!sentence_end.empty()) {
+        for (auto& [a, b] : runs) {
+            const int limit = std::max(o.max_passage, b - a + 1);
+            int lo = a, hi = b;
+            while (lo > 0 && !sentence_end[lo - 1] && hi - lo + 1 < limit) --lo;
+            while (hi < n - 1 && !sentence_end[hi] && hi - lo + 1 < limit) ++hi;
+            a = lo;
+            b = hi;
+        }
+        // Growing can make neighbours overlap or touch: merge again.
+        std::vector<std::pair<int, int>> merged;
+        std::vector<float> merged_peaks;
+        for (std::size_t k = 0; k < runs.size(); ++k) {
+            if (!merged.empty() && runs[k].first <= merged.back().second + 1) {
+                merged.back().second = std::max(merged.back().second, runs[k].second);
+                merged_peaks.back() = std::max(merged_peaks.back(), peaks[k]);
+            } else {
+                merged.push_back(runs[k]);
+                merged_peaks.push_back(peaks[k]);
+            }
+        }
+        runs.swap(merged);
+        peaks.swap(merged_peaks);
+    }
+    // Ranked by the strongest stretch, not by total mass: heads that park attention diffusely
+    // (often near the end of the document, right before the question) make wide low plateaus whose
+    // mass can exceed a sharp passage's; the sharp one is what the answer read.
+    std::vector<std::size_t> order(runs.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return peaks[x] > peaks[y]; });
+    for (std::size_t k : order) {
+        const auto [a, b] = runs[k];
+        out.push_back({a, b, (prefix[b + 1] - prefix[a]) / total});
+    }
+    if (static_cast<int>(out.size()) > o.max_citations) out.resize(o.max_citations);
+    return out;
+}
+
+}  // namespace snapdoc

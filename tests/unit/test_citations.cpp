@@ -1,0 +1,96 @@
+// Citations from per-position scores: aggregation of window scores over heads and layers (each
+// head a distribution over the document, sinks left out), and passages: peaks merged across small
+// gaps, grown to sentence bounds, ranked by their share of the score.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "engine/common/error.h"
+#include "engine/session/citations.h"
+
+namespace snapdoc {
+namespace {
+
+TEST(CitationAttention, EachHeadIsADistributionOverTheDocumentWithoutSinks) {
+    const int heads = 2, D = 10, layers = 2;
+    std::vector<float> s(heads * D, 0.0f);
+    s[0] = 100.0f;           // head 0 at the sink: ignored
+    s[5] = 1.0f;             // head 0: all its document attention at 5
+    s[D + 6] = 30.0f;        // head 1: three quarters at 6 (its raw mass does not matter)
+    s[D + 7] = 10.0f;
+    std::vector<float> acc;
+    accumulate_answer_attention(s, heads, D, layers, 4, acc);
+    accumulate_answer_attention(s, heads, D, layers, 4, acc);  // a second, identical layer
+    ASSERT_EQ(acc.size(), static_cast<std::size_t>(D));
+    EXPECT_FLOAT_EQ(acc[0], 0.0f);
+    EXPECT_FLOAT_EQ(acc[5], 0.5f);
+    EXPECT_FLOAT_EQ(acc[6], 0.375f);
+    EXPECT_FLOAT_EQ(acc[7], 0.125f);
+    // A head that attends only to the sinks adds nothing (and does not divide by zero).
+    std::vector<float> sinks_only(heads * D, 0.0f);
+    sinks_only[1] = 1.0f;
+    std::vector<float> acc2;
+    accumulate_answer_attention(sinks_only, heads, D, 1, 4, acc2);
+    for (float a : acc2) EXPECT_EQ(a, 0.0f);
+    EXPECT_THROW(accumulate_answer_attention(std::vector<float>(3), heads, D, 1, 4, acc2), Error);
+}
+
+TEST(Citations, APeakBecomesAPassageRankedByWeight) {
+    std::vector<float> a(200, 0.001f);
+    for (int i = 50; i < 56; ++i) a[i] = 0.1f;    // the strong passage
+    for (int i = 150; i < 153; ++i) a[i] = 0.05f;  // a weaker one
+    CitationOptions o;
+    const auto c = find_citations(a, o);
+    ASSERT_EQ(c.size(), 2u);
+    EXPECT_LE(c[0].first_token, 50);
+    EXPECT_GE(c[0].last_token, 55);
+    EXPECT_LT(c[0].last_token, 62);
+    EXPECT_LE(c[1].first_token, 150);
+    EXPECT_GE(c[1].last_token, 152);
+    EXPECT_GT(c[0].weight, c[1].weight);
+    EXPECT_LE(c[0].weight + c[1].weight, 1.0);
+    EXPECT_GT(c[0].weight, 0.5);
+    o.max_citations = 1;
+    EXPECT_EQ(find_citations(a, o).size(), 1u);
+}
+
+TEST(Citations, NearbyPeaksMergeAndPassagesGrowToSentences) {
+    std::vector<float> a(100, 0.0f);
+    a[30] = 1.0f;
+    a[36] = 1.0f;  // 6 apart: one passage (merge_gap 8)
+    CitationOptions o;
+    o.smooth_kernel = 1;
+    auto c = find_citations(a, o);
+    ASSERT_EQ(c.size(), 1u);
+    EXPECT_EQ(c[0].first_token, 30);
+    EXPECT_EQ(c[0].last_token, 36);
+    EXPECT_NEAR(c[0].weight, 1.0, 1e-9);
+    // Sentence ends at 24 and 40: the passage becomes tokens 25..40.
+    std::vector<uint8_t> ends(100, 0);
+    ends[24] = ends[40] = ends[60] = 1;
+    c = find_citations(a, o, ends);
+    ASSERT_EQ(c.size(), 1u);
+    EXPECT_EQ(c[0].first_token, 25);
+    EXPECT_EQ(c[0].last_token, 40);
+    // Growth is capped by max_passage.
+    o.max_passage = 10;
+    c = find_citations(a, o, ends);
+    EXPECT_EQ(c[0].last_token - c[0].first_token + 1, 10);
+    o.merge_gap = 2;  // too far apart now: two passages, which meet within one sentence -> merged
+    o.max_passage = 96;
+    c = find_citations(a, o, ends);
+    ASSERT_EQ(c.size(), 1u);
+    EXPECT_EQ(c[0].first_token, 25);
+}
+
+TEST(Citations, NothingToCiteAndBadInput) {
+    EXPECT_TRUE(find_citations(std::vector<float>{}, {}).empty());
+    EXPECT_TRUE(find_citations(std::vector<float>(10, 0.0f), {}).empty());
+    CitationOptions o;
+    o.smooth_kernel = 4;
+    EXPECT_THROW(find_citations(std::vector<float>(10, 1.0f), o), Error);
+    EXPECT_THROW(find_citations(std::vector<float>(10, 1.0f), {}, std::vector<uint8_t>(3)), Error);
+}
+
+}  // namespace
+}  // namespace snapdoc
