@@ -1,5 +1,6 @@
 #include "app/services/conversation_export.h"
 
+#include <algorithm>
 #include <ctime>
 #include <nlohmann/json.hpp>
 
@@ -46,40 +47,112 @@ std::string stats_line(const std::string& stats_json) {
     return line;
 }
 
+std::string answer_model(const ConversationExport& c, const MessageRecord& m) {
+    return m.model.empty() ? c.model : m.model;
+}
+
+// The distinct answering models in the order they first answered.
+std::vector<std::string> answer_models(const ConversationExport& c) {
+    std::vector<std::string> out;
+    for (const auto& m : c.messages)
+        if (m.role == "assistant") {
+            const std::string model = answer_model(c, m);
+            if (!model.empty() && std::find(out.begin(), out.end(), model) == out.end()) out.push_back(model);
+        }
+    if (out.empty() && !c.model.empty()) out.push_back(c.model);
+    return out;
+}
+
+nlohmann::json citations_of(const MessageRecord& m) {
+    auto j = nlohmann::json::parse(m.citations_json, nullptr, /*allow_exceptions=*/false);
+    return j.is_array() ? j : nlohmann::json::array();
+}
+
+std::string citation_line(const nlohmann::json& cit) {
+    auto num = [&](const char* key) -> int64_t {
+        return cit.contains(key) && cit[key].is_number() ? cit[key].get<int64_t>() : -1;
+    };
+    std::string excerpt = cit.contains("excerpt") && cit["excerpt"].is_string()
+                              ? cit["excerpt"].get<std::string>()
+                              : std::string();
+    std::string line = "“" + excerpt + "” (tokens " + std::to_string(num("first_token")) + "–" +
+                       std::to_string(num("last_token"));
+    if (cit.contains("weight") && cit["weight"].is_number()) {
+        char buf[48];
+        std::snprintf(buf, sizeof buf, ", weight %.2f", cit["weight"].get<double>());
+        line += buf;
+    }
+    return line + ")";
+}
+
 }  // namespace
 
 std::string conversation_markdown(const ConversationExport& c) {
     std::string md =
         "# " + (c.document_title.empty() ? std::string("Conversation") : c.document_title) + "\n\n";
     if (!c.document_path.empty()) md += "- Document: `" + c.document_path + "`\n";
-    if (!c.model.empty()) md += "- Model: `" + c.model + "`\n";
+    const auto models = answer_models(c);
+    for (std::size_t i = 0; i < models.size(); ++i)
+        md += (i == 0 ? (models.size() > 1 ? "- Models: `" : "- Model: `") : std::string(", `")) + models[i] +
+              "`" + (i + 1 == models.size() ? "\n" : "");
+    if (!c.system_prompt.empty()) md += "- System prompt: " + c.system_prompt + "\n";
     md += "\n";
     for (const auto& m : c.messages) {
         md += (m.role == "user" ? "## Question\n\n" : "## Answer\n\n") + m.text + "\n\n";
-        if (m.role == "assistant")
-            if (const std::string s = stats_line(m.stats_json); !s.empty()) md += "*" + s + "*\n\n";
+        if (m.role != "assistant") continue;
+        std::string line = stats_line(m.stats_json);
+        if (const std::string model = answer_model(c, m); !model.empty())
+            line = "model `" + model + "`" + (line.empty() ? "" : " · " + line);
+        if (!line.empty()) md += "*" + line + "*\n\n";
+        const auto cits = citations_of(m);
+        if (!cits.empty()) {
+            md += "Sources:\n\n";
+            int k = 1;
+            for (const auto& cit : cits) md += std::to_string(k++) + ". " + citation_line(cit) + "\n";
+            md += "\n";
+        }
     }
     return md;
 }
 
 std::string conversation_json(const ConversationExport& c) {
     nlohmann::json j = {{"document", {{"title", c.document_title}, {"path", c.document_path}}},
-                        {"model", c.model},
+                        {"models", answer_models(c)},
+                        {"system_prompt", c.system_prompt},
                         {"messages", nlohmann::json::array()}};
-    for (const auto& m : c.messages)
-        j["messages"].push_back({{"role", m.role},
-                                 {"text", m.text},
-                                 {"created_at", iso_time(m.created_at)},
-                                 {"settings", parse_or_empty(m.settings_json)},
-                                 {"stats", parse_or_empty(m.stats_json)}});
+    for (const auto& m : c.messages) {
+        nlohmann::json msg = {{"role", m.role},
+                              {"text", m.text},
+                              {"created_at", iso_time(m.created_at)},
+                              {"settings", parse_or_empty(m.settings_json)},
+                              {"stats", parse_or_empty(m.stats_json)}};
+        if (m.role == "assistant") {
+            msg["model"] = answer_model(c, m);
+            msg["citations"] = citations_of(m);
+        }
+        j["messages"].push_back(std::move(msg));
+    }
     return j.dump(2) + "\n";
 }
 
-void export_conversation(const ConversationExport& c, const std::filesystem::path& file) {
-    const bool json = file.extension() == ".json";
+std::filesystem::path export_file_for(const std::filesystem::path& typed, ExportFormat format) {
+    const std::string suffix = format == ExportFormat::Json ? ".json" : ".md";
+    std::filesystem::path out = typed;
+    if (format == ExportFormat::Markdown && (typed.extension() == ".md" || typed.extension() == ".markdown"))
+        return out;
+    if (typed.extension() == suffix) return out;
+    out += suffix;
+    return out;
+}
+
+void export_conversation(const ConversationExport& c, const std::filesystem::path& file, ExportFormat format) {
     AtomicFileWriter out(file);
-    out.write(json ? conversation_json(c) : conversation_markdown(c));
+    out.write(format == ExportFormat::Json ? conversation_json(c) : conversation_markdown(c));
     out.commit();
+}
+
+void export_conversation(const ConversationExport& c, const std::filesystem::path& file) {
+    export_conversation(c, file, file.extension() == ".json" ? ExportFormat::Json : ExportFormat::Markdown);
 }
 
 }  // namespace snapdoc::services

@@ -13,14 +13,24 @@ namespace snapdoc::services {
 struct ConversationExport {
     std::string document_title;
     std::string document_path;
-    std::string model;
+    std::string model;  // fallback for answers stored before the answering model was (schema < 3)
+    std::string system_prompt;
     std::vector<MessageRecord> messages;
 };
 
+enum class ExportFormat { Markdown, Json };
+
+// Each answer names the model that produced it (MessageRecord::model) and lists its citations.
 std::string conversation_markdown(const ConversationExport& c);
 std::string conversation_json(const ConversationExport& c);
 
-// Format chosen by the file's suffix: ".json" gives JSON, anything else Markdown. Throws Error.
+// The file an export dialog's answer means: the format is the filter the user chose, and the
+// file name gets that format's suffix when it lacks it ("notes" -> "notes.md"; "notes.json" with
+// the Markdown filter -> "notes.json.md": the filter decides, the name never silently overrides it).
+std::filesystem::path export_file_for(const std::filesystem::path& typed, ExportFormat format);
+
+void export_conversation(const ConversationExport& c, const std::filesystem::path& file, ExportFormat format);
+// Format by the file's suffix: ".json" gives JSON, anything else Markdown. Throws Error.
 void export_conversation(const ConversationExport& c, const std::filesystem::path& file);
 
 }  // namespace snapdoc::services

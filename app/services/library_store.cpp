@@ -1,5 +1,6 @@
 #include "app/services/library_store.h"
 
+#include <algorithm>
 #include <ctime>
 #include <nlohmann/json.hpp>
 
@@ -42,6 +43,56 @@ DocumentRecord read_document(const Statement& st) {
     d.added_at = st.int64(10);
     d.opened_at = st.int64(11);
     return d;
+}
+
+constexpr const char* kConversationColumns =
+    "c.id, c.document_id, c.title, c.model, c.created_at, "
+    "(SELECT count(*) FROM messages m WHERE m.conversation_id = c.id), c.system_prompt";
+
+ConversationRecord read_conversation(const Statement& st) {
+    ConversationRecord c;
+    c.id = st.int64(0);
+    c.document_id = st.int64(1);
+    c.title = st.text(2);
+    c.model = st.text(3);
+    c.created_at = st.int64(4);
+    c.message_count = static_cast<int>(st.int64(5));
+    c.system_prompt = st.text(6);
+    return c;
+}
+
+// LIKE takes the user's text literally: its own wildcards and the escape character are escaped.
+std::string like_escape(const std::string& s) {
+    std::string out;
+    for (char ch : s) {
+        if (ch == '%' || ch == '_' || ch == '\\') out += '\\';
+        out += ch;
+    }
+    return out;
+}
+
+char ascii_lower(char c) {
+    return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
+bool utf8_continuation(char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
+}
+
+// About 80 bytes of `text` around the first (ASCII case-insensitive) occurrence of `query`, cut at
+// UTF-8 character boundaries, with "…" where it was cut; newlines become spaces.
+std::string excerpt_around(const std::string& text, const std::string& query) {
+    auto it = std::search(text.begin(), text.end(), query.begin(), query.end(),
+                          [](char a, char b) { return ascii_lower(a) == ascii_lower(b); });
+    const std::size_t hit = it == text.end() ? 0 : static_cast<std::size_t>(it - text.begin());
+    std::size_t begin = hit > 30 ? hit - 30 : 0;
+    std::size_t end = std::min(text.size(), hit + query.size() + 50);
+    while (begin > 0 && utf8_continuation(text[begin])) --begin;
+    while (end < text.size() && utf8_continuation(text[end])) ++end;
+    std::string out = (begin > 0 ? "…" : "") + text.substr(begin, end - begin) + (end < text.size() ? "…" : "");
+    for (char& ch : out)
+        if (ch == '\n' || ch == '\r' || ch == '\t') ch = ' ';
+    return out;
 }
 
 }  // namespace
@@ -139,15 +190,52 @@ int64_t LibraryStore::create_conversation(int64_t document_id, const std::string
 }
 
 std::vector<ConversationRecord> LibraryStore::conversations(int64_t document_id) {
-    Statement st(*db_,
-                 "SELECT c.id, c.document_id, c.title, c.model, c.created_at, "
-                 "(SELECT count(*) FROM messages m WHERE m.conversation_id = c.id) "
-                 "FROM conversations c WHERE c.document_id = ? ORDER BY c.id DESC");
+    Statement st(*db_, std::string("SELECT ") + kConversationColumns +
+                           " FROM conversations c WHERE c.document_id = ? ORDER BY c.id DESC");
     st.bind(1, document_id);
     std::vector<ConversationRecord> out;
-    while (st.step())
-        out.push_back(
-            {st.int64(0), st.int64(1), st.text(2), st.text(3), st.int64(4), static_cast<int>(st.int64(5))});
+    while (st.step()) out.push_back(read_conversation(st));
+    return out;
+}
+
+std::optional<ConversationRecord> LibraryStore::conversation(int64_t id) {
+    Statement st(*db_, std::string("SELECT ") + kConversationColumns + " FROM conversations c WHERE c.id = ?");
+    st.bind(1, id);
+    if (!st.step()) return std::nullopt;
+    return read_conversation(st);
+}
+
+void LibraryStore::rename_conversation(int64_t id, const std::string& title) {
+    Transaction tx(*db_);
+    Statement(*db_, "UPDATE conversations SET title = ? WHERE id = ?").bind(1, title).bind(2, id).run();
+    tx.commit();
+}
+
+void LibraryStore::set_conversation_system_prompt(int64_t id, const std::string& system_prompt) {
+    Transaction tx(*db_);
+    Statement(*db_, "UPDATE conversations SET system_prompt = ? WHERE id = ?")
+        .bind(1, system_prompt)
+        .bind(2, id)
+        .run();
+    tx.commit();
+}
+
+std::vector<ConversationRecord> LibraryStore::search_conversations(int64_t document_id,
+                                                                   const std::string& query) {
+    if (query.empty()) return conversations(document_id);
+    const std::string pattern = "%" + like_escape(query) + "%";
+    Statement st(*db_, std::string("SELECT ") + kConversationColumns +
+                           ", (SELECT m.text FROM messages m WHERE m.conversation_id = c.id AND m.text LIKE ? "
+                           "ESCAPE '\\' ORDER BY m.id LIMIT 1) AS hit FROM conversations c "
+                           "WHERE c.document_id = ? AND (c.title LIKE ? ESCAPE '\\' OR hit IS NOT NULL) "
+                           "ORDER BY c.id DESC");
+    st.bind(1, pattern).bind(2, document_id).bind(3, pattern);
+    std::vector<ConversationRecord> out;
+    while (st.step()) {
+        ConversationRecord c = read_conversation(st);
+        c.excerpt = excerpt_around(st.is_null(7) ? c.title : st.text(7), query);
+        out.push_back(std::move(c));
+    }
     return out;
 }
 
@@ -160,14 +248,16 @@ void LibraryStore::delete_conversation(int64_t id) {
 int64_t LibraryStore::add_message(const MessageRecord& m) {
     Transaction tx(*db_);
     Statement(*db_,
-              "INSERT INTO messages(conversation_id, role, text, settings_json, stats_json, created_at) "
-              "VALUES(?, ?, ?, ?, ?, ?)")
+              "INSERT INTO messages(conversation_id, role, text, settings_json, stats_json, created_at, "
+              "model, citations_json) VALUES(?, ?, ?, ?, ?, ?, ?, ?)")
         .bind(1, m.conversation_id)
         .bind(2, m.role)
         .bind(3, m.text)
         .bind(4, m.settings_json)
         .bind(5, m.stats_json)
         .bind(6, now())
+        .bind(7, m.model)
+        .bind(8, m.citations_json)
         .run();
     const int64_t id = db_->last_insert_id();
     tx.commit();
@@ -177,13 +267,13 @@ int64_t LibraryStore::add_message(const MessageRecord& m) {
 std::vector<MessageRecord> LibraryStore::messages(int64_t conversation_id) {
     Statement st(
         *db_,
-        "SELECT id, conversation_id, role, text, settings_json, stats_json, created_at FROM messages "
-        "WHERE conversation_id = ? ORDER BY id");
+        "SELECT id, conversation_id, role, text, settings_json, stats_json, created_at, model, citations_json "
+        "FROM messages WHERE conversation_id = ? ORDER BY id");
     st.bind(1, conversation_id);
     std::vector<MessageRecord> out;
     while (st.step())
-        out.push_back(
-            {st.int64(0), st.int64(1), st.text(2), st.text(3), st.text(4), st.text(5), st.int64(6)});
+        out.push_back({st.int64(0), st.int64(1), st.text(2), st.text(3), st.text(4), st.text(5), st.int64(6),
+                       st.text(7), st.text(8)});
     return out;
 }
 

@@ -40,9 +40,11 @@ struct DocumentRecord {
 
 struct ConversationRecord {
     int64_t id = 0, document_id = 0;
-    std::string title, model;
+    std::string title, model;  // model: the one loaded when the conversation began
     int64_t created_at = 0;
     int message_count = 0;
+    std::string system_prompt = {};  // "" = the default system prompt from Settings
+    std::string excerpt = {};   // search results only: the matching text around the hit
 };
 
 struct MessageRecord {
@@ -52,6 +54,8 @@ struct MessageRecord {
     std::string settings_json = "{}";  // SnapKV + sampling settings the answer used
     std::string stats_json = "{}";     // timings, token counts, KV bytes
     int64_t created_at = 0;
+    std::string model = {};             // answers: the model that produced this answer
+    std::string citations_json = "[]";  // answers: the cited passages (see ui/chat/citation_format.h)
 };
 
 class LibraryStore {
@@ -71,7 +75,14 @@ public:
 
     int64_t create_conversation(int64_t document_id, const std::string& title, const std::string& model);
     std::vector<ConversationRecord> conversations(int64_t document_id);  // newest first
-    void delete_conversation(int64_t id);
+    std::optional<ConversationRecord> conversation(int64_t id);
+    void rename_conversation(int64_t id, const std::string& title);
+    void set_conversation_system_prompt(int64_t id, const std::string& system_prompt);
+    void delete_conversation(int64_t id);  // with its messages
+    // Conversations of `document_id` whose title or any question/answer contains `query`
+    // (case-insensitive for ASCII, the text taken literally: % and _ are not wildcards), newest
+    // first, each with an excerpt of the first matching message. An empty query lists them all.
+    std::vector<ConversationRecord> search_conversations(int64_t document_id, const std::string& query);
 
     int64_t add_message(const MessageRecord& message);  // id and created_at are assigned
     std::vector<MessageRecord> messages(int64_t conversation_id);

@@ -51,6 +51,17 @@ constexpr const char* kMigrations[] = {
     ALTER TABLE documents ADD COLUMN token_model TEXT NOT NULL DEFAULT '';
     ALTER TABLE conversations ADD COLUMN model TEXT NOT NULL DEFAULT '';
     )sql",
+    // 2 -> 3: multi-turn conversations. A conversation's own system prompt ('' = the default from
+    // Settings); the model that produced each answer (the conversation's model named only the one
+    // loaded when it began, so exports credited answers to the wrong model: existing answers get
+    // that model, the best that is known); the passages each answer cites (JSON array).
+    R"sql(
+    ALTER TABLE conversations ADD COLUMN system_prompt TEXT NOT NULL DEFAULT '';
+    ALTER TABLE messages ADD COLUMN model TEXT NOT NULL DEFAULT '';
+    ALTER TABLE messages ADD COLUMN citations_json TEXT NOT NULL DEFAULT '[]';
+    UPDATE messages SET model = (SELECT c.model FROM conversations c WHERE c.id = messages.conversation_id)
+        WHERE role = 'assistant';
+    )sql",
 };
 static_assert(std::size(kMigrations) == kLatestSchemaVersion, "one migration per schema version");
 
