@@ -28,5 +28,8 @@ int bench_gemm(int argc, char** argv);
 // snapdoc-bench longctx -m MODEL [--contexts 8192,32768] [--budget 1024] [--window 32] [--gen-tokens 64]
 //                      [--threads N] [--no-token-major]   prefill and decode tok/s at long context, full vs SnapKV
 int bench_longctx(int argc, char** argv);
+// snapdoc-bench kvcache -m MODEL --text FILE --cache-dir DIR [--tokens 8192,32768,100000] [--threads N]
+//   reopening a document from the on-disk K/V cache (mapped, read) vs prefilling it
+int bench_kv_cache(int argc, char** argv);
 
 }  // namespace snapdoc::bench

@@ -19,7 +19,8 @@ int main(int argc, char** argv) {
             "  roofline -m MODEL [--threads N] [--context C] [--seconds S]\n"
             "  attention [--shapes demo,125m] [--contexts 8192,32768] [--rows 512] [--threads 2] [--no-baseline]\n"
             "  gemm [--rows 512] [--threads 2] [--trials 3]\n"
-            "  longctx -m MODEL [--contexts 8192,32768] [--budget 1024] [--gen-tokens 64] [--no-token-major]\n",
+            "  longctx -m MODEL [--contexts 8192,32768] [--budget 1024] [--gen-tokens 64] [--no-token-major]\n"
+            "  kvcache -m MODEL --text FILE --cache-dir DIR [--tokens 8192,32768,100000] [--threads N]\n",
             argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
@@ -35,6 +36,7 @@ int main(int argc, char** argv) {
         if (cmd == "attention") return snapdoc::bench::bench_attention(argc, argv);
         if (cmd == "gemm") return snapdoc::bench::bench_gemm(argc, argv);
         if (cmd == "longctx") return snapdoc::bench::bench_longctx(argc, argv);
+        if (cmd == "kvcache") return snapdoc::bench::bench_kv_cache(argc, argv);
         std::fprintf(stderr, "snapdoc-bench: unknown command '%s'\n", cmd.c_str());
         return 2;
     } catch (const std::exception& e) {

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/kv_cache_flags.h"
 #include "app/cli/model_setup.h"
 #include "app/cli/snapkv_flags.h"
 #include "app/common/document_text.h"
@@ -22,6 +23,8 @@ int cmd_ask(int argc, char** argv) {
     auto flags = model_flags();
     const auto kvf = snapkv_flags();
     flags.insert(flags.end(), kvf.begin(), kvf.end());
+    const auto cachef = kv_cache_flags();
+    flags.insert(flags.end(), cachef.begin(), cachef.end());
     flags.insert(flags.end(), {{{"--doc"}}, {{"-q", "--question"}, true, true}, {{"--template"}}, {{"--system"}},
                                {{"-n", "--n-predict"}}, {{"--temp"}}, {{"--top-k"}}, {{"--top-p"}}, {{"--seed"}},
                                {{"--json"}}, {{"--ignore-context"}, false}, {{"--conversation"}, false},
@@ -48,6 +51,7 @@ int cmd_ask(int argc, char** argv) {
     LoadedModel lm = load_for_cli(args, /*need_tokenizer=*/true, /*need_backend=*/true);
     const ChatTemplateKind kind = choose_chat_template(lm.model->chat_template, args.str("template"));
     DocumentChat chat(*lm.backend, *lm.tokenizer, kind);
+    const auto kv_cache = attach_kv_cache(args, chat, args.required("model"), args.integer("ctx", 0));
     const auto& cancel = install_interrupt_flag();
     opts.cancel = &cancel;
 
@@ -62,15 +66,18 @@ int cmd_ask(int argc, char** argv) {
         longest_question = std::max(longest_question, build_question_part(kind, *lm.tokenizer, q).size());
     check_context_room(static_cast<int64_t>(doc_part.size() + longest_question), opts.max_new_tokens, ctx,
                        "document + question + answer", ignore_context);
-    const int doc_tokens = chat.load_document_tokens(doc_part, {}, &cancel);
-    std::fprintf(stderr, "document: %d tokens (template %s), prefilled in %.2f s (%.1f tok/s, layer-major)\n",
-                 doc_tokens, std::string(chat_template_name(kind)).c_str(), chat.document_seconds(),
-                 doc_tokens / std::max(1e-9, chat.document_seconds()));
+    const int doc_tokens = chat.load_document_tokens(doc_part, {}, &cancel, args.str("system"));
+    report_kv_cache(chat);
+    if (!chat.served_from_cache())
+        std::fprintf(stderr, "document: %d tokens (template %s), prefilled in %.2f s (%.1f tok/s, layer-major)\n",
+                     doc_tokens, std::string(chat_template_name(kind)).c_str(), chat.cache_report().prefill_seconds,
+                     doc_tokens / std::max(1e-9, chat.cache_report().prefill_seconds));
 
     nlohmann::json out = {{"document", doc_path},
                           {"document_tokens", doc_tokens},
                           {"template", chat_template_name(kind)},
                           {"document_seconds", chat.document_seconds()},
+                          {"served_from_kv_cache", chat.served_from_cache()},
                           {"compression", snap.enabled ? "snapkv" : "full"},
                           {"budget", snap.budget},
                           {"window", snap.window},

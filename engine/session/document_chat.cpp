@@ -29,13 +29,14 @@ DocumentChat::DocumentChat(Backend& backend, const Tokenizer& tokenizer, ChatTem
 
 int DocumentChat::load_document(std::string_view text, const DocumentSession::Progress& progress,
                                 const std::atomic<bool>* cancel, std::string_view system_prompt) {
-    return load_document_tokens(build_document_part(kind_, tokenizer_, system_prompt, text), progress, cancel);
+    return load_document_tokens(build_document_part(kind_, tokenizer_, system_prompt, text), progress, cancel,
+                                system_prompt);
 }
 
 int DocumentChat::load_document_tokens(std::span<const int32_t> document_part, const DocumentSession::Progress& progress,
-                                       const std::atomic<bool>* cancel) {
+                                       const std::atomic<bool>* cancel, std::string_view system_prompt) {
     const auto t0 = Clock::now();
-    session_.prefill_document(document_part, progress, cancel);
+    load_or_prefill(document_part, system_prompt, progress, cancel);
     document_seconds_ = since(t0);
     remember_document(document_part);
     return static_cast<int>(document_part.size());

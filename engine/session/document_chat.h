@@ -12,7 +12,9 @@
 #include "engine/kv/selection.h"
 #include "engine/session/citations.h"
 #include "engine/session/conversation.h"
+#include "engine/kv/kv_store_cache.h"
 #include "engine/session/document_session.h"
+#include "engine/session/kv_cache_key.h"
 #include "engine/session/sampler.h"
 #include "engine/tokenizer/chat_template.h"
 #include "engine/tokenizer/tokenizer.h"
@@ -71,12 +73,12 @@ public:
                       const std::atomic<bool>* cancel = nullptr, std::string_view system_prompt = {});
     // The same for a document part the caller built itself (build_document_part), e.g. to reuse its
     // token ids for a position -> text map without encoding the document twice.
+    // `system_prompt` (already inside the tokens) only names the K/V cache file's key.
     int load_document_tokens(std::span<const int32_t> document_part, const DocumentSession::Progress& progress = {},
-                             const std::atomic<bool>* cancel = nullptr);
+                             const std::atomic<bool>* cancel = nullptr, std::string_view system_prompt = {});
     // Tokens of the prompt for `question` (after `history`) without running anything (for context
     // checks; ask checks document + history + question + max_new_tokens itself, before any forward).
     int prompt_tokens_for(std::string_view question, std::span<const ChatTurn> history = {}) const;
-
 
     AskResult ask(std::string_view question, const AskOptions& options);
     // Re-selects for the last question with new settings: no forward pass (a new window re-scores).
@@ -86,6 +88,16 @@ public:
     const DocumentSession& session() const { return session_; }
     ChatTemplateKind template_kind() const { return kind_; }
     double document_seconds() const { return document_seconds_; }
+    // On-disk K/V cache (document_chat_cache.cpp): with a cache set, loading a document first looks
+    // for its file and restores it instead of prefilling, and writes one after a prefill. A file that
+    // is unusable is removed and rebuilt; failing to write one is a warning (cache_report().note),
+    // never an error. `run_context_length`: the backend's context option (LongRoPE depends on it).
+    // nullptr turns the cache off.
+    void set_kv_cache(KvStoreCache* cache, const ModelIdentity& model, int run_context_length = 0);
+    bool served_from_cache() const { return cache_report_.served; }
+    // Whether loading `document_part` now would find a cache file (it may still be rejected on open).
+    bool kv_cache_has(std::span<const int32_t> document_part, std::string_view system_prompt = {}) const;
+    const KvCacheReport& cache_report() const { return cache_report_; }
     // The document part's token ids as loaded (for excerpts of citations).
     const std::vector<int32_t>& document_ids() const { return document_ids_; }
     // Printable text of document tokens [first, last] (control tokens left out, whitespace collapsed).
@@ -97,6 +109,8 @@ private:
     // Keeps the document part's ids and sentence ends (citations, excerpts); every way a document
     // gets into the session (prefill, or a K/V cache restore) calls it.
     void remember_document(std::span<const int32_t> document_part);
+    void load_or_prefill(std::span<const int32_t> document_part, std::string_view system_prompt,
+                         const DocumentSession::Progress& progress, const std::atomic<bool>* cancel);
 
     Backend& backend_;
     const Tokenizer& tokenizer_;
@@ -105,6 +119,10 @@ private:
     double document_seconds_ = 0;
     std::vector<int32_t> document_ids_;
     std::vector<uint8_t> sentence_end_;  // per document token: it ends a sentence or a line
+    KvStoreCache* kv_cache_ = nullptr;
+    ModelIdentity model_identity_;
+    uint64_t tokenizer_hash_ = 0, compute_hash_ = 0;
+    KvCacheReport cache_report_;
 };
 
 // The template for a model: `name` if given ("plain", "llama2", ...), else detected from the

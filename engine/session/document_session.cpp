@@ -11,6 +11,12 @@
 
 namespace snapdoc {
 
+namespace {
+// Rows converted between the f16 store and the backend's f32 cache per call: bounds the scratch
+// (4096 rows x head_dim x 2 floats) whatever the document's length.
+constexpr int kStoreCopyRows = 4096;
+}  // namespace
+
 DocumentSession::DocumentSession(Backend& backend, DocumentSessionOptions options)
     : backend_(backend), cfg_(backend.config()), options_(std::move(options)) {
     if (options_.chunk_rows < 1) throw Error("document session: chunk_rows must be >= 1");
@@ -28,6 +34,15 @@ void DocumentSession::run_layer(int layer, Activations& act, int row0, int n, co
     counters_.rows_forwarded += n;
 }
 
+void DocumentSession::drop_document() {
+    store_.reset();
+    question_.clear();
+    continuation_ = {};
+    keep_whole_from_ = -1;
+    scores_ = {};
+    doc_len_ = 0;
+}
+
 void DocumentSession::require_document() const {
     if (!store_) throw Error("no document has been prefilled");
 }
@@ -37,12 +52,7 @@ void DocumentSession::prefill_document(std::span<const int32_t> tokens, const Pr
     const int D = static_cast<int>(tokens.size());
     if (D < 1) throw Error("the document has no tokens");
     // Drop any previous document first so its memory is free for this one.
-    store_.reset();
-    question_.clear();
-    continuation_ = {};
-    keep_whole_from_ = -1;
-    scores_ = {};
-    doc_len_ = 0;
+    drop_document();
     store_ = std::make_unique<FullKvStore>(cfg_.n_layers, cfg_.n_kv_heads, cfg_.head_dim, D,
                                            options_.kv_ram_cap_bytes, options_.spill_dir);
     const int qd = cfg_.q_dim(), hd = cfg_.head_dim;
@@ -56,6 +66,7 @@ void DocumentSession::prefill_document(std::span<const int32_t> tokens, const Pr
     std::vector<int32_t> positions(D);
     std::iota(positions.begin(), positions.end(), 0);
     std::vector<float> q_chunk(static_cast<std::size_t>(chunk) * qd);
+    std::vector<float> copy_k(static_cast<std::size_t>(std::min(kStoreCopyRows, D)) * hd), copy_v(copy_k.size());
     prefill_peak_cache_bytes_ = 0;
 
     for (int l = 0; l < cfg_.n_layers; ++l) {
@@ -76,8 +87,13 @@ void DocumentSession::prefill_document(std::span<const int32_t> tokens, const Pr
                             sizeof(float) * static_cast<std::size_t>(c0 + c - from) * qd);
             }
         }
-        // Layer ℓ is done: its full K/V leave the backend for the host store.
-        for (int h = 0; h < cfg_.n_kv_heads; ++h) backend_.read_kv(*cache, l, h, 0, D, store_->k(l, h), store_->v(l, h));
+        // Layer ℓ is done: its full K/V leave the backend for the host store (rounded to f16 there).
+        for (int h = 0; h < cfg_.n_kv_heads; ++h)
+            for (int r0 = 0; r0 < D; r0 += kStoreCopyRows) {
+                const int n = std::min(kStoreCopyRows, D - r0);
+                backend_.read_kv(*cache, l, h, r0, n, copy_k.data(), copy_v.data());
+                store_->store_rows(l, h, r0, n, copy_k.data(), copy_v.data());
+            }
         if (progress) progress(l + 1, cfg_.n_layers);
     }
     (void)hd;
@@ -88,8 +104,14 @@ void DocumentSession::load_layer(int layer, KvCache& cache, bool with_question) 
     const int D = doc_len_, Q = static_cast<int>(question_.size()), hd = cfg_.head_dim;
     std::vector<int32_t> pos(D + Q);
     std::iota(pos.begin(), pos.end(), 0);
+    // The f16 store goes to the backend in f32, a bounded block of rows at a time.
+    std::vector<float> kbuf(static_cast<std::size_t>(std::min(kStoreCopyRows, D)) * hd), vbuf(kbuf.size());
     for (int h = 0; h < cfg_.n_kv_heads; ++h) {
-        backend_.append_kv(cache, layer, h, pos.data(), D, store_->k(layer, h), store_->v(layer, h));
+        for (int r0 = 0; r0 < D; r0 += kStoreCopyRows) {
+            const int n = std::min(kStoreCopyRows, D - r0);
+            store_->load_rows(layer, h, r0, n, kbuf.data(), vbuf.data());
+            backend_.append_kv(cache, layer, h, pos.data() + r0, n, kbuf.data(), vbuf.data());
+        }
         if (with_question && Q > 0)
             backend_.append_kv(cache, layer, h, pos.data() + D, Q,
                                question_k_[layer].data() + static_cast<std::size_t>(h) * Q * hd,
@@ -228,14 +250,15 @@ AnswerResult DocumentSession::answer(const Selection& sel, const GenerationReque
             for (int p = L - W; p < L; ++p) positions.push_back(p);
             kbuf.resize(positions.size() * hd);
             vbuf.resize(positions.size() * hd);
-            for (std::size_t i = 0; i < positions.size(); ++i) {
+            // Positions ascend: the document's come first (from the f16 store), then the question's.
+            const auto n_doc = static_cast<std::size_t>(
+                std::lower_bound(positions.begin(), positions.end(), D) - positions.begin());
+            store_->gather_rows(l, kvh, positions.data(), static_cast<int>(n_doc), kbuf.data(), vbuf.data());
+            for (std::size_t i = n_doc; i < positions.size(); ++i) {
                 const int p = positions[i];
-                const float* ks = p < D ? store_->k(l, kvh) + static_cast<int64_t>(p) * hd
-                                        : question_k_[l].data() + (static_cast<std::size_t>(kvh) * Q + (p - D)) * hd;
-                const float* vs = p < D ? store_->v(l, kvh) + static_cast<int64_t>(p) * hd
-                                        : question_v_[l].data() + (static_cast<std::size_t>(kvh) * Q + (p - D)) * hd;
-                std::memcpy(kbuf.data() + i * hd, ks, sizeof(float) * hd);
-                std::memcpy(vbuf.data() + i * hd, vs, sizeof(float) * hd);
+                const std::size_t src = (static_cast<std::size_t>(kvh) * Q + (p - D)) * hd;
+                std::memcpy(kbuf.data() + i * hd, question_k_[l].data() + src, sizeof(float) * hd);
+                std::memcpy(vbuf.data() + i * hd, question_v_[l].data() + src, sizeof(float) * hd);
             }
             backend_.append_kv(*kv, l, c, positions.data(), static_cast<int>(positions.size()), kbuf.data(), vbuf.data());
         }

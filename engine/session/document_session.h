@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "engine/kv/full_kv_store.h"
+#include "engine/kv/kv_store_file.h"
 #include "engine/kv/selection.h"
 #include "engine/runtime/backend.h"
 #include "engine/session/generate.h"
@@ -94,9 +95,22 @@ public:
     int64_t prefill_peak_cache_bytes() const { return prefill_peak_cache_bytes_; }
     // Bytes of a cache holding `selection` (+ `spare` generated tokens per head).
     int64_t compressed_bytes(const Selection& selection, int spare = 0) const;
-    // Bytes of the uncompressed cache for a prompt of `prompt_len` tokens (all layers, f32 K and V).
+    // Bytes of an uncompressed backend cache for a prompt of `prompt_len` tokens (all layers, f32 K
+    // and V, as the backends compute) — what SnapKV's compressed cache is compared with. The host
+    // store of the document's full K/V is f16, half of that: full_store_bytes().
     int64_t full_bytes(int prompt_len) const;
     int max_window() const { return options_.max_window; }
+
+    // On-disk K/V cache (document_session_cache.cpp). save_document_cache writes the prefilled
+    // document (f16 store, tail queries, its token ids `tokens`) to `file` atomically (Error on a
+    // full disk, no file left); restore_document_cache replaces the session's document with a
+    // verified cache file, as if `tokens` had been prefilled (FormatError when the file is not
+    // usable: truncated, corrupt, other key or shape; the session then holds no document).
+    void save_document_cache(const std::filesystem::path& file, const KvCacheKey& key,
+                             std::span<const int32_t> tokens) const;
+    void restore_document_cache(const std::filesystem::path& file, const KvCacheKey& key,
+                                std::span<const int32_t> tokens, KvFileLoad mode = KvFileLoad::Map);
+    bool store_mapped_from_cache() const { return store_ && store_->mapped_from_cache(); }
 
 private:
     std::unique_ptr<KvCache> layer_cache(int layer, int capacity);
@@ -104,6 +118,7 @@ private:
     void run_layer(int layer, Activations& act, int row0, int n, const int32_t* pos, KvCache& kv, float* q_capture);
     void score_layer(int layer, KvCache& cache);
     void require_document() const;
+    void drop_document();  // forgets the document and everything after it
 
     Backend& backend_;
     ModelConfig cfg_;

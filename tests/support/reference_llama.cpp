@@ -108,8 +108,19 @@ ReferenceRope reference_rope(const TinyWeights& w, int context_size) {
     return r;
 }
 
+// x rounded to IEEE half precision (11 significant bits, round to nearest even through nearbyint in
+// the default rounding mode; subnormal quantum 2^-24), written independently of the engine's codec.
+static double round_to_half(double x) {
+    if (x == 0 || !std::isfinite(x)) return x;
+    int e = 0;
+    std::frexp(x, &e);  // |x| in [2^(e-1), 2^e)
+    const double quantum = std::ldexp(1.0, std::max(e, -13) - 11);
+    return std::nearbyint(x / quantum) * quantum;
+}
+
 std::vector<double> reference_logits(const TinyWeights& w, const std::vector<int32_t>& ids,
-                                     const AttentionFilter& filter, int context_size, ReferenceTrace* trace) {
+                                     const AttentionFilter& filter, int context_size, ReferenceTrace* trace,
+                                     const StoredAsF16& stored_as_f16) {
     const TinyModelSpec& s = w.spec;
     const int T = static_cast<int>(ids.size()), dim = s.dim, hd = w.head_dim();
     const ReferenceRope rr = reference_rope(w, context_size);
@@ -129,6 +140,13 @@ std::vector<double> reference_logits(const TinyWeights& w, const std::vector<int
         head_norm(k, T * s.n_kv_heads, hd, L.k_norm, s.norm_eps);
         rope(q, T, s.n_heads, hd, rr);
         rope(k, T, s.n_kv_heads, hd, rr);
+        Mat k16, v16;  // the f16-rounded copies, for the (query, key) pairs stored_as_f16 names
+        if (stored_as_f16) {
+            k16 = k;
+            v16 = v;
+            for (double& x : k16) x = round_to_half(x);
+            for (double& x : v16) x = round_to_half(x);
+        }
         Mat att(static_cast<std::size_t>(T) * qd, 0.0);
         if (trace) {
             trace->probs.resize(w.layers.size());
@@ -144,8 +162,9 @@ std::vector<double> reference_logits(const TinyWeights& w, const std::vector<int
                         scores[j] = -1e300;
                         continue;
                     }
+                    const Mat& kk = stored_as_f16 && stored_as_f16(t, j) ? k16 : k;
                     double d = 0;
-                    for (int i = 0; i < hd; ++i) d += q[t * qd + hh * hd + i] * k[j * kvd + kh * hd + i];
+                    for (int i = 0; i < hd; ++i) d += q[t * qd + hh * hd + i] * kk[j * kvd + kh * hd + i];
                     scores[j] = d / std::sqrt(static_cast<double>(hd));
                     mx = std::max(mx, scores[j]);
                 }
@@ -155,8 +174,10 @@ std::vector<double> reference_logits(const TinyWeights& w, const std::vector<int
                     auto& p = trace->probs[layer][hh];
                     for (int j = 0; j <= t; ++j) p[static_cast<std::size_t>(t) * T + j] = scores[j] / z;
                 }
-                for (int j = 0; j <= t; ++j)
-                    for (int i = 0; i < hd; ++i) att[t * qd + hh * hd + i] += scores[j] / z * v[j * kvd + kh * hd + i];
+                for (int j = 0; j <= t; ++j) {
+                    const Mat& vv = stored_as_f16 && stored_as_f16(t, j) ? v16 : v;
+                    for (int i = 0; i < hd; ++i) att[t * qd + hh * hd + i] += scores[j] / z * vv[j * kvd + kh * hd + i];
+                }
             }
         }
         Mat o = linear(att, T, qd, L.wo, dim);

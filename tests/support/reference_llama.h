@@ -23,11 +23,15 @@ struct ReferenceTrace {
     std::vector<std::vector<std::vector<double>>> probs;
 };
 
+// Whether query position `query` sees key position `key`'s K and V as stored in f16 (rounded to
+// nearest even, 11 significant bits) rather than exact: how a session reads its f16 document store.
+using StoredAsF16 = std::function<bool(int query, int key)>;
+
 // Logits [T, vocab] for `ids` at positions 0..T-1. `context_size` (0 = the declared context) picks
 // LongRoPE's factor set as llama.cpp does: long when it exceeds the original context.
 std::vector<double> reference_logits(const TinyWeights& w, const std::vector<int32_t>& ids,
                                      const AttentionFilter& filter = {}, int context_size = 0,
-                                     ReferenceTrace* trace = nullptr);
+                                     ReferenceTrace* trace = nullptr, const StoredAsF16& stored_as_f16 = {});
 
 // The per-pair rotation frequencies and the cos/sin multiplier the reference uses.
 struct ReferenceRope {

@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <numeric>
 #include <random>
 
 #include "engine/common/error.h"
+#include "engine/model/dtype.h"
 #include "engine/model/model.h"
 #include "engine/runtime/backend.h"
 #include "engine/session/compressed_prefill.h"
@@ -62,14 +64,47 @@ void expect_same_kept(const Selection& a, const Selection& b) {
         }
 }
 
+WindowScores reference_window_scores(const TinyWeights& w, const std::vector<int32_t>& prompt, int window,
+                                     const StoredAsF16& stored);
+
+// The token-major reference for a session whose store holds the first `rounded` prompt positions:
+// those rows run in f32 over an f32 cache (as layer-major prefill does: rounding happens only when a
+// finished layer's K/V move to the host store), then their K/V are rounded to f16 exactly as the
+// store rounds them, and the remaining rows run over that. Returns the last row's logits.
+std::vector<float> rounded_prefix_logits(Backend& backend, const std::vector<int32_t>& prompt, int rounded) {
+    const ModelConfig& c = backend.config();
+    const int L = static_cast<int>(prompt.size()), hd = c.head_dim;
+    auto kv = make_full_kv_cache(backend, L);
+    prefill(backend, std::span(prompt).first(rounded), 0, *kv);
+    auto stored = make_full_kv_cache(backend, L);
+    std::vector<float> k(static_cast<std::size_t>(rounded) * hd), v(k.size());
+    std::vector<int32_t> pos(rounded);
+    std::iota(pos.begin(), pos.end(), 0);
+    for (int l = 0; l < c.n_layers; ++l)
+        for (int h = 0; h < c.n_kv_heads; ++h) {
+            backend.read_kv(*kv, l, h, 0, rounded, k.data(), v.data());
+            for (auto* x : {&k, &v})
+                for (float& f : *x) f = f16_to_f32(f32_to_f16(f));
+            backend.append_kv(*stored, l, h, pos.data(), rounded, k.data(), v.data());
+        }
+    return prefill(backend, std::span(prompt).subspan(rounded), rounded, *stored);
+}
+
+// The document's K/V are stored as f16, so the session equals token-major prefill with the
+// document's K/V rounded to f16 the same way (to float summation order: 1e-4, as for f32); plain
+// f32 token-major prefill differs from both by the rounding.
 TEST_F(DocumentSessionTest, LastLogitsEqualTokenMajorPrefill) {
     DocumentSession s(*backend);
     s.prefill_document(doc);
     s.set_question(q1, 8);
     const auto prompt = concat(doc, q1);
-    auto kv = make_full_kv_cache(*backend, static_cast<int>(prompt.size()));
-    const auto ref = prefill(*backend, prompt, 0, *kv);
+    const auto ref = rounded_prefix_logits(*backend, prompt, static_cast<int>(doc.size()));
     for (std::size_t i = 0; i < ref.size(); ++i) ASSERT_NEAR(s.last_logits()[i], ref[i], 1e-4);
+    auto kv = make_full_kv_cache(*backend, static_cast<int>(prompt.size()));
+    const auto f32 = prefill(*backend, prompt, 0, *kv);
+    double diff = 0;
+    for (std::size_t i = 0; i < ref.size(); ++i) diff = std::max(diff, std::fabs(double(f32[i]) - ref[i]));
+    EXPECT_GT(diff, 0.0);  // the reference really rounds (else the check above would prove nothing)
 }
 
 TEST_F(DocumentSessionTest, ResnapEqualsFreshPrefillForLaterQuestions) {
@@ -89,11 +124,24 @@ TEST_F(DocumentSessionTest, ResnapEqualsFreshPrefillForLaterQuestions) {
         fresh.prefill_document(std::span(prompt).first(prompt.size() - 3));
         fresh.set_question(std::span(prompt).last(3), cfg.window);
         const auto fsel = fresh.select(cfg);
-        expect_same_kept(*sel, *fsel);
+        // Each selects what the reference selects with the K/V it stored read as f16 (fresh: the
+        // document and the first Q-3 question tokens).
+        const int D = static_cast<int>(doc.size()), F = static_cast<int>(prompt.size()) - 3;
+        expect_same_kept(*sel, *select_positions(cfg, reference_window_scores(weights, prompt, cfg.window,
+                                                                              [D](int q, int k) { return q >= D && k < D; })));
+        expect_same_kept(*fsel, *select_positions(cfg, reference_window_scores(weights, prompt, cfg.window,
+                                                                               [F](int q, int k) { return q >= F && k < F; })));
         const auto fans = fresh.answer(*fsel, greedy(6));
         EXPECT_EQ(ans.tokens, fans.tokens);
-        for (std::size_t i = 0; i < s.last_logits().size(); ++i)
-            ASSERT_NEAR(s.last_logits()[i], fresh.last_logits()[i], 1e-4);
+        // The two stores round different positions to f16 (fresh: also the first Q-3 question
+        // tokens), so each is compared with the token-major reference that rounds what it stores.
+        const int L = static_cast<int>(prompt.size());
+        const auto ref_s = rounded_prefix_logits(*backend, prompt, static_cast<int>(doc.size()));
+        const auto ref_fresh = rounded_prefix_logits(*backend, prompt, L - 3);
+        for (std::size_t i = 0; i < s.last_logits().size(); ++i) {
+            ASSERT_NEAR(s.last_logits()[i], ref_s[i], 1e-4);
+            ASSERT_NEAR(fresh.last_logits()[i], ref_fresh[i], 1e-4);
+        }
     }
 }
 
@@ -215,7 +263,10 @@ TEST_F(DocumentSessionTest, DecodingOnCompressedCacheEqualsRestrictedAttention) 
                 return allowed[layer][head / group_q][key] != 0;
             };
             const auto seq = concat(concat(doc, q1), std::vector<int32_t>(ans.tokens.begin(), ans.tokens.end() - 1));
-            const auto ref = reference_logits(weights, seq, filter);
+            // Everything after the document reads the document's K/V from the f16 store.
+            const int D = static_cast<int>(doc.size());
+            const StoredAsF16 stored = [D](int query, int key) { return query >= D && key < D; };
+            const auto ref = reference_logits(weights, seq, filter, 0, nullptr, stored);
             for (int step = 0; step < 5; ++step) {
                 const std::size_t row = static_cast<std::size_t>(L - 1 + step) * spec.vocab_size;
                 double md = 0, mx = 0;
@@ -289,9 +340,35 @@ TEST_F(DocumentSessionTest, ClearErrors) {
 namespace snapdoc {
 namespace {
 
-// The single-question path that keeps nothing but the compressed cache selects exactly what the
-// re-snap session selects and decodes the same answer, while only one layer's full K/V (plus the
-// final compressed cache) is ever resident.
+// SnapKV's window scores from the reference forward pass: the attention of the last W prompt rows,
+// summed per prefix position (DESIGN.md step 2), with the document's K/V read as f16 or exact.
+WindowScores reference_window_scores(const TinyWeights& w, const std::vector<int32_t>& prompt, int window,
+                                     const StoredAsF16& stored) {
+    ReferenceTrace trace;
+    reference_logits(w, prompt, {}, 0, &trace, stored);
+    WindowScores ws;
+    ws.prompt_len = static_cast<int>(prompt.size());
+    ws.window = window;
+    ws.n_layers = w.spec.n_layers;
+    ws.n_heads = w.spec.n_heads;
+    ws.n_kv_heads = w.spec.n_kv_heads;
+    const int L = ws.prompt_len, P = ws.n_prefix();
+    ws.layers.assign(ws.n_layers, std::vector<float>(static_cast<std::size_t>(ws.n_heads) * P, 0.0f));
+    for (int l = 0; l < ws.n_layers; ++l)
+        for (int h = 0; h < ws.n_heads; ++h)
+            for (int j = 0; j < P; ++j) {
+                double sum = 0;
+                for (int t = L - window; t < L; ++t) sum += trace.probs[l][h][static_cast<std::size_t>(t) * L + j];
+                ws.layers[l][static_cast<std::size_t>(h) * P + j] = static_cast<float>(sum);
+            }
+    return ws;
+}
+
+// The single-question path that keeps nothing but the compressed cache selects what the reference's
+// window scores select, as the re-snap session does — each against its own K/V: exact for the
+// one-shot path (it never stores K/V), the document's K/V read as f16 for the session — and both
+// decode the same answer, while only one layer's full K/V (plus the final compressed cache) is
+// ever resident.
 TEST_F(DocumentSessionTest, CompressedPrefillMatchesTheSessionAndHoldsOneLayer) {
     for (auto policy : {BudgetPolicy::Uniform, BudgetPolicy::Pyramid, BudgetPolicy::Adaptive}) {
         SnapKvConfig cfg;
@@ -311,7 +388,10 @@ TEST_F(DocumentSessionTest, CompressedPrefillMatchesTheSessionAndHoldsOneLayer) 
         CompressedPrompt cp = prefill_compressed(*backend, prompt, cfg, 6, /*chunk_rows=*/64);
         const int64_t one_layer = static_cast<int64_t>(prompt.size()) * spec.n_kv_heads * (spec.dim / spec.n_heads) * 8;
         EXPECT_LE(KvCache::peak_live_bytes() - before, std::max<int64_t>(one_layer, cp.cache->reserved_bytes()));
-        expect_same_kept(*sel, *cp.selection);
+        const int D = static_cast<int>(doc.size());
+        expect_same_kept(*cp.selection, *select_positions(cfg, reference_window_scores(weights, prompt, cfg.window, {})));
+        expect_same_kept(*sel, *select_positions(cfg, reference_window_scores(weights, prompt, cfg.window,
+                                                                              [D](int q, int k) { return q >= D && k < D; })));
         GenerationResult r;
         decode_loop(*backend, *cp.cache, cp.last_logits, static_cast<int>(prompt.size()), prompt, greedy(6), r);
         EXPECT_EQ(r.tokens, ans.tokens) << budget_policy_name(policy);

@@ -1,0 +1,96 @@
+// DocumentChat's use of the on-disk K/V cache: restore a document's K/V from its cache file when
+// there is a valid one, else prefill and write one. The cache only ever saves time: anything wrong
+// with it (a corrupt file, a full disk, an unwritable folder) is a warning and a normal prefill.
+#include <chrono>
+
+#include <spdlog/spdlog.h>
+
+#include "engine/common/error.h"
+#include "engine/session/document_chat.h"
+
+namespace snapdoc {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+}  // namespace
+
+void DocumentChat::set_kv_cache(KvStoreCache* cache, const ModelIdentity& model, int run_context_length) {
+    kv_cache_ = cache;
+    model_identity_ = model;
+    if (cache) {
+        tokenizer_hash_ = tokenizer_identity(tokenizer_);
+        compute_hash_ = compute_identity(backend_.config(), run_context_length);
+    }
+}
+
+bool DocumentChat::kv_cache_has(std::span<const int32_t> part, std::string_view system_prompt) const {
+    if (!kv_cache_) return false;
+    return kv_cache_->contains(
+        make_kv_cache_key(model_identity_, tokenizer_hash_, compute_hash_, kind_, system_prompt, part));
+}
+
+void DocumentChat::load_or_prefill(std::span<const int32_t> part, std::string_view system_prompt,
+                                   const DocumentSession::Progress& progress, const std::atomic<bool>* cancel) {
+    cache_report_ = {};
+    if (!kv_cache_) {
+        const auto t0 = Clock::now();
+        session_.prefill_document(part, progress, cancel);
+        cache_report_.prefill_seconds = seconds_since(t0);
+        return;
+    }
+    cache_report_.enabled = true;
+    const KvCacheKey key = make_kv_cache_key(model_identity_, tokenizer_hash_, compute_hash_, kind_, system_prompt, part);
+    const std::filesystem::path file = kv_cache_->path_for(key);
+    cache_report_.file = file;
+    std::error_code ec;
+    if (std::filesystem::exists(file, ec)) {
+        const auto t0 = Clock::now();
+        try {
+            session_.restore_document_cache(file, key, part);
+            cache_report_.load_seconds = seconds_since(t0);
+            cache_report_.served = true;
+            cache_report_.file_bytes = static_cast<int64_t>(std::filesystem::file_size(file, ec));
+            kv_cache_->touch(file);
+            spdlog::info("K/V cache: {} tokens restored from {} in {:.3f} s", part.size(), file.string(),
+                         cache_report_.load_seconds);
+            return;
+        } catch (const Error& e) {
+            // Never trusted: the file goes and the document is prefilled (and cached) again.
+            cache_report_.load_seconds = seconds_since(t0);
+            cache_report_.note = std::string("the K/V cache file was not usable and is rebuilt: ") + e.what();
+            spdlog::warn("{}", cache_report_.note);
+            kv_cache_->remove(file);
+        }
+    }
+    auto t0 = Clock::now();
+    session_.prefill_document(part, progress, cancel);
+    cache_report_.prefill_seconds = seconds_since(t0);
+
+    if (cancel && cancel->load()) return;
+    t0 = Clock::now();
+    try {
+        kv_cache_->ensure_dir();
+        const int64_t bytes = kv_store_file_bytes({backend_.config().n_layers, backend_.config().n_kv_heads,
+                                                   backend_.config().head_dim, backend_.config().q_dim(),
+                                                   static_cast<int>(part.size()),
+                                                   std::min<int>(static_cast<int>(part.size()), session_.max_window())});
+        if (std::string why = kv_cache_->room_for(bytes); !why.empty()) {
+            cache_report_.note = "not saved to the K/V cache: " + why;
+            spdlog::warn("{}", cache_report_.note);
+            return;
+        }
+        session_.save_document_cache(file, key, part);
+        cache_report_.saved = true;
+        cache_report_.file_bytes = bytes;
+        cache_report_.save_seconds = seconds_since(t0);
+        kv_cache_->evict(file);
+        spdlog::info("K/V cache: wrote {} ({} MiB) in {:.3f} s", file.string(), bytes >> 20, cache_report_.save_seconds);
+    } catch (const Error& e) {
+        cache_report_.save_seconds = seconds_since(t0);
+        cache_report_.note = std::string("not saved to the K/V cache: ") + e.what();
+        spdlog::warn("{}", cache_report_.note);
+    }
+}
+
+}  // namespace snapdoc
