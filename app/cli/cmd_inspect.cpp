@@ -7,6 +7,7 @@
 #include "app/cli/model_setup.h"
 #include "app/cli/snapkv_flags.h"
 #include "app/common/document_text.h"
+#include "app/common/selection_json.h"
 #include "engine/common/atomic_file.h"
 #include "engine/common/error.h"
 #include "engine/session/context_check.h"
@@ -16,26 +17,9 @@ namespace snapdoc::cli {
 
 namespace {
 
+// The writer is shared with the app's "Export selection…" (app/common/selection_json).
 nlohmann::json selection_json(const Selection& sel, const DocumentSession& session) {
-    const SnapKvConfig& c = sel.config;
-    nlohmann::json j = {{"prompt_tokens", sel.prompt_len},
-                        {"window", sel.window},
-                        {"budget", c.budget},
-                        {"gqa", gqa_mode_name(c.gqa)},
-                        {"kernel", c.kernel},
-                        {"pool", pooling_name(c.pooling)},
-                        {"policy", budget_policy_name(c.policy)},
-                        {"compressed", sel.compressed},
-                        {"kv_bytes_full", session.full_bytes(sel.prompt_len)},
-                        {"kv_bytes_compressed", session.compressed_bytes(sel)},
-                        {"layers", nlohmann::json::array()}};
-    for (std::size_t l = 0; l < sel.layers.size(); ++l) {
-        nlohmann::json heads = nlohmann::json::array();
-        for (std::size_t h = 0; h < sel.layers[l].size(); ++h)
-            heads.push_back({{"head", h}, {"kept", sel.layers[l][h].kept}, {"pooled", sel.layers[l][h].pooled}});
-        j["layers"].push_back({{"layer", l}, {"heads", std::move(heads)}});
-    }
-    return j;
+    return snapdoc::selection_json(sel, session.full_bytes(sel.prompt_len), session.compressed_bytes(sel));
 }
 
 }  // namespace

@@ -63,7 +63,8 @@ private slots:
         const QImage img = render_retention_heatmap(s, layout, p);
         QCOMPARE(img.width(), 4);
         QCOMPARE(img.height(), 5);  // 2 strips, gap, 2 strips
-        const QRgb half = retention_shade(0.5, p);
+        // Half kept: drawn at min_visible + (1 - min_visible)·0.5 of the blend.
+        const QRgb half = retention_shade(shown_fraction(0.5, p), p);
         const QRgb expected[5][4] = {
             {p.kept, p.kept, p.dropped, p.window},        // L0 H0 keeps 0..3
             {p.dropped, p.dropped, p.dropped, p.window},  // L0 H1 keeps nothing

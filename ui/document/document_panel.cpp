@@ -17,6 +17,7 @@ namespace snapdoc::ui {
 
 DocumentPanel::DocumentPanel(QWidget* parent) : QWidget(parent) {
     setObjectName("documentPanel");
+    setMinimumWidth(260);  // a readable column at 1024 px wide: the splitter may not squeeze it further
     title_ = new QLabel(tr("No document"), this);
     title_->setObjectName("documentTitle");
     QFont f = title_->font();

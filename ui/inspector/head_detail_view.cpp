@@ -44,14 +44,27 @@ QString HeadDetailView::summary() const {
     const HeadSelection* h = head_of(snapshot_, layer_, head_);
     if (!h) return {};
     const Selection& s = *snapshot_.selection;
-    const float t = keep_threshold(*h, s.compressed);
+    const KeepExplanation e = explain_head(s, layer_, head_);
     QString text = tr("Layer %1, head %2: kept %3 of %4 + %5 window")
                        .arg(layer_)
                        .arg(head_)
                        .arg(h->kept.size())
                        .arg(s.n_prefix())
                        .arg(s.window);
-    if (std::isfinite(t)) text += tr(" · top-k threshold %1").arg(static_cast<double>(t), 0, 'g', 3);
+    auto num = [](float v) { return QString::number(static_cast<double>(v), 'g', 3); };
+    if (e.adaptive) {
+        // AdaKV: the head's own smallest kept score is not a threshold; say which rule kept what.
+        text += tr(" · adaptive: %1 by this head's floor (its top %2").arg(e.by_floor).arg(e.floor);
+        if (e.floor_ties)
+            text += tr(", tied at score %1: any of them would do").arg(num(e.floor_threshold));
+        else if (e.by_floor > 0)
+            text += tr(", score ≥ %1").arg(num(e.floor_threshold));
+        text += QStringLiteral(")");
+        if (std::isfinite(e.threshold))
+            text += tr(", %1 above the layer's shared threshold %2").arg(e.by_threshold).arg(num(e.threshold));
+    } else if (e.compressed && std::isfinite(e.threshold)) {
+        text += tr(" · top-k threshold %1").arg(num(e.threshold));
+    }
     if (!s.compressed) text += tr(" · not compressed");
     return text;
 }
@@ -100,22 +113,23 @@ void HeadDetailView::paintEvent(QPaintEvent*) {
     p.fillRect(QRect(QPoint(x_of(n_prefix), r.top()), QPoint(r.right(), r.bottom() + kTickHeight + 2)),
                QColor(230, 120, 20, 60));
 
-    // Log scale over [max/1e4, max]: attention is heavy-tailed (the first token alone often takes
-    // most of it), so a linear axis would show a single spike.
-    float hi = 0;
-    for (float v : h->pooled) hi = std::max(hi, v);
-    if (hi <= 0) hi = 1;
-    const double lo_log = std::log10(hi) - 4, hi_log = std::log10(hi);
-    auto y_of = [&](double v) {
-        const double t = (std::log10(std::max(v, 1e-30)) - lo_log) / (hi_log - lo_log);
+    // Log scale, four decades below the maximum (attention is heavy-tailed: the first token alone
+    // often takes most of it, so a linear axis would show a single spike), widened down to the
+    // thresholds and the smallest kept score so that every kept tick has its score on the plot.
+    const KeepExplanation e = explain_head(s, layer_, head_);
+    const auto [lo_log, hi_log] = detail_log_range(e, *h);
+    const double hi = std::pow(10.0, hi_log);
+    auto y_of = [&, lo_log = lo_log, hi_log = hi_log](double v) {
+        const double t = (std::log10(std::max(v, 1e-30)) - lo_log) / std::max(1e-9, hi_log - lo_log);
         return r.bottom() - static_cast<int>(std::clamp(t, 0.0, 1.0) * r.height());
     };
     p.setPen(palette().color(QPalette::Mid));
     p.drawRect(r.adjusted(0, 0, -1, -1));
     p.setPen(palette().color(QPalette::Text));
-    p.drawText(QRect(0, r.top() - 6, kAxisWidth - 4, 12), Qt::AlignRight, QString::number(hi, 'g', 2));
+    p.drawText(QRect(0, r.top() - 6, kAxisWidth - 4, 12), Qt::AlignRight,
+               e.max_score > 0 ? QString::number(hi, 'g', 2) : QStringLiteral("0"));
     p.drawText(QRect(0, r.bottom() - 6, kAxisWidth - 4, 12), Qt::AlignRight,
-               QString::number(hi * 1e-4, 'g', 1));
+               e.max_score > 0 ? QString::number(std::pow(10.0, lo_log), 'g', 1) : QString());
 
     // Curve: the maximum pooled score in each column's positions.
     QPainterPath path;
@@ -140,10 +154,16 @@ void HeadDetailView::paintEvent(QPaintEvent*) {
     p.drawPath(path);
     p.setRenderHint(QPainter::Antialiasing, false);
 
-    const float t = keep_threshold(*h, s.compressed);
-    if (std::isfinite(t)) {
+    // The rule's thresholds: the head's top-k (uniform, pyramid) or the layer's shared one
+    // (adaptive, dashed), and the adaptive floor's smallest score (dotted).
+    if (e.compressed && std::isfinite(e.threshold) && e.threshold > 0) {
         p.setPen(QPen(QColor(220, 30, 60), 1, Qt::DashLine));
-        const int y = y_of(t);
+        const int y = y_of(e.threshold);
+        p.drawLine(r.left(), y, x_of(n_prefix), y);
+    }
+    if (e.adaptive && e.by_floor > 0 && e.floor_threshold > 0) {
+        p.setPen(QPen(QColor(120, 60, 190), 1, Qt::DotLine));
+        const int y = y_of(e.floor_threshold);
         p.drawLine(r.left(), y, x_of(n_prefix), y);
     }
     // Kept positions as ticks under the plot.

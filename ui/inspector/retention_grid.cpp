@@ -1,19 +1,34 @@
 #include "ui/inspector/retention_grid.h"
 
 #include <QHelpEvent>
+#include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
+#include <QWheelEvent>
+#include <cmath>
 
 namespace snapdoc::ui {
 
 namespace {
-constexpr int kLabelWidth = 34;  // room for "L31" left of the strips
+constexpr int kDragThreshold = 4;  // pixels a press may move and still be a click
+constexpr double kWheelZoom = 1.25;  // per wheel notch
+constexpr int kMinLabelSpacing = 90;  // pixels between axis labels
+
+// 1, 2, 5 × 10^k: the smallest such step >= raw.
+int nice_step(double raw) {
+    if (raw <= 1) return 1;
+    const double decade = std::pow(10.0, std::floor(std::log10(raw)));
+    for (double m : {1.0, 2.0, 5.0, 10.0})
+        if (m * decade >= raw) return static_cast<int>(m * decade);
+    return static_cast<int>(10 * decade);
 }
+}  // namespace
 
 RetentionGrid::RetentionGrid(QWidget* parent) : QWidget(parent) {
     setObjectName("retentionGrid");
     setMouseTracking(true);
+    setFocusPolicy(Qt::StrongFocus);
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
 }
 
@@ -27,6 +42,7 @@ void RetentionGrid::set_image(const QImage& image, const HeatmapGeometry& geomet
 void RetentionGrid::clear() {
     image_ = {};
     geometry_ = {};
+    view_ = {};
     locked_layer_ = locked_head_ = -1;
     updateGeometry();
     update();
@@ -38,19 +54,31 @@ void RetentionGrid::set_locked(int layer, int head) {
     update();
 }
 
+void RetentionGrid::set_view(int first, int count) {
+    const int f = view_.first(), c = view_.count();
+    view_.show(first, count);
+    view_moved(f, c);
+}
+
+void RetentionGrid::view_moved(int old_first, int old_count) {
+    if (view_.first() == old_first && view_.count() == old_count) return;
+    update();
+    emit viewChanged(view_.first(), view_.count());
+}
+
 int RetentionGrid::plot_width() const {
     return std::max(16, width() - kLabelWidth);
 }
 
 QRect RetentionGrid::plot_rect() const {
-    return QRect(kLabelWidth, 0, plot_width(), image_.isNull() ? 0 : image_.height());
+    return QRect(kLabelWidth, kAxisHeight, plot_width(), image_.isNull() ? 0 : image_.height());
 }
 
 QSize RetentionGrid::sizeHint() const {
-    return {360, image_.isNull() ? 120 : image_.height()};
+    return {360, image_.isNull() ? 120 : image_.height() + kAxisHeight};
 }
 QSize RetentionGrid::minimumSizeHint() const {
-    return {120, image_.isNull() ? 40 : image_.height()};
+    return {120, image_.isNull() ? 40 : image_.height() + kAxisHeight};
 }
 
 RetentionGrid::Hit RetentionGrid::hit_at(const QPoint& p) const {
@@ -59,7 +87,7 @@ RetentionGrid::Hit RetentionGrid::hit_at(const QPoint& p) const {
     if (image_.isNull() || !r.contains(p)) return h;
     // The image may be a different width than the plot until the next render; map proportionally.
     const int x = (p.x() - r.left()) * image_.width() / std::max(1, r.width());
-    const auto [layer, head] = geometry_.strip_at(p.y());
+    const auto [layer, head] = geometry_.strip_at(p.y() - r.top());
     if (layer < 0) return h;
     const auto [first, last] = geometry_.positions_at(x);
     return {layer, head, first, last};
@@ -71,11 +99,33 @@ QString RetentionGrid::tooltip_at(const QPoint& p) const {
     QString where = h.last - h.first > 1 ? tr("positions %1–%2").arg(h.first).arg(h.last - 1)
                                          : tr("position %1").arg(h.first);
     if (document_tokens_ > 0 && h.first >= document_tokens_) where += tr(" (question)");
+    if (location_of_) {
+        const QString loc = location_of_(h.first);
+        if (!loc.isEmpty()) where += QStringLiteral(" · ") + loc;
+    }
     QString text = text_of_ ? text_of_(h.first, h.last) : QString();
     if (text.size() > 160) text = text.left(160) + QStringLiteral("…");
     QString tip = tr("Layer %1, head %2 · %3").arg(h.layer).arg(h.head).arg(where);
     if (!text.trimmed().isEmpty()) tip += QStringLiteral("\n“") + text.simplified() + QStringLiteral("”");
     return tip;
+}
+
+std::vector<RetentionGrid::Tick> RetentionGrid::axis_ticks() const {
+    std::vector<Tick> ticks;
+    const int first = geometry_.view_count > 0 ? geometry_.view_first : view_.first();
+    const int count = geometry_.view_count > 0 ? geometry_.view_count : view_.count();
+    if (image_.isNull() || count <= 0) return ticks;
+    const int w = plot_width();
+    const int labels = std::max(1, w / kMinLabelSpacing);
+    const int step = nice_step(static_cast<double>(count) / labels);
+    for (int pos = (first + step - 1) / step * step; pos < first + count; pos += step) {
+        Tick t;
+        t.position = pos;
+        t.x = kLabelWidth + static_cast<int>(static_cast<int64_t>(pos - first) * w / count);
+        if (location_of_) t.location = location_of_(pos);
+        ticks.push_back(t);
+    }
+    return ticks;
 }
 
 bool RetentionGrid::event(QEvent* e) {
@@ -92,15 +142,104 @@ bool RetentionGrid::event(QEvent* e) {
 }
 
 void RetentionGrid::mousePressEvent(QMouseEvent* e) {
+    if (e->button() != Qt::LeftButton || image_.isNull()) return QWidget::mousePressEvent(e);
+    pressed_ = true;
+    dragging_ = false;
+    press_pos_ = e->position().toPoint();
+    press_first_ = view_.first();
+}
+
+void RetentionGrid::mouseMoveEvent(QMouseEvent* e) {
+    if (!pressed_) return QWidget::mouseMoveEvent(e);
+    const int dx = e->position().toPoint().x() - press_pos_.x();
+    if (!dragging_ && std::abs(dx) <= kDragThreshold) return;
+    dragging_ = true;
+    setCursor(Qt::ClosedHandCursor);
+    // Dragging right moves the document right: the view starts earlier.
+    const int f = view_.first(), c = view_.count();
+    view_.show(press_first_ - static_cast<int>(static_cast<int64_t>(dx) * c / std::max(1, plot_width())), c);
+    view_moved(f, c);
+}
+
+void RetentionGrid::mouseReleaseEvent(QMouseEvent* e) {
+    if (!pressed_ || e->button() != Qt::LeftButton) return QWidget::mouseReleaseEvent(e);
+    pressed_ = false;
+    if (dragging_) {
+        dragging_ = false;
+        unsetCursor();
+        return;
+    }
     const Hit h = hit_at(e->position().toPoint());
-    if (h.layer < 0 || e->button() != Qt::LeftButton) return QWidget::mousePressEvent(e);
+    if (h.layer < 0) return;
     set_locked(h.layer, h.head);
     emit headClicked(h.layer, h.head, h.first);
+}
+
+void RetentionGrid::wheelEvent(QWheelEvent* e) {
+    if (image_.isNull() || view_.total() <= 0) return QWidget::wheelEvent(e);
+    const QPoint delta = e->angleDelta();
+    const int f = view_.first(), c = view_.count();
+    const bool pan = (e->modifiers() & Qt::ShiftModifier) || std::abs(delta.x()) > std::abs(delta.y());
+    if (pan) {
+        const int d = std::abs(delta.x()) > std::abs(delta.y()) ? delta.x() : delta.y();
+        view_.pan(-static_cast<int>(static_cast<int64_t>(d) * c / (120 * 8)));  // 1/8 view per notch
+    } else {
+        const double anchor = (e->position().x() - kLabelWidth) / std::max(1, plot_width());
+        view_.zoom(std::pow(kWheelZoom, delta.y() / 120.0), anchor);
+    }
+    view_moved(f, c);
+    e->accept();
+}
+
+void RetentionGrid::keyPressEvent(QKeyEvent* e) {
+    const int f = view_.first(), c = view_.count();
+    switch (e->key()) {
+        case Qt::Key_Plus:
+        case Qt::Key_Equal:
+            view_.zoom(2.0);
+            break;
+        case Qt::Key_Minus:
+            view_.zoom(0.5);
+            break;
+        case Qt::Key_Left:
+            view_.pan(-std::max(1, c / 5));
+            break;
+        case Qt::Key_Right:
+            view_.pan(std::max(1, c / 5));
+            break;
+        case Qt::Key_Home:
+        case Qt::Key_0:
+            view_.reset();
+            break;
+        case Qt::Key_End:
+            view_.pan(view_.total());
+            break;
+        default:
+            return QWidget::keyPressEvent(e);
+    }
+    view_moved(f, c);
 }
 
 void RetentionGrid::resizeEvent(QResizeEvent* e) {
     QWidget::resizeEvent(e);
     emit plotWidthChanged(plot_width());
+}
+
+void RetentionGrid::paint_axis(QPainter& p) {
+    const auto ticks = axis_ticks();
+    const int row = kAxisHeight / 2;
+    p.setPen(palette().color(QPalette::Mid));
+    p.drawLine(kLabelWidth, kAxisHeight - 1, kLabelWidth + plot_width(), kAxisHeight - 1);
+    p.setPen(palette().color(QPalette::WindowText));
+    const int spacing = ticks.size() >= 2 ? ticks[1].x - ticks[0].x : plot_width();
+    const QFontMetrics fm(p.font());
+    for (const Tick& t : ticks) {
+        p.drawLine(t.x, kAxisHeight - 4, t.x, kAxisHeight - 1);
+        p.drawText(QRect(t.x + 2, 0, spacing - 4, row), Qt::AlignLeft | Qt::AlignVCenter, QString::number(t.position));
+        if (!t.location.isEmpty())
+            p.drawText(QRect(t.x + 2, row - 1, spacing - 4, row), Qt::AlignLeft | Qt::AlignVCenter,
+                       fm.elidedText(t.location, Qt::ElideRight, spacing - 4));
+    }
 }
 
 void RetentionGrid::paintEvent(QPaintEvent*) {
@@ -117,16 +256,17 @@ void RetentionGrid::paintEvent(QPaintEvent*) {
     QFont small = font();
     small.setPointSizeF(std::max(6.0, small.pointSizeF() * 0.8));
     p.setFont(small);
+    paint_axis(p);
     p.setPen(palette().color(QPalette::WindowText));
     const int per_layer = geometry_.heads * geometry_.layout.strip_height;
     const int label_every = per_layer >= 10 ? 1 : (per_layer >= 5 ? 2 : 4);
     for (int l = 0; l < geometry_.n_layers; l += label_every) {
-        const int top = geometry_.strip_top(l, 0);
+        const int top = r.top() + geometry_.strip_top(l, 0);
         p.drawText(QRect(0, top, kLabelWidth - 4, std::max(per_layer, 10)), Qt::AlignRight | Qt::AlignVCenter,
                    QStringLiteral("L%1").arg(l));
     }
     if (locked_layer_ >= 0 && locked_layer_ < geometry_.n_layers && locked_head_ < geometry_.heads) {
-        const int top = geometry_.strip_top(locked_layer_, locked_head_);
+        const int top = r.top() + geometry_.strip_top(locked_layer_, locked_head_);
         p.setPen(QPen(QColor(220, 30, 60), 1));
         p.drawRect(QRect(r.left(), top - 1, r.width() - 1, geometry_.layout.strip_height + 1));
     }

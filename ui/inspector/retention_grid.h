@@ -1,6 +1,9 @@
-// Shows the rendered retention heatmap (HeatmapJob's image) with layer labels. Hovering a pixel
+// Shows the rendered retention heatmap (HeatmapJob's image) with layer labels and a position axis
+// (token index, and page/line of the document where a location lookup is set). Hovering a pixel
 // tells the layer, head, position range and the document text there; clicking locks that head
-// (outlined) and reports it, which opens the head's detail view and scrolls the document.
+// (outlined) and reports it, which opens the head's detail view and scrolls the document. The
+// wheel zooms about the mouse, a drag or Shift+wheel pans, and keys do both (+/-, Left/Right,
+// Home/0 shows the whole prompt); every change of the view is reported for a re-render.
 #pragma once
 
 #include <QImage>
@@ -8,6 +11,7 @@
 #include <functional>
 
 #include "ui/inspector/heatmap_render.h"
+#include "ui/inspector/heatmap_view.h"
 
 namespace snapdoc::ui {
 
@@ -20,11 +24,17 @@ public:
     void clear();
     // Text of prompt positions [first, last) for the tooltip ("" when unknown).
     void set_text_lookup(std::function<QString(int first, int last)> lookup) { text_of_ = std::move(lookup); }
+    // "page 3 · line 41" for a prompt position ("" when unknown), for the axis and the tooltip.
+    void set_location_lookup(std::function<QString(int position)> lookup) { location_of_ = std::move(lookup); }
     void set_document_tokens(int n) { document_tokens_ = n; }
     void set_locked(int layer, int head);
 
     const QImage& image() const { return image_; }
     const HeatmapGeometry& geometry() const { return geometry_; }
+    // The zoomed range; the owner sets its total (the prompt length) and renders what it says.
+    HeatmapView& view() { return view_; }
+    const HeatmapView& view() const { return view_; }
+    void set_view(int first, int count);  // emits viewChanged when it moved
     // Width the image should be rendered at to fill the widget.
     int plot_width() const;
     // Layer/head/position under a widget point, as the tooltip shows it ({-1,...} outside).
@@ -33,6 +43,15 @@ public:
     };
     Hit hit_at(const QPoint& p) const;
     QString tooltip_at(const QPoint& p) const;
+    // The axis ticks drawn for the current view: token index and its label (tests).
+    struct Tick {
+        int position = 0;
+        int x = 0;
+        QString location;
+    };
+    std::vector<Tick> axis_ticks() const;
+    static constexpr int kAxisHeight = 30;  // rows above the strips: index, page/line
+    static constexpr int kLabelWidth = 34;  // room for "L31" left of the strips
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
@@ -40,21 +59,34 @@ public:
 signals:
     void headClicked(int layer, int head, int position);
     void plotWidthChanged(int width);
+    void viewChanged(int first, int count);
 
 protected:
     void paintEvent(QPaintEvent* event) override;
     bool event(QEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
 
 private:
     QRect plot_rect() const;
+    void view_moved(int old_first, int old_count);
+    void paint_axis(QPainter& p);
 
     QImage image_;
     HeatmapGeometry geometry_;
+    HeatmapView view_;
     std::function<QString(int, int)> text_of_;
+    std::function<QString(int)> location_of_;
     int document_tokens_ = 0;
     int locked_layer_ = -1, locked_head_ = -1;
+    // Drag state: a press that moves more than a few pixels pans instead of locking a head.
+    bool pressed_ = false, dragging_ = false;
+    QPoint press_pos_;
+    int press_first_ = 0;
 };
 
 }  // namespace snapdoc::ui

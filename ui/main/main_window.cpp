@@ -83,6 +83,7 @@ void MainWindow::build_layout() {
     inspector_ = new InspectorPanel(this);
     inspector_->set_text_lookup(
         [view = document_panel_->view()](int first, int last) { return view->text_of(first, last); });
+    inspector_->set_location_lookup([panel = document_panel_](int position) { return panel->location_of(position); });
     splitter_ = new QSplitter(Qt::Horizontal, this);
     splitter_->setObjectName("mainSplitter");
     splitter_->addWidget(library_panel_);
@@ -176,8 +177,11 @@ void MainWindow::connect_controllers() {
             [this](std::shared_ptr<const std::vector<uint16_t>> counts, int strips) {
                 document_panel_->view()->set_head_counts(std::move(counts), strips);
             });
-    connect(inspector_, &InspectorPanel::headLocked, this,
-            [this](int, int, int position) { document_panel_->view()->scroll_to_position(position); });
+    connect(inspector_, &InspectorPanel::selectionShown, document_panel_, &DocumentPanel::set_selection);
+    connect(inspector_, &InspectorPanel::headLocked, this, [this](int layer, int head, int position) {
+        document_panel_->set_shading_head(layer, head);
+        document_panel_->view()->scroll_to_position(position);
+    });
     connect(inspector_, &InspectorPanel::positionClicked, this,
             [this](int position) { document_panel_->view()->scroll_to_position(position); });
 }

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "ui/inspector/inspector_panel.h"
+#include "ui/inspector/retention_grid.h"
 #include "ui/main/chat_controller.h"
 #include "ui/main/document_controller.h"
 #include "ui/main/main_window.h"
@@ -89,6 +90,10 @@ void ScreenshotRunner::step_capture() {
     // Show one head's detail, as a user's click would, so the screenshot has every inspector part.
     const SelectionSnapshot& snap = window_.inspector()->snapshot();
     if (snap.valid()) window_.inspector()->lock_head(snap.n_layers - 1, 0);
+    // SNAPDOC_SCREENSHOT_HEATMAP_VIEW=FIRST,COUNT zooms the heatmap to those positions first (the
+    // docs' zoomed-heatmap screenshot); the wait below covers its render.
+    const QStringList view = qEnvironmentVariable("SNAPDOC_SCREENSHOT_HEATMAP_VIEW").split(',');
+    if (view.size() == 2) window_.inspector()->grid()->set_view(view[0].toInt(), view[1].toInt());
     // Give the heatmap render (thread pool) and the layout a moment to land.
     QTimer::singleShot(700, this, [this] {
         const QImage image = window_.grab().toImage();

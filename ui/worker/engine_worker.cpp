@@ -29,10 +29,16 @@ struct EngineWorker::State {
     qint64 document_id = -1;    // the prefilled document, -1 if none
     bool has_question = false;  // window scores exist (reselect possible)
     uint64_t question_serial = 0;
+    QString question;  // the last question asked
+    // The last question's window scores, copied once per question (and window change) for the
+    // snapshots: the engine's own are overwritten by the next question.
+    std::shared_ptr<const WindowScores> scores;
+    uint64_t scores_serial = 0;
 
     void drop_document() {
         document_id = -1;
         has_question = false;
+        scores.reset();
     }
 };
 
@@ -181,6 +187,14 @@ SelectionSnapshot EngineWorker::snapshot_of(std::shared_ptr<const Selection> sel
     snap.layer_forward_calls = session.counters().layer_forward_calls;
     snap.select_seconds = select_seconds;
     snap.selection = std::move(selection);
+    const WindowScores& ws = session.window_scores();
+    if (!s_->scores || s_->scores_serial != s_->question_serial || s_->scores->window != ws.window ||
+        s_->scores->prompt_len != ws.prompt_len) {
+        s_->scores = std::make_shared<const WindowScores>(ws);
+        s_->scores_serial = s_->question_serial;
+    }
+    snap.scores = s_->scores;
+    snap.question = s_->question;
     return snap;
 }
 
@@ -220,6 +234,7 @@ AnswerStats EngineWorker::run_ask(const AskRequest& request, const SnapKvConfig&
     send(coalescer.flush());
     s_->has_question = true;
     ++s_->question_serial;
+    s_->question = request.question;
     AnswerStats st;
     st.request_id = request.id;
     st.answer = qstr(r.answer);

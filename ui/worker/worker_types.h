@@ -96,6 +96,11 @@ struct SelectionSnapshot {
     int64_t kv_bytes_compressed = 0;
     int64_t layer_forward_calls = 0;  // engine counter when the snapshot was taken (no-forward-pass check)
     double select_seconds = 0;
+    // The window scores the selection came from (one copy per question, shared by its snapshots)
+    // and the question's text: the inspector re-selects the previous question at the current
+    // settings (question stability, difference view) and knows a regenerated question as the same.
+    std::shared_ptr<const WindowScores> scores;
+    QString question;
 
     bool valid() const { return selection != nullptr; }
 };
