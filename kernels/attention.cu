@@ -212,11 +212,11 @@ cudaError_t attention(const AttentionArgs& args, cudaStream_t stream) {
     const int group = args.n_heads / c.n_heads;
     const dim3 grid(detail::ceil_div(static_cast<int64_t>(args.n) * group, kItems), c.n_heads, plan.n_split);
     const KernelArgs ka{args, plan.split_len, plan.n_split};
-    if (c.head_dim <= 64) attention_kernel<64><<<grid, kWarps * 32, 0, stream>>>(ka);
-    else attention_kernel<128><<<grid, kWarps * 32, 0, stream>>>(ka);
+    if (c.head_dim <= 64) SNAPDOC_LAUNCH(grid, kWarps * 32, 0, stream, attention_kernel<64>)(ka);
+    else SNAPDOC_LAUNCH(grid, kWarps * 32, 0, stream, attention_kernel<128>)(ka);
     if (plan.n_split > 1) {
         const int64_t slots = static_cast<int64_t>(args.n) * args.n_heads;
-        attention_combine_kernel<<<detail::ceil_div(slots, 4), 128, 0, stream>>>(args, plan.n_split);
+        SNAPDOC_LAUNCH(detail::ceil_div(slots, 4), 128, 0, stream, attention_combine_kernel)(args, plan.n_split);
     }
     return cudaGetLastError();
 }

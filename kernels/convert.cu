@@ -36,10 +36,10 @@ template <typename D>
 cudaError_t convert_to(const void* src, Dt src_dt, D* dst, int64_t count, cudaStream_t stream) {
     const int grid = grid_for(count);
     if (src_dt == Dt::Q8_0) {
-        q8_0_kernel<D><<<grid, kThreads, 0, stream>>>(static_cast<const uint8_t*>(src), dst, count);
+        SNAPDOC_LAUNCH(grid, kThreads, 0, stream, q8_0_kernel<D>)(static_cast<const uint8_t*>(src), dst, count);
         return cudaGetLastError();
     }
-    SNAPDOC_DISPATCH_DT(src_dt, S, convert_kernel<S, D><<<grid, kThreads, 0, stream>>>(static_cast<const S*>(src), dst, count));
+    SNAPDOC_DISPATCH_DT(src_dt, S, SNAPDOC_LAUNCH(grid, kThreads, 0, stream, convert_kernel<S, D>)(static_cast<const S*>(src), dst, count));
     return cudaGetLastError();
 }
 

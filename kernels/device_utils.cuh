@@ -60,6 +60,20 @@ inline int ceil_div(int64_t a, int64_t b) { return static_cast<int>((a + b - 1) 
 
 }  // namespace snapdoc::kernels::detail
 
+// Kernel launches are written SNAPDOC_LAUNCH(grid, block, smem, stream, kernel)(args...) instead of
+// kernel<<<grid, block, smem, stream>>>(args...). Under nvcc it is exactly that launch; g++ cannot
+// parse `<<<`, and the CPU emulation (tests/cuda_emu, SNAPDOC_CUDA_EMU) turns it into a call of its
+// block executor, so the emulated test suite runs these very kernel files. The kernel comes last
+// because template arguments (`convert_kernel<S, D>`) contain commas.
+// Dynamic shared memory likewise: SNAPDOC_DYNAMIC_SHARED(float, buf) for `extern __shared__ float buf[]`.
+#ifdef SNAPDOC_CUDA_EMU
+#define SNAPDOC_LAUNCH(grid, block, smem, stream, ...) CUDA_EMU_LAUNCH(grid, block, smem, stream, __VA_ARGS__)
+#define SNAPDOC_DYNAMIC_SHARED(T, name) CUDA_EMU_DYNAMIC_SHARED(T, name)
+#else
+#define SNAPDOC_LAUNCH(grid, block, smem, stream, ...) __VA_ARGS__<<<grid, block, smem, stream>>>
+#define SNAPDOC_DYNAMIC_SHARED(T, name) extern __shared__ T name[]
+#endif
+
 // Calls `body` with `T` bound to the C++ type of a Dt (F32/F16/BF16). Host side of the .cu files.
 #define SNAPDOC_DISPATCH_DT(dt, T, ...)                                   \
     do {                                                                  \

@@ -27,14 +27,14 @@ cudaError_t swiglu(const float* gate_up, void* out, Dt out_dt, int n, int ffn, c
     const int64_t total = static_cast<int64_t>(n) * ffn;
     if (total <= 0) return cudaSuccess;
     SNAPDOC_DISPATCH_DT(out_dt, T,
-                        swiglu_kernel<T><<<detail::ceil_div(total, kThreads), kThreads, 0, stream>>>(
+                        SNAPDOC_LAUNCH(detail::ceil_div(total, kThreads), kThreads, 0, stream, swiglu_kernel<T>)(
                             gate_up, static_cast<T*>(out), n, ffn));
     return cudaGetLastError();
 }
 
 cudaError_t add_inplace(float* y, const float* x, int64_t count, cudaStream_t stream) {
     if (count <= 0) return cudaSuccess;
-    add_kernel<<<detail::ceil_div(count, kThreads), kThreads, 0, stream>>>(y, x, count);
+    SNAPDOC_LAUNCH(detail::ceil_div(count, kThreads), kThreads, 0, stream, add_kernel)(y, x, count);
     return cudaGetLastError();
 }
 

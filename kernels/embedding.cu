@@ -19,7 +19,7 @@ __global__ void embed_kernel(const T* __restrict__ table, int dim, const int32_t
 cudaError_t embed_rows(const void* table, Dt dt, int dim, const int32_t* tokens, int n, float* out,
                        cudaStream_t stream) {
     if (n <= 0) return cudaSuccess;
-    SNAPDOC_DISPATCH_DT(dt, T, embed_kernel<T><<<n, 256, 0, stream>>>(static_cast<const T*>(table), dim, tokens, out));
+    SNAPDOC_DISPATCH_DT(dt, T, SNAPDOC_LAUNCH(n, 256, 0, stream, embed_kernel<T>)(static_cast<const T*>(table), dim, tokens, out));
     return cudaGetLastError();
 }
 

@@ -31,7 +31,7 @@ cudaError_t kv_append_rows(const KvLayerView& cache, const float* qkv, int64_t r
     if (n_kv_heads <= 0 || cache.n_heads % n_kv_heads != 0 || cache.n_heads > kMaxCacheHeads)
         return cudaErrorInvalidValue;
     const int threads = 256;
-    kv_append_kernel<<<detail::ceil_div(total, threads), threads, 0, stream>>>(cache, qkv, row_stride, k_offset,
+    SNAPDOC_LAUNCH(detail::ceil_div(total, threads), threads, 0, stream, kv_append_kernel)(cache, qkv, row_stride, k_offset,
                                                                                 v_offset, n_kv_heads, positions, n);
     return cudaGetLastError();
 }

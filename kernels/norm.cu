@@ -28,7 +28,7 @@ cudaError_t rms_norm(const float* x, const float* weight, void* out, Dt out_dt, 
     if (n <= 0) return cudaSuccess;
     const int threads = dim >= 1024 ? 256 : 128;
     SNAPDOC_DISPATCH_DT(out_dt, T,
-                        rms_norm_kernel<T><<<n, threads, 0, stream>>>(x, weight, static_cast<T*>(out), dim, eps));
+                        SNAPDOC_LAUNCH(n, threads, 0, stream, rms_norm_kernel<T>)(x, weight, static_cast<T*>(out), dim, eps));
     return cudaGetLastError();
 }
 

@@ -35,7 +35,7 @@ cudaError_t rope(float* x, int64_t row_stride, int n, int n_heads, int head_dim,
     const int64_t total = static_cast<int64_t>(n) * (head_dim / 2);
     if (total <= 0) return cudaSuccess;
     const int threads = 128;
-    rope_kernel<<<detail::ceil_div(total, threads), threads, 0, stream>>>(
+    SNAPDOC_LAUNCH(detail::ceil_div(total, threads), threads, 0, stream, rope_kernel)(
         x, row_stride, n, n_heads, head_dim, positions, theta, linear_scale, convention == RopeConvention::AdjacentPairs);
     return cudaGetLastError();
 }

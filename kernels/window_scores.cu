@@ -69,8 +69,8 @@ cudaError_t window_scores(const WindowScoreArgs& args, cudaStream_t stream) {
         c.head_dim > kMaxHeadDim || args.n_window < 0)
         return cudaErrorInvalidValue;
     const dim3 grid(detail::ceil_div(args.n_prefix, kKeys), args.n_heads);
-    if (c.head_dim <= 64) window_scores_kernel<64><<<grid, kKeys, 0, stream>>>(args);
-    else window_scores_kernel<128><<<grid, kKeys, 0, stream>>>(args);
+    if (c.head_dim <= 64) SNAPDOC_LAUNCH(grid, kKeys, 0, stream, window_scores_kernel<64>)(args);
+    else SNAPDOC_LAUNCH(grid, kKeys, 0, stream, window_scores_kernel<128>)(args);
     return cudaGetLastError();
 }
 

@@ -9,8 +9,12 @@
 #   STEPS="build cuda" scripts/gpu-check.sh OUT   a subset of: build cuda unit perf bench
 #   scripts/gpu-check.sh --configure-only OUT     only configure + check every library comes from
 #                                                 build-device-deps (runs on any machine)
+#   scripts/gpu-check.sh --tree-hash              print the source fingerprint the summary shows when the
+#                                                 tree came without .git (compare with this checkout)
 # Knobs: BUILD_DIR (default build-gpu), CUDA_ARCHS (default 90), JOBS (default nproc),
-#        BENCH_SHAPE (default llama-1b), BENCH_PROMPT (default 1024).
+#        BENCH_SHAPE (default llama-1b), BENCH_PROMPT (default 1024),
+#        BUDGET_S (default 530: every step's time limit is cut to what is left of it, so the whole
+#        script ends inside one device call of at most ~9 minutes; steps that no longer fit are skipped).
 #
 # Device tool call, from this repo's root here:
 #   bash scripts/fetch-device-deps.sh      # once per machine, here (apt); ~45 MB
@@ -18,6 +22,14 @@
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT" || exit 1
+
+# Fingerprint of the sources that decide what is built (the device machine gets the tree without .git).
+tree_hash() {
+    (cd "$ROOT" && find CMakeLists.txt cmake engine kernels tests app bench -type f \( -name '*.cpp' -o -name '*.h' \
+        -o -name '*.cu' -o -name '*.cuh' -o -name 'CMakeLists.txt' -o -name '*.cmake' \) -print0 2>/dev/null |
+        LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16)
+}
+if [[ "${1:-}" == "--tree-hash" ]]; then tree_hash; exit 0; fi
 
 configure_only=0
 if [[ "${1:-}" == "--configure-only" ]]; then configure_only=1; shift; fi
@@ -31,6 +43,7 @@ DEPS_TOP="$ROOT/build-device-deps"
 DEPS="$DEPS_TOP/root"
 MA="$DEPS/usr/lib/x86_64-linux-gnu"
 SUMMARY="$OUT/summary.txt"
+BUDGET_S="${BUDGET_S:-530}"
 status=0
 
 say() { echo "$*" | tee -a "$SUMMARY"; }
@@ -39,7 +52,13 @@ step_ok() { [[ " $STEPS " == *" $1 "* ]]; }
 run_step() {
     local name="$1" limit="$2" log="$3"
     shift 3
-    local t0=$SECONDS rc
+    local t0=$SECONDS rc left=$((BUDGET_S - SECONDS - 5))
+    if ((left < 15)); then
+        say "$(printf '%-28s skipped: %ss of the %ss budget left' "$name" "$((BUDGET_S - SECONDS))" "$BUDGET_S")"
+        status=1
+        return 124
+    fi
+    ((limit > left)) && limit=$left
     timeout "$limit" "$@" >>"$OUT/$log" 2>&1
     rc=$?
     say "$(printf '%-28s rc=%-3s %4ss  (log: %s)' "$name" "$rc" "$((SECONDS - t0))" "$log")"
@@ -48,7 +67,33 @@ run_step() {
 }
 
 : >"$SUMMARY"
-say "snapdoc gpu-check $(date -u +%Y-%m-%dT%H:%M:%SZ)  commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet 2>/dev/null || echo ' (+ uncommitted changes)')"
+if git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1; then
+    revision="commit $(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD -- 2>/dev/null || echo ' (+ uncommitted changes)')"
+else
+    revision="no .git (copied tree), sources $(tree_hash) (scripts/gpu-check.sh --tree-hash here to compare)"
+fi
+say "snapdoc gpu-check $(date -u +%Y-%m-%dT%H:%M:%SZ)  $revision"
+
+# Peak device memory: nvidia-smi sampled every second in the background while the steps run;
+# reported (and the sampler stopped) when the script exits, whichever way it exits.
+MEM_LOG="$OUT/gpu-memory.csv"
+sampler=""
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+    (while nvidia-smi --query-gpu=memory.used,memory.total --format=csv,noheader,nounits >>"$MEM_LOG" 2>/dev/null; do
+        sleep 1
+    done) &
+    sampler=$!
+fi
+# shellcheck disable=SC2317  # called through the EXIT trap
+report_memory() {
+    [[ -n "$sampler" ]] && kill "$sampler" 2>/dev/null
+    if [[ -s "$MEM_LOG" ]]; then
+        say "$(awk -F', *' '$1 > peak { peak = $1; total = $2 } END { printf "peak device memory: %d MiB of %d MiB (nvidia-smi, sampled each second over %d samples)", peak, total, NR }' "$MEM_LOG")"
+    else
+        say "peak device memory: not measured (no nvidia-smi or no GPU)"
+    fi
+}
+trap report_memory EXIT
 {
     echo "== uname"; uname -a
     echo "== nvidia-smi"; nvidia-smi 2>&1 || true

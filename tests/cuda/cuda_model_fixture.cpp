@@ -7,6 +7,8 @@
 #include <set>
 
 #include "engine/session/prefill.h"
+#include "tests/cuda/cuda_test_support.h"
+#include "tests/support/token_ids.h"
 
 namespace snapdoc::cudatest {
 
@@ -70,6 +72,45 @@ double argmax_agreement(const std::vector<float>& a, const std::vector<float>& b
         agree += (std::max_element(ra, ra + vocab) - ra) == (std::max_element(rb, rb + vocab) - rb);
     }
     return rows ? static_cast<double>(agree) / rows : 1.0;
+}
+
+int expect_argmax_agrees_within_margin(const std::vector<float>& got, const std::vector<float>& want, int vocab,
+                                       double margin) {
+    EXPECT_EQ(got.size(), want.size());
+    const std::size_t rows = std::min(got.size(), want.size()) / vocab;
+    int differ = 0;
+    for (std::size_t r = 0; r < rows; ++r) {
+        const auto g = got.begin() + r * vocab, w = want.begin() + r * vocab;
+        const auto gi = std::max_element(g, g + vocab) - g, wi = std::max_element(w, w + vocab) - w;
+        if (gi == wi) continue;
+        ++differ;
+        EXPECT_LE(w[wi] - w[gi], margin) << "row " << r << ": argmax " << gi << " where the reference's " << wi
+                                         << " leads it by " << w[wi] - w[gi];
+    }
+    return differ;
+}
+
+GenerationRequest recording_greedy(int n, Decoded& into) {
+    GenerationRequest r = testing::greedy_request(n);
+    r.on_logits = [&into](std::span<const float> l) { into.logits.emplace_back(l.begin(), l.end()); };
+    r.on_token = [&into](int32_t t) { into.tokens.push_back(t); };
+    return r;
+}
+
+int expect_greedy_agrees(const Decoded& got, const Decoded& want, double nmse_tol, double margin) {
+    const std::size_t n = std::min({got.tokens.size(), want.tokens.size(), got.logits.size(), want.logits.size()});
+    EXPECT_GT(n, 0u);
+    for (std::size_t i = 0; i < n; ++i) {
+        EXPECT_LT(nmse(got.logits[i], want.logits[i]), nmse_tol) << "step " << i;
+        if (got.tokens[i] == want.tokens[i]) continue;
+        const auto& w = want.logits[i];
+        const double lead = w[want.tokens[i]] - w[got.tokens[i]];
+        EXPECT_LE(lead, margin) << "step " << i << ": token " << got.tokens[i] << " where the reference's " << want.tokens[i]
+                                << " leads by " << lead << " (not a near tie)";
+        return static_cast<int>(i);
+    }
+    EXPECT_EQ(got.tokens.size(), want.tokens.size());
+    return static_cast<int>(n);
 }
 
 }  // namespace snapdoc::cudatest

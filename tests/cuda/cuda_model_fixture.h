@@ -10,6 +10,7 @@
 #include "engine/kv/selection.h"
 #include "engine/model/model.h"
 #include "engine/runtime/backend.h"
+#include "engine/session/generate.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/tiny_model.h"
 #include "tests/support/token_ids.h"
@@ -36,5 +37,24 @@ void expect_same_kept_ties_aside(const Selection& got, const Selection& want, do
 
 // Fraction of rows whose argmax agrees.
 double argmax_agreement(const std::vector<float>& a, const std::vector<float>& b, int vocab);
+
+// Rows of `got` whose argmax differs from `want`'s although `want`'s top choice leads the one `got`
+// picked by more than `margin` (logit units): a real disagreement, not a near tie that f16 K/V
+// rounding may flip. Returns how many rows differed at all (near ties included).
+int expect_argmax_agrees_within_margin(const std::vector<float>& got, const std::vector<float>& want, int vocab,
+                                       double margin);
+
+// A greedy decoding with the logits of every step (GenerationRequest::on_logits).
+struct Decoded {
+    std::vector<int32_t> tokens;
+    std::vector<std::vector<float>> logits;
+};
+GenerationRequest recording_greedy(int n, Decoded& into);
+
+// Tolerance-based comparison of two greedy decodings of the same prompt: the tokens agree until
+// the first step where they part, and that step must be a near tie in the reference (its margin
+// between the two tokens at most `margin`); every step before it (same context on both sides) has
+// logits within `nmse`. Returns the number of agreeing tokens.
+int expect_greedy_agrees(const Decoded& got, const Decoded& want, double nmse, double margin);
 
 }  // namespace snapdoc::cudatest

@@ -5,9 +5,14 @@
 
 #include "engine/common/error.h"
 #include "engine/runtime/cuda/cuda_backend.h"
+#include "engine/runtime/cuda/cuda_kv_cache.h"
+#include "engine/runtime/cuda/device_weights.h"
 #include "engine/session/prefill.h"
 #include "tests/cuda/cuda_model_fixture.h"
 #include "tests/cuda/cuda_test_support.h"
+#ifdef SNAPDOC_CUDA_EMU
+#include "cuda_emu/control.h"
+#endif
 
 namespace snapdoc {
 namespace {
@@ -34,6 +39,12 @@ TinyModelSpec spec_of(int layers, int dim, int heads, int kv_heads, int ffn, uin
     return s;
 }
 
+TinyModelSpec with_rope(TinyModelSpec s, float theta, float linear_scale) {
+    s.rope_theta = theta;
+    s.rope_linear_scale = linear_scale;
+    return s;
+}
+
 // F32 files keep f32 weights on the GPU (tiny), so only the f16 KV cache differs from the CPU;
 // F16/Q8_0 (-> f16) and BF16 files also round the GEMM inputs to the weight type.
 std::vector<ModelCase> model_cases() {
@@ -43,6 +54,9 @@ std::vector<ModelCase> model_cases() {
         {"hd64_gqa4_f16", spec_of(2, 256, 4, 1, 384, 2), DType::F16, false, 1e-4},
         {"hd128_mha_bf16", spec_of(2, 512, 4, 4, 640, 3), DType::BF16, false, 3e-3},
         {"hd32_gqa8_q8", spec_of(3, 256, 8, 1, 352, 4), DType::Q8_0, false, 1e-4},
+        // Long-context RoPE bases and linear position scaling (the scaling the kernels implement).
+        {"hd32_gqa2_theta1e6_f32", with_rope(spec_of(2, 128, 4, 2, 160, 5), 1e6f, 1.f), DType::F32, false, 1e-5},
+        {"hd32_gqa2_theta1e6_linear4_f32_hf", with_rope(spec_of(2, 128, 4, 2, 160, 6), 1e6f, 4.f), DType::F32, true, 1e-5},
     };
 }
 
@@ -170,6 +184,50 @@ TEST_F(CudaBackendTest, ClearErrors) {
         EXPECT_NE(std::string(e.what()).find("out of GPU memory"), std::string::npos) << e.what();
         EXPECT_NE(std::string(e.what()).find("MiB"), std::string::npos) << e.what();
     }
+}
+
+// Out of memory is predicted before anything is allocated and refused with the numbers, and the
+// failed request leaves the device as it was. A KV cache one entry per head larger than the free
+// memory runs on a GPU as well as under the emulation; there the emulated device is also shrunk
+// below what a model needs, to check the model's own prediction.
+TEST(CudaMemory, OutOfMemoryIsPredictedAndRefusedWithNumbers) {
+    SNAPDOC_REQUIRE_CUDA();
+    auto t = load_tiny(spec_of(2, 256, 4, 2, 384, 5), DType::F32);
+    auto gpu = make_cuda_backend(*t->model);
+    const int hd = t->model->config.head_dim;
+    const int64_t free = cuda::memory_info().free;
+    const int64_t per_entry = int64_t{hd} * 2 * 2 + 4;  // f16 K and V, int32 position
+    const int cap = static_cast<int>(std::min<int64_t>(free / (2 * 2 * per_entry) + 1, INT32_MAX / 8));
+    const KvCacheSpec spec = KvCacheSpec::uniform(2, 2, hd, 2, cap);
+    const int64_t need = cuda::CudaKvCache::device_bytes(spec);
+    ASSERT_GT(need, free);
+    try {
+        gpu->create_kv_cache(spec);
+        FAIL() << "expected an out-of-memory refusal for " << cuda::mib(need);
+    } catch (const Error& e) {
+        const std::string msg = e.what();
+        EXPECT_NE(msg.find("out of GPU memory: the KV cache"), std::string::npos) << msg;
+        EXPECT_NE(msg.find("needs " + cuda::mib(need)), std::string::npos) << msg;
+        EXPECT_NE(msg.find(cuda::mib(free) + " free"), std::string::npos) << msg;
+    }
+    EXPECT_EQ(cuda::memory_info().free, free);  // nothing was half built
+#ifdef SNAPDOC_CUDA_EMU
+    const cuda_emu::DeviceConfig saved = cuda_emu::device_config();
+    cuda_emu::DeviceConfig small = saved;
+    small.memory_bytes = cuda_emu::memory_stats().allocated + (int64_t{200} << 20);  // 200 MiB free < the 256 MiB reserve
+    ASSERT_TRUE(cuda_emu::set_device_config(small));
+    const int64_t weights = cuda::device_weight_bytes(*t->model, kernels::Dt::F32);
+    try {
+        make_cuda_backend(*t->model);
+        ADD_FAILURE() << "expected the model to be refused on a 200 MiB device";
+    } catch (const Error& e) {
+        const std::string msg = e.what();
+        EXPECT_NE(msg.find("out of GPU memory: the model (" + cuda::mib(weights) + " of F32 weights"), std::string::npos) << msg;
+        EXPECT_NE(msg.find("200.0 MiB free"), std::string::npos) << msg;
+    }
+    EXPECT_EQ(cuda_emu::memory_stats().allocated + (int64_t{200} << 20), small.memory_bytes);
+    ASSERT_TRUE(cuda_emu::set_device_config(saved));
+#endif
 }
 
 // No sliding-window mask in the kernels yet: prompts inside the window run (and match the CPU), a

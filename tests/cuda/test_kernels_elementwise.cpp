@@ -114,15 +114,16 @@ TEST_P(TypedKernel, ConvertFromEveryFileType) {
 INSTANTIATE_TEST_SUITE_P(Types, TypedKernel, ::testing::Values(Dt::F32, Dt::F16, Dt::BF16),
                          [](const auto& info) { return std::string(dtype_name(to_dtype(info.param))); });
 
-class RopeKernel : public ::testing::TestWithParam<std::tuple<RopeStyle, int>> {
+class RopeKernel : public ::testing::TestWithParam<std::tuple<RopeStyle, int, float>> {
 protected:
     void SetUp() override { SNAPDOC_REQUIRE_CUDA(); }
 };
 
 // Query and key heads of fused QKV rows, rotated in one launch, at positions up to 100K (where f32
-// angles would drift); V (the rest of the row) must be untouched.
+// angles would drift); V (the rest of the row) must be untouched. Theta 1e4 (Llama 2) and 1e6
+// (Llama 3 / Mistral v0.2+ / Qwen long-context bases).
 TEST_P(RopeKernel, MatchesCpuRope) {
-    const auto [style, head_dim] = GetParam();
+    const auto [style, head_dim, theta] = GetParam();
     const int n_heads = 4, n_kv = 2, n = 9;
     const int stride = (n_heads + 2 * n_kv) * head_dim;
     const std::vector<int32_t> pos = {0, 1, 2, 7, 100, 4095, 4096, 65537, 100003};
@@ -130,10 +131,10 @@ TEST_P(RopeKernel, MatchesCpuRope) {
     auto dx = to_device(x), dp = to_device(pos);
     const auto conv = style == RopeStyle::AdjacentPairs ? kernels::RopeConvention::AdjacentPairs
                                                         : kernels::RopeConvention::RotateHalf;
-    cuda::check(kernels::rope(dx.as<float>(), stride, n, n_heads + n_kv, head_dim, dp.as<int32_t>(), 10000.f, 1.f, conv, nullptr),
+    cuda::check(kernels::rope(dx.as<float>(), stride, n, n_heads + n_kv, head_dim, dp.as<int32_t>(), theta, 1.f, conv, nullptr),
                 "rope");
     auto want = x;
-    cpu::Rope rope(head_dim, style, rope_frequencies(head_dim, 10000.0, RopeScaling{}, 4096));
+    cpu::Rope rope(head_dim, style, rope_frequencies(head_dim, theta, RopeScaling{}, 4096));
     rope.prepare(pos.data(), n);
     for (int r = 0; r < n; ++r) rope.apply(want.data() + static_cast<int64_t>(r) * stride, n_heads + n_kv, r);
     const auto got = from_device<float>(dx.get(), x.size());
@@ -143,11 +144,12 @@ TEST_P(RopeKernel, MatchesCpuRope) {
 
 INSTANTIATE_TEST_SUITE_P(Conventions, RopeKernel,
                          ::testing::Combine(::testing::Values(RopeStyle::AdjacentPairs, RopeStyle::RotateHalf),
-                                            ::testing::Values(8, 64, 128)),
+                                            ::testing::Values(8, 64, 128), ::testing::Values(1e4f, 1e6f)),
                          [](const auto& info) {
                              const bool adjacent = std::get<0>(info.param) == RopeStyle::AdjacentPairs;
                              return std::string(adjacent ? "adjacent" : "rotate_half") + "_hd" +
-                                    std::to_string(std::get<1>(info.param));
+                                    std::to_string(std::get<1>(info.param)) +
+                                    (std::get<2>(info.param) > 1e5f ? "_theta1e6" : "_theta1e4");
                          });
 
 TEST(ElementwiseKernel, AddInPlace) {

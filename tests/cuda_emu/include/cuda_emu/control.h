@@ -1,0 +1,28 @@
+// CUDA emulation (tests/cuda_emu): knobs and counters of the emulated device, for tests. The
+// defaults come from the environment (read once, at the first runtime call):
+//   SNAPDOC_CUDA_EMU_DEVICES=0|1     devices reported (0: as on a machine without a GPU)
+//   SNAPDOC_CUDA_EMU_MEMORY_MIB=N    device memory (default 4096 MiB)
+//   SNAPDOC_CUDA_EMU_SMS=N           multiprocessors reported (default 16; the attention planner
+//                                    splits decode rows over keys when blocks < 2 x SMs)
+#pragma once
+
+#include <cstdint>
+
+namespace cuda_emu {
+
+struct DeviceConfig {
+    int devices = 1;
+    int64_t memory_bytes = int64_t{4096} << 20;
+    int sm_count = 16;
+};
+DeviceConfig device_config();
+// Returns false (and changes nothing) when the new memory size is below what is allocated now.
+bool set_device_config(const DeviceConfig& c);
+
+struct MemoryStats {
+    int64_t allocated = 0, peak = 0, allocations = 0;
+};
+MemoryStats memory_stats();
+void reset_peak_memory();
+
+}  // namespace cuda_emu
