@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -297,6 +298,46 @@ TEST_F(ConversationTest, AnIndependentQuestionIsUnchanged) {
     const AnswerResult g = s.answer(*sel, req);
     EXPECT_EQ(g.tokens, r.result.generation.tokens);
     EXPECT_EQ(logits, r.logits);  // bit for bit
+}
+
+// Moving the sliders after a follow-up (DocumentChat::reselect: other budget, other window) keeps
+// the recent turns whole and needs no forward pass.
+TEST_F(ConversationTest, ReselectingAfterAFollowUpKeepsTheHistoryWhole) {
+    auto a = chat();
+    AskOptions o = options(true);
+    o.history = {{q1_, "The old man found a red ball."}};
+    const AskRun r = ask(*a, q2_, o);
+    const int D = a->session().document_tokens();
+    const int64_t rows = a->session().counters().rows_forwarded;
+    for (const auto& [budget, window] : {std::pair{40, 8}, std::pair{64, 4}}) {
+        SnapKvConfig c = o.snapkv;
+        c.budget = budget;
+        c.window = window;
+        const auto sel = a->reselect(c);
+        ASSERT_EQ(sel->prompt_len, r.result.selection->prompt_len);
+        for (const auto& layer : sel->layers)
+            for (const auto& h : layer) {
+                for (int p = D; p < sel->prompt_len - window; ++p)
+                    ASSERT_TRUE(std::binary_search(h.kept.begin(), h.kept.end(), p)) << p;
+                EXPECT_EQ(std::count_if(h.kept.begin(), h.kept.end(), [&](int32_t p) { return p < D; }), budget - window);
+            }
+    }
+    EXPECT_EQ(a->session().counters().rows_forwarded, rows);
+}
+
+// A follow-up stopped while its turns run leaves nothing half-stored: the next ask equals a fresh chat.
+TEST_F(ConversationTest, AStoppedFollowUpLeavesAUsableSession) {
+    auto a = chat();
+    AskOptions o = options(false);
+    (void)ask(*a, q1_, o);
+    std::atomic<bool> stop{true};
+    o.history = {{q1_, "The old man found a red ball."}};
+    o.cancel = &stop;
+    EXPECT_THROW(a->ask(q2_, o), Cancelled);
+    stop = false;
+    const AskRun after = ask(*a, q2_, o);
+    auto b = chat();
+    expect_same_run(after, ask(*b, q2_, o), 1e-4f);
 }
 
 TEST_F(ConversationTest, HistoryBeyondTheContextIsRefusedBeforeAnyForwardPass) {
