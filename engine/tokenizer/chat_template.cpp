@@ -515,6 +515,10 @@ ConversationPart build_conversation_part(ChatTemplateKind kind, const Tokenizer&
         part.ids.insert(part.ids.end(), ids.begin(), ids.end());
         after_text = !layout.items().empty() && layout.items().back().id < 0;
     };
+    // The new question is laid out first so that a missing piece is reported for `kind` itself.
+    Layout last, unused_head;
+    if (!turns.empty()) lay_out_followup_open(kind, vocab, last);
+    build_layouts(kind, tok, {}, {}, q, unused_head, last);
     // Earlier turns: Qwen3's template writes the think block only for the turn being generated.
     const ChatTemplateKind history_kind = kind == ChatTemplateKind::Qwen3 ? ChatTemplateKind::ChatML : kind;
     for (std::size_t i = 0; i < turns.size(); ++i) {
@@ -527,9 +531,6 @@ ConversationPart build_conversation_part(ChatTemplateKind kind, const Tokenizer&
         part.turn_starts.push_back(static_cast<int>(part.ids.size()));
         append(turn);
     }
-    Layout last, unused;
-    if (!turns.empty()) lay_out_followup_open(kind, vocab, last);
-    build_layouts(kind, tok, {}, {}, q, unused, last);
     part.question_start = static_cast<int>(part.ids.size());
     append(last);
     return part;
