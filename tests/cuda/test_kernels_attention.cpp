@@ -1,7 +1,7 @@
 // The attention and window-score kernels against the CPU backend's attention and a double-precision
 // reference, on ragged caches (every head keeps its own subset of positions), over awkward shapes:
 // lengths that are not multiples of the tiles, head dims 8/64/128, GQA ratios 1/4/8, single-row
-// (split-KV) and multi-row launches, rows that see no key at all.
+// (split-KV) and multi-row launches, rows that see no key at all, up to 32K keys.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -163,7 +163,10 @@ INSTANTIATE_TEST_SUITE_P(Shapes, AttentionKernel,
                                            Shape{128, 4, 2, 257, 33, true}, Shape{128, 8, 1, 1000, 1, false},
                                            Shape{64, 4, 8, 5000, 1, true}, Shape{8, 2, 4, 70, 70, false},
                                            Shape{128, 1, 4, 3000, 3, true}, Shape{128, 8, 2, 129, 129, false},
-                                           Shape{96, 4, 2, 700, 2, true}),
+                                           Shape{96, 4, 2, 700, 2, true},
+                                           // 32K keys: a long decode row through split-KV (2 cache heads
+                                           // keep it to a few seconds under the CPU emulation).
+                                           Shape{128, 4, 2, 32768, 1, true}),
                          [](const auto& info) {
                              std::ostringstream os;
                              os << info.param;

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <stdexcept>
 #include <vector>
 
@@ -499,7 +500,12 @@ cudaError_t Executor::run(const KernelLaunch& l) {
 
 }  // namespace
 
-cudaError_t launch(const KernelLaunch& l) { return ex().run(l); }
+cudaError_t launch(const KernelLaunch& l) {
+    // One launch at a time: the built-in variables and the schedule are process-wide.
+    static std::mutex mu;
+    std::lock_guard<std::mutex> lock(mu);
+    return ex().run(l);
+}
 std::string last_launch_diagnostic() { return ex().diagnostic; }
 ExecutorStats executor_stats() { return ex().stats; }
 void set_order(Order o) { ex().order = o; }
