@@ -170,7 +170,7 @@ private slots:
         QVERIFY(!child<QPushButton>(p, "heatmapResetZoom")->isEnabled());
         // The wheel zooms about the mouse: the position under it stays under it.
         const int x = RetentionGrid::kLabelWidth + grid->plot_width() / 4;
-        const int y = RetentionGrid::kAxisHeight + 5;
+        const int y = 5;  // in the first strip
         const int under = grid->hit_at(QPoint(x, y)).first;
         uint64_t before = p.rendered_serial();
         wheel(grid, QPoint(x, y), 120 * 4);

@@ -30,6 +30,9 @@ namespace {
 // previous question keep them; older ones keep their selection and compare at their own settings.
 constexpr int kMaxQuestions = 4;
 constexpr int kQuestionsWithScores = 2;
+// Re-selections up to this many window scores run on the GUI thread (about a millisecond per
+// million on a desktop CPU); larger ones in the render job.
+constexpr int64_t kSyncReselectScores = int64_t{1} << 21;
 
 QString bytes(int64_t b) {
     return QString::fromStdString(format_bytes(b));
@@ -281,6 +284,7 @@ void InspectorPanel::set_snapshot(const SelectionSnapshot& snapshot) {
         questions_[i].latest.scores.reset();
     snapshot_ = snapshot;
     stability_pending_ = questions_.size() >= 2;
+    if (stability_pending_) update_stability_now();
     grid_->view().set_total(snapshot.selection->prompt_len);
     const int strips = strip_count(*snapshot.selection);
     const int layers = static_cast<int>(snapshot.selection->layers.size());
@@ -292,6 +296,27 @@ void InspectorPanel::set_snapshot(const SelectionSnapshot& snapshot) {
     update_readouts();
     update_view_label();
     render();
+}
+
+void InspectorPanel::update_stability_now() {
+    // A small re-selection (a few million scores: milliseconds) runs here, so the readout is there
+    // with the answer; a large one (100K positions × many heads) waits for the render job.
+    const Question& prev = questions_[questions_.size() - 2];
+    const auto& ws = prev.latest.scores;
+    const int64_t cost = ws ? static_cast<int64_t>(ws->n_layers) * ws->n_heads * ws->n_prefix() : 0;
+    if (cost > kSyncReselectScores) return;
+    bool own = false;
+    const auto sel = baseline_at(baseline_of(prev), snapshot_.selection->config, &own);
+    if (!sel) return;
+    if (!own) {
+        resolved_.erase(std::remove_if(resolved_.begin(), resolved_.end(),
+                                       [&](const auto& e) { return e.first == prev.serial; }),
+                        resolved_.end());
+        resolved_.emplace_back(prev.serial, sel);
+    }
+    overlap_ = kept_overlap(*sel, *snapshot_.selection, snapshot_.document_tokens);
+    overlap_own_settings_ = own;
+    stability_pending_ = false;
 }
 
 HeatmapBaseline InspectorPanel::baseline_of(const Question& q) const {

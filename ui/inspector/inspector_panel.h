@@ -95,6 +95,7 @@ private:
     void update_compare_combo();
     void update_view_label();
     void choose_export_path();
+    void update_stability_now();
     HeatmapBaseline baseline_of(const Question& q) const;
 
     CompressionControls* controls_;

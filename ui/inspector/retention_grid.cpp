@@ -71,7 +71,8 @@ int RetentionGrid::plot_width() const {
 }
 
 QRect RetentionGrid::plot_rect() const {
-    return QRect(kLabelWidth, kAxisHeight, plot_width(), image_.isNull() ? 0 : image_.height());
+    // The strips start at the top, so image rows and widget rows are the same; the axis is below.
+    return QRect(kLabelWidth, 0, plot_width(), image_.isNull() ? 0 : image_.height());
 }
 
 QSize RetentionGrid::sizeHint() const {
@@ -227,17 +228,19 @@ void RetentionGrid::resizeEvent(QResizeEvent* e) {
 
 void RetentionGrid::paint_axis(QPainter& p) {
     const auto ticks = axis_ticks();
-    const int row = kAxisHeight / 2;
+    const int top = plot_rect().bottom() + 1;
+    const int row = (kAxisHeight - 4) / 2;
     p.setPen(palette().color(QPalette::Mid));
-    p.drawLine(kLabelWidth, kAxisHeight - 1, kLabelWidth + plot_width(), kAxisHeight - 1);
+    p.drawLine(kLabelWidth, top, kLabelWidth + plot_width(), top);
     p.setPen(palette().color(QPalette::WindowText));
     const int spacing = ticks.size() >= 2 ? ticks[1].x - ticks[0].x : plot_width();
     const QFontMetrics fm(p.font());
     for (const Tick& t : ticks) {
-        p.drawLine(t.x, kAxisHeight - 4, t.x, kAxisHeight - 1);
-        p.drawText(QRect(t.x + 2, 0, spacing - 4, row), Qt::AlignLeft | Qt::AlignVCenter, QString::number(t.position));
+        p.drawLine(t.x, top, t.x, top + 3);
+        p.drawText(QRect(t.x + 2, top + 2, spacing - 4, row), Qt::AlignLeft | Qt::AlignVCenter,
+                   QString::number(t.position));
         if (!t.location.isEmpty())
-            p.drawText(QRect(t.x + 2, row - 1, spacing - 4, row), Qt::AlignLeft | Qt::AlignVCenter,
+            p.drawText(QRect(t.x + 2, top + 2 + row, spacing - 4, row), Qt::AlignLeft | Qt::AlignVCenter,
                        fm.elidedText(t.location, Qt::ElideRight, spacing - 4));
     }
 }

@@ -1,5 +1,5 @@
-// Shows the rendered retention heatmap (HeatmapJob's image) with layer labels and a position axis
-// (token index, and page/line of the document where a location lookup is set). Hovering a pixel
+// Shows the rendered retention heatmap (HeatmapJob's image) with layer labels and, below it, a
+// position axis (token index, and page/line of the document where a location lookup is set). Hovering a pixel
 // tells the layer, head, position range and the document text there; clicking locks that head
 // (outlined) and reports it, which opens the head's detail view and scrolls the document. The
 // wheel zooms about the mouse, a drag or Shift+wheel pans, and keys do both (+/-, Left/Right,
@@ -50,7 +50,7 @@ public:
         QString location;
     };
     std::vector<Tick> axis_ticks() const;
-    static constexpr int kAxisHeight = 30;  // rows above the strips: index, page/line
+    static constexpr int kAxisHeight = 30;  // rows below the strips: index, page/line
     static constexpr int kLabelWidth = 34;  // room for "L31" left of the strips
 
     QSize sizeHint() const override;
