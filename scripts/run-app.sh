@@ -12,8 +12,19 @@
 # Without a display (no $DISPLAY / $WAYLAND_DISPLAY) it runs offscreen instead, asks one question
 # and saves a screenshot to $BUILD_DIR/snapdoc-screenshot.png.
 #
+# --long-sample (first argument) opens the demo model with a 100K-token report instead: it is
+# generated at first run by `snapdoc-cli make-sample` into $BUILD_DIR/samples/ (not committed: ~500 KB),
+# with its suggested questions beside it, and opened at a 2% SnapKV budget (2,000 entries per head).
+# The first question needs a ~100K-token prefill (minutes on a small CPU; the app shows the estimate).
+#
 # Extra arguments go to `snapdoc` (see `snapdoc --help`), e.g. --doc FILE, --ask QUESTION.
 set -euo pipefail
+
+long_sample=0
+if [[ "${1:-}" == "--long-sample" ]]; then
+    long_sample=1
+    shift
+fi
 
 # shellcheck source=scripts/common.sh source-path=SCRIPTDIR/..
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -43,6 +54,20 @@ if [[ -z "$model" && -f "$demo" ]]; then
     # About 10% of the 1.8K-token report, so the demo shows real compression (this run only; the
     # slider changes it and the saved setting stays).
     args+=(--budget 180)
+    if [[ "$long_sample" == 1 ]]; then
+        doc="$BUILD_DIR/samples/demo-report-100k.txt"
+        if [[ ! -f "$doc" || ! -f "${doc%.txt}.questions.tsv" ]]; then
+            echo "== generating the 100K-token sample $doc"
+            cmake --build "$BUILD_DIR" -j "$JOBS" --target snapdoc-cli
+            "$BUILD_DIR/app/snapdoc-cli" make-sample -m "$model" --tokens 100000 --questions 5 \
+                --facts-per-1k 2 --seed 7 --out "$doc"
+        fi
+        question="$(head -n 1 "${doc%.txt}.questions.tsv" | cut -f 1)"
+        args=(--budget 2000)
+    fi
+elif [[ "$long_sample" == 1 ]]; then
+    echo "run-app.sh: --long-sample needs the demo model resources/models/snapdoc-demo.gguf" >&2
+    exit 2
 fi
 if [[ -z "$model" ]]; then
     fixture="$SNAPDOC_ROOT/../shared/fixtures/stories260K/stories260K.gguf"

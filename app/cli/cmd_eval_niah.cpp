@@ -21,7 +21,7 @@ int cmd_eval_niah(int argc, char** argv) {
     flags.insert(flags.end(), kvf.begin(), kvf.end());
     flags.insert(flags.end(), {{{"--lengths"}}, {{"--depths"}}, {{"--trials"}}, {{"--budgets"}}, {{"--seed"}},
                                {{"--facts-per-1k"}}, {{"-n", "--n-predict"}}, {{"--csv"}}, {{"--trials-csv"}},
-                               {{"--png"}}, {{"--template"}}, {{"--quiet"}, false}, {{"--ignore-context"}, false}});
+                               {{"--png"}}, {{"--docs-out"}}, {{"--template"}}, {{"--quiet"}, false}, {{"--ignore-context"}, false}});
     const Args args(flags, argc, argv, 2);
     if (args.has("budget") || args.has("full"))
         throw Error("eval-niah compares several budgets: use --budgets full,64,128,10% instead of --budget/--full");
@@ -38,6 +38,7 @@ int cmd_eval_niah(int argc, char** argv) {
     o.seed = static_cast<uint64_t>(args.integer64("seed", 1));
     o.facts_per_1k = args.integer("facts-per-1k", 10);
     o.max_new_tokens = n_predict_flag(args, 24);
+    o.docs_out = args.str("docs-out");
 
     LoadedModel lm = load_for_cli(args, /*need_tokenizer=*/true, /*need_backend=*/true);
     const ChatTemplateKind kind = choose_chat_template(lm.model->chat_template, args.str("template"));

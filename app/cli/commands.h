@@ -13,5 +13,6 @@ int cmd_inspect(int argc, char** argv);
 int cmd_prompt(int argc, char** argv);
 int cmd_eval_niah(int argc, char** argv);
 int cmd_eval_multi(int argc, char** argv);
+int cmd_make_sample(int argc, char** argv);
 
 }  // namespace snapdoc::cli

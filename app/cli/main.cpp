@@ -36,12 +36,14 @@ void usage(std::FILE* out) {
         "                 print the prompt's token ids (document part, question part)\n"
         "  eval-niah -m MODEL [--lengths 512,1024] [--depths 0,10,...,100] [--trials 4]\n"
         "      [--budgets full,64,128,256,10%] [--window W --kernel K --pool P --gqa G --policy P]\n"
-        "      [--seed S] [--csv OUT] [--trials-csv OUT] [--png OUT.png]\n"
+        "      [--seed S] [--csv OUT] [--trials-csv OUT] [--png OUT.png] [--docs-out DIR]\n"
         "                 needle-in-a-haystack accuracy per length x depth, full KV vs SnapKV budgets;\n"
         "                 one heatmap per setting (OUT-full.png, OUT-b128.png, ...)\n"
         "  eval-multi -m MODEL [--length 1024] [--questions 4] [--docs 25] [--budgets 10%]\n"
         "      [compression flags] [--seed S] [--csv OUT]\n"
         "                 several questions per document: re-snap vs compress-once vs query-agnostic\n"
+        "  make-sample -m MODEL --out FILE [--tokens 100000] [--questions 5] [--facts-per-1k 2] [--seed 7]\n"
+        "                 write a generated report and FILE's .questions.tsv (the demo's long sample)\n"
         "\n"
         "MODEL is a .gguf file or a Hugging Face folder (config.json, *.safetensors, tokenizer.model).\n"
         "Common flags: --device cpu|cuda|auto (auto = the GPU when one is usable), --threads N (0 = all\n"
@@ -86,6 +88,7 @@ int main(int argc, char** argv) {
         if (cmd == "prompt") return snapdoc::cli::cmd_prompt(argc, argv);
         if (cmd == "eval-niah") return snapdoc::cli::cmd_eval_niah(argc, argv);
         if (cmd == "eval-multi") return snapdoc::cli::cmd_eval_multi(argc, argv);
+        if (cmd == "make-sample") return snapdoc::cli::cmd_make_sample(argc, argv);
         std::fprintf(stderr, "snapdoc-cli: unknown command '%s' (try --help)\n", cmd.c_str());
         return 2;
     } catch (const snapdoc::Cancelled&) {

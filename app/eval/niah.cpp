@@ -1,8 +1,10 @@
 #include "app/eval/niah.h"
 
 #include <cmath>
+#include <filesystem>
 #include <limits>
 
+#include "app/eval/document_files.h"
 #include "app/eval/haystack.h"
 #include "app/eval/kept_sets.h"
 #include "engine/common/error.h"
@@ -27,6 +29,11 @@ std::vector<int32_t> value_positions(const Tokenizer& tokenizer, const std::vect
     std::vector<int32_t> pos = find_tokens(document_ids, needle);
     if (pos.empty()) pos = find_tokens(document_ids, tokenizer.encode(value));
     return pos;
+}
+
+std::string niah_document_name(int length, double depth, int trial) {
+    return "niah-L" + std::to_string(length) + "-d" + std::to_string(std::lround(depth * 100)) + "-t" +
+           std::to_string(trial) + ".txt";
 }
 
 double NiahReport::accuracy(std::size_t s, int length_index) const {
@@ -97,6 +104,9 @@ NiahReport run_niah(Backend& backend, const Tokenizer& tokenizer, ChatTemplateKi
                 Rng rng(mix_seed({options.seed, static_cast<uint64_t>(length),
                                   static_cast<uint64_t>(std::llround(depth * 1e6)), static_cast<uint64_t>(t)}));
                 const Needle nd = needle_document(rng, length, count, depth, options.facts_per_1k);
+                if (!options.docs_out.empty())
+                    write_document_files(std::filesystem::path(options.docs_out) / niah_document_name(length, depth, t),
+                                         nd.document.text, {nd.needle});
                 const int D = chat.load_document(nd.document.text);
                 const std::vector<int32_t> doc_ids = build_document_part(kind, tokenizer, {}, nd.document.text);
                 const std::vector<int32_t> vpos = value_positions(tokenizer, doc_ids, nd.needle.value);

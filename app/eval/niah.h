@@ -27,6 +27,8 @@ struct NiahOptions {
     uint64_t seed = 1;
     int facts_per_1k = 10;                         // needle + distractors per 1000 tokens
     int max_new_tokens = 24;
+    std::string docs_out;                          // non-empty: write each generated document here
+                                                   // (niah-L<length>-d<depth%>-t<trial>.txt + .questions.tsv)
 };
 
 struct NiahTrialResult {
@@ -63,6 +65,9 @@ using NiahProgress = std::function<void(const NiahTrialResult&)>;
 
 NiahReport run_niah(Backend& backend, const Tokenizer& tokenizer, ChatTemplateKind kind, const NiahOptions& options,
                     const NiahProgress& progress = {});
+
+// The file name --docs-out gives one trial's document: "niah-L16384-d50-t0.txt".
+std::string niah_document_name(int length, double depth, int trial);
 
 // The document positions of `value` as the model's tokenizer writes it in "... is 7391." (searched
 // in `document_ids`; empty if not found): the value's tokens, or the one piece "is 7391" where the

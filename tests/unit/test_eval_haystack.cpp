@@ -73,15 +73,30 @@ TEST(EvalHaystack, FactsHaveDistinctEntitiesAndFourDigitValues) {
 }
 
 TEST(EvalHaystack, ValuesComeFromTheTrainingPool) {
-    // The pool (tools/demo_model/wordlists.py VALUE_POOL): 1000 distinct sorted 4-digit numbers, each
+    // The pool (tools/demo_model/wordlists.py VALUE_POOL): 2000 distinct sorted 4-digit numbers, each
     // one token of the demo model's vocabulary.
     Rng rng(1);
     std::set<std::string> seen;
-    for (int i = 0; i < 5000; ++i)
+    for (int i = 0; i < 10000; ++i)
         for (const Fact& f : make_facts(rng, 2, 0.0)) seen.insert(f.value);
-    EXPECT_GT(seen.size(), 900u);
-    EXPECT_LE(seen.size(), 1000u);
+    EXPECT_GT(seen.size(), 1900u);
+    EXPECT_LE(seen.size(), 2000u);
     EXPECT_EQ(*seen.begin(), "1000");  // the pool's smallest value (random.Random(2024) sample)
+}
+
+TEST(EvalHaystack, EnoughDistinctFactsFor128kTokens) {
+    // eval-niah's default density (10 facts per 1000 tokens) at 131072 tokens: 1311 facts about
+    // distinct entities with distinct values (the 480 entities / 1000 values before ran out at 64K).
+    Rng rng(5);
+    const std::vector<Fact> facts = make_facts(rng, 1311, 0.6);
+    ASSERT_EQ(facts.size(), 1311u);
+    std::set<std::string> entities, values;
+    for (const Fact& f : facts) {
+        entities.insert(f.modifier + " " + f.place);
+        values.insert(f.value);
+    }
+    EXPECT_EQ(entities.size(), 1311u);
+    EXPECT_EQ(values.size(), 1311u);
 }
 
 TEST(EvalHaystack, FillerHasNoFactsAndNoPlaceholders) {

@@ -17,6 +17,16 @@ constant). Layer 1 head 2 compares the current token with each position's previo
 8 lowest-frequency RoPE pairs (nearly position-independent up to ~2K tokens), adds a bonus for value
 positions when the current token is an entity, and copies the attended token's identity.
 Everything else keeps the usual random init.
+
+Long context (--match-pairs 16 --rope-theta 1e12, the committed model): RoPE turns a pair by
+theta_j * distance, so "nearly position-independent" only holds while theta_j * N << 1. With base
+1e5 the 8 slowest pairs turn by up to 1.9 rad at 128K tokens and the match falls apart past ~4K
+(mean cos 0.86 at 6K, 0.36 at 16K). With base 1e12 pairs 16..31 turn by at most 0.13 rad at 128K
+(theta_16 = 1e-6), and 32 match dimensions instead of 16 halve the relative interference of random
+token vectors (std/peak ~ 0.18): a match logit of ~28 then beats ~1300 value distractors and
+log(131072) = 11.8 other positions with room. The previous-token head keeps the 16 fastest pairs
+(theta 1 .. 2.4e-6); its score deficit away from distance 1 is >= 0.57 per unit gain at every
+distance up to 131072 (tools/demo_model/longctx_analysis.py), ~300 logits at the wired gain.
 """
 import argparse
 import math
@@ -49,7 +59,7 @@ def special_tokens(sp):
 
 @torch.no_grad()
 def wire(model, ents, vals, seed=0, prev_gain=40.0, match_gain=10.0, flag_gain=10.0, copy_gain=8.0, const=3.0,
-         flag=0.5):
+         flag=0.5, match_pairs=8):
     cfg = model.cfg
     g = torch.Generator().manual_seed(seed)
     hd = cfg.head_dim
@@ -80,18 +90,19 @@ def wire(model, ents, vals, seed=0, prev_gain=40.0, match_gain=10.0, flag_gain=1
     a0.wo.weight[:, 0:2 * hd].zero_()          # ... and head 1 writes nothing
     a0.wo.weight[PREV0:PREV0 + PREV_N, 0:PREV_N] = torch.eye(PREV_N) * 0.125
 
-    # Layer 1, head 2 (kv head 1): induction. Content match through the 8 slowest pairs (16 dims).
+    # Layer 1, head 2 (kv head 1): induction. Content match through the `match_pairs` slowest pairs
+    # (2 * match_pairs dims; 8 in the short-context model, 16 in the long-context one).
     a1 = model.layers[1].attn
-    R = torch.randn(16, PREV_N, generator=g) / math.sqrt(PREV_N)
+    R = torch.randn(2 * match_pairs, PREV_N, generator=g) / math.sqrt(PREV_N)
     q2 = slice(2 * hd, 3 * hd)
     a1.wq.weight[q2].zero_()
     a1.wk.weight[hd:2 * hd].zero_()
-    slow = [j for j in range(half - 8, half)]
+    slow = [j for j in range(half - match_pairs, half)]
     dims = slow + [j + half for j in slow]
     for r, d in enumerate(dims):
         a1.wq.weight[2 * hd + d, TOK:TOK + PREV_N] = R[r] * match_gain
         a1.wk.weight[hd + d, PREV0:PREV0 + PREV_N] = R[r] * 8.0   # undo the 0.125 of layer 0's output
-    jf = half - 9                                               # flag pair: entity query x value key
+    jf = half - match_pairs - 1                                 # flag pair: entity query x value key
     a1.wq.weight[2 * hd + jf, ENT] = flag_gain
     a1.wk.weight[hd + jf, VAL] = 1.0
     a1.wq.weight[3 * hd:4 * hd].zero_()                         # head 3 shares kv head 1
@@ -108,15 +119,19 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     for n, d in [("prev-gain", 40.0), ("match-gain", 10.0), ("flag-gain", 10.0), ("copy-gain", 8.0)]:
         ap.add_argument("--" + n, type=float, default=d)
+    ap.add_argument("--match-pairs", type=int, default=8, help="slowest RoPE pairs the induction match uses")
+    ap.add_argument("--rope-theta", type=float, default=100000.0,
+                    help="RoPE base (train.py and export take it from here on); 1e12 keeps 16 pairs still at 128K")
     args = ap.parse_args()
     sp = spm_lite.load(args.tokenizer)
     ents, vals = special_tokens(sp)
     print(f"{len(ents)} entity tokens, {len(vals)} value tokens")
     torch.manual_seed(args.seed)
     cfg = Config(vocab_size=sp.get_piece_size(), dim=128, n_layers=4, n_heads=4, n_kv_heads=2, ffn_dim=384,
-                 rope_theta=100000.0, head_size=64, max_seq_len=2048)
+                 rope_theta=args.rope_theta, head_size=64, max_seq_len=2048)
     model = Llama(cfg)
-    wire(model, ents, vals, args.seed, args.prev_gain, args.match_gain, args.flag_gain, args.copy_gain)
+    wire(model, ents, vals, args.seed, args.prev_gain, args.match_gain, args.flag_gain, args.copy_gain,
+         match_pairs=args.match_pairs)
     torch.save(dict(model=model.state_dict(), config=cfg.to_dict()), args.out)
 
 

@@ -18,11 +18,17 @@ ATTRIBUTES = [
 MODIFIERS = [
     "north", "south", "east", "west", "upper", "lower", "old", "new", "red", "blue",
     "green", "silver", "main", "river", "harbor", "garden", "central", "hill", "stone", "winter",
+    # Widened for 128K-token documents (~1300 facts about distinct entities): 40 x 48 = 1920 entities.
+    "amber", "copper", "golden", "iron", "maple", "cedar", "pine", "coral", "ivory", "crystal",
+    "summer", "misty", "rocky", "sandy", "royal", "lake", "forest", "meadow", "canal", "bay",
 ]
 PLACES = [
     "gate", "warehouse", "tower", "library", "office", "station", "bridge", "laboratory",
     "archive", "garage", "clinic", "museum", "depot", "studio", "kitchen", "workshop",
     "hangar", "theater", "mill", "chapel", "market", "school", "bakery", "pier",
+    "cellar", "courtyard", "shed", "barn", "tunnel", "quarry", "dock", "terminal",
+    "pavilion", "observatory", "greenhouse", "foundry", "granary", "armory", "gallery", "hospital",
+    "hotel", "pharmacy", "stable", "lighthouse", "boathouse", "substation", "cafeteria", "dormitory",
 ]
 
 # Filler vocabulary (report-like and narrative-like sentences, no 4-digit numbers).
@@ -83,12 +89,17 @@ FILLER_TEMPLATES = [
     "The report on the {noun} mentions {small} {plural}.",
 ]
 
-# Values: 1000 four-digit numbers, fixed once (random.Random(2024).sample(range(1000, 10000), 1000),
-# sorted). Each is one user-defined piece of the tokenizer, so a value reads as the same single token
-# in a document and in an answer (see train_tokenizer.py).
+# Values: 2000 four-digit numbers, fixed once: the 1000 of the first demo model
+# (random.Random(2024).sample(range(1000, 10000), 1000)) and 1000 more drawn from the rest
+# (random.Random(2025)), widened for 128K-token documents, which hold ~1300 facts with distinct
+# values; sorted. Keeping the first 1000 keeps every earlier document (resources/samples/demo-report.txt)
+# readable by the widened tokenizer. Each value is one user-defined piece of the tokenizer, so a value
+# reads as the same single token in a document and in an answer (see train_tokenizer.py).
 import random as _random
 
-VALUE_POOL = sorted(str(v) for v in _random.Random(2024).sample(range(1000, 10000), 1000))
+_FIRST_VALUES = _random.Random(2024).sample(range(1000, 10000), 1000)
+_MORE_VALUES = _random.Random(2025).sample(sorted(set(range(1000, 10000)) - set(_FIRST_VALUES)), 1000)
+VALUE_POOL = sorted(str(v) for v in _FIRST_VALUES + _MORE_VALUES)
 
 FACT_TEMPLATE = "The {attribute} for the {modifier} {place} is {value}."
 QUESTION_TEMPLATE = "What is the {attribute} for the {modifier} {place}?"

@@ -1,0 +1,112 @@
+// CI check of the long-context demo model (resources/models/snapdoc-demo.gguf, tools/demo_model/):
+// it declares a 131072-token context and answers fixed questions about one ~8K-token report with
+// SnapKV on (B = 1024 per head, ~12% of the prompt; and B = 256, ~3%), all from one prefill: the
+// asked value in every answer, the exact sentence in most;
+// make-sample and eval-niah --docs-out write documents the app can open. About 10-20 s on the
+// 2-core build machine. Skips with a message when the model file is absent; SNAPDOC_DEMO_MODEL=path
+// points it at another file. Needs nothing from /work/shared.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+
+#include "app/eval/document_files.h"
+#include "app/eval/haystack.h"
+#include "app/eval/niah.h"
+#include "engine/model/model.h"
+#include "engine/runtime/backend.h"
+#include "engine/session/document_chat.h"
+#include "engine/tokenizer/tokenizer.h"
+#include "tests/support/fixtures.h"
+
+namespace snapdoc {
+namespace {
+
+std::filesystem::path demo_model_path() {
+    if (const char* env = std::getenv("SNAPDOC_DEMO_MODEL")) return env;
+    return std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "resources" / "models" /
+           "snapdoc-demo.gguf";
+}
+
+class LongContextDemo : public ::testing::Test {
+protected:
+    void SetUp() override {
+        path_ = demo_model_path();
+        if (!std::filesystem::exists(path_))
+            GTEST_SKIP() << "demo model " << path_.string() << " is absent (see docs/demo_model.md); skipping";
+    }
+    std::filesystem::path path_;
+};
+
+TEST_F(LongContextDemo, AnswersFixedQuestionsAt8kTokensWithSnapKv) {
+    const Model model = load_model(path_);
+    const Tokenizer tok = Tokenizer::from_model(model);
+    auto backend = make_cpu_backend(model);
+    EXPECT_GE(backend->config().context_length, 131072);
+    const ChatTemplateKind kind = choose_chat_template(model.chat_template, "");
+    const eval::TokenCounter count = [&](std::string_view s) { return static_cast<int>(tok.encode(s).size()) + 1; };
+    // Four asked facts at depths 12.5%, 37.5%, 62.5%, 87.5% among 80 facts (10 per 1000 tokens).
+    eval::Rng rng(eval::mix_seed({15, 8192}));
+    const eval::SampleDocument s = eval::sample_document(rng, 8192, count, 4, 10);
+    ASSERT_EQ(s.asked.size(), 4u);
+    DocumentChat chat(*backend, tok, kind);
+    const int doc_tokens = chat.load_document(s.document.text);
+    EXPECT_GT(doc_tokens, 7000);
+    EXPECT_LT(doc_tokens, 9000);
+    // The value must be right in every answer (the wired lookup, which SnapKV must keep); the
+    // restated sentence around it is learned from <= 2K-token training documents and at 8K tokens
+    // sometimes echoes a wrong attribute (docs/demo_model.md, "Long context"), so exact match is
+    // required for most answers, not all: 6 of 8 when this test was written (one question echoes
+    // "serial" for "invoice" under both budgets).
+    int exact = 0, n = 0;
+    for (int budget : {1024, 256}) {
+        for (const eval::Fact& f : s.asked) {
+            AskOptions ask;
+            ask.snapkv.budget = budget;
+            ask.snapkv.window = 32;
+            ask.max_new_tokens = 24;
+            const AskResult a = chat.ask(f.question(), ask);
+            EXPECT_TRUE(a.selection->compressed);
+            EXPECT_NE(a.answer.find(" is " + f.value + "."), std::string::npos)
+                << "B=" << budget << ": " << f.question() << " expected the value " << f.value << ", got '" << a.answer
+                << "'";
+            const bool ok = eval::answer_matches(a.answer, f);
+            if (!ok)
+                std::printf("note: B=%d: '%s' (expected '%s')\n", budget, a.answer.c_str(), f.answer().c_str());
+            exact += ok;
+            ++n;
+        }
+    }
+    RecordProperty("exact_of_8", exact);
+    EXPECT_GE(exact, 6) << exact << " of " << n << " answers restate the fact exactly";
+}
+
+TEST_F(LongContextDemo, MakeSampleAndDocsOutWriteOpenableDocuments) {
+    const auto dir = std::filesystem::temp_directory_path() / "snapdoc_golden_longctx";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const std::string cli = SNAPDOC_CLI_PATH;
+    CommandResult r = run_command(cli + " make-sample -m '" + path_.string() + "' --tokens 3000 --questions 3 --out '" +
+                                  (dir / "long.txt").string() + "'");
+    ASSERT_EQ(r.status, 0) << r.output;
+    const std::string tsv = read_text_file(dir / "long.questions.tsv");
+    EXPECT_EQ(std::count(tsv.begin(), tsv.end(), '\n'), 3) << tsv;
+    EXPECT_NE(tsv.find("What is the "), std::string::npos) << tsv;
+    EXPECT_GT(std::filesystem::file_size(dir / "long.txt"), 8000u);
+
+    r = run_command(cli + " eval-niah -m '" + path_.string() +
+                    "' --lengths 256 --depths 0,100 --trials 1 --budgets full --quiet --docs-out '" +
+                    (dir / "docs").string() + "'");
+    ASSERT_EQ(r.status, 0) << r.output;
+    for (const char* name : {"niah-L256-d0-t0", "niah-L256-d100-t0"}) {
+        EXPECT_TRUE(std::filesystem::exists(dir / "docs" / (std::string(name) + ".txt"))) << name;
+        const std::string q = read_text_file(dir / "docs" / (std::string(name) + ".questions.tsv"));
+        EXPECT_EQ(std::count(q.begin(), q.end(), '\n'), 1) << q;
+    }
+    std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace snapdoc
