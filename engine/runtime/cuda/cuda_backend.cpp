@@ -14,6 +14,7 @@
 #include "engine/model/model.h"
 #include "engine/runtime/cuda/cuda_check.h"
 #include "engine/runtime/cuda/cuda_kv_cache.h"
+#include "engine/runtime/cuda/device_matrix.h"
 #include "engine/runtime/cuda/device_weights.h"
 #include "engine/runtime/cuda/gemm.h"
 #include "kernels/attention.h"
@@ -66,7 +67,8 @@ DType cuda_weight_dtype(const Model& model, const CudaBackendOptions& options) {
     if (t == DType::F32) return model.weight_bytes() <= options.keep_f32_max_bytes ? DType::F32 : DType::BF16;
     if (t == DType::BF16) return DType::BF16;
     // F16 and every block type: block values (an f16 scale times small integers) round to f16 with
-    // less error than to bf16. Block types have no device kernels yet; they are widened on upload.
+    // less error than to bf16. Block tensors stay in their blocks on the device; F16 is the dtype of
+    // their dequantized prefill tiles (and of the whole model when a dtype is forced).
     return DType::F16;
 }
 
@@ -120,20 +122,24 @@ public:
         gemm_ = std::make_unique<Gemm>(stream_);
 
         dt_ = to_kernel_dt(cuda_weight_dtype(model, cuda_options));
+        keep_blocks_ = !cuda_options.weight_dtype;  // a forced dtype widens block tensors too
+        block_weights_ = device_weights_have_blocks(model, keep_blocks_);
         // Predict everything this constructor allocates, so a model that cannot fit fails before
         // gigabytes are copied, with the numbers.
-        const int64_t weights = device_weight_bytes(model, dt_);
+        const int64_t weights = device_weight_bytes(model, dt_, keep_blocks_);
         require_free(weights + scratch_bytes(), "the model (" + mib(weights) + " of " +
-                                                    std::string(dtype_name(from_kernel_dt(dt_))) + " weights, " +
+                                                    device_weight_formats(model, dt_, keep_blocks_) + " weights, " +
                                                     mib(scratch_bytes()) + " scratch for " + std::to_string(chunk_) +
                                                     "-row chunks)");
-        w_ = upload_weights(model, dt_, stream_);
+        w_ = upload_weights(model, dt_, stream_, keep_blocks_);
+        matmul_ = std::make_unique<MatMul>(*gemm_, stream_);
         allocate_scratch();
     }
 
     ~CudaBackend() override {
         if (stream_) {
             cudaStreamSynchronize(stream_);
+            matmul_.reset();
             gemm_.reset();
             cudaStreamDestroy(stream_);
         }
@@ -170,8 +176,7 @@ public:
         tokens_.ensure(static_cast<std::size_t>(n) * 4, "token ids");
         check(cudaMemcpyAsync(tokens_.get(), tokens, static_cast<std::size_t>(n) * 4, cudaMemcpyHostToDevice, stream_),
               "token upload");
-        check(kernels::embed_rows(w_.tok_embeddings.get(), dt_, cfg_.dim, tokens_.as<int32_t>(), n, row(a, row0), stream_),
-              "embedding kernel");
+        embed_rows(w_.tok_embeddings, tokens_.as<int32_t>(), n, row(a, row0), stream_);
     }
 
     void run_layer(int layer, Activations& act, int row0, int n, const int32_t* positions, KvCache& kv,
@@ -193,10 +198,11 @@ public:
         DeviceScope scope(device_);
         const auto& a = cast(act);
         if (row_index < 0 || row_index >= a.max_rows()) throw Error("logits: row out of range");
-        check(kernels::rms_norm(row(a, row_index), w_.out_norm.as<float>(), xin_.get(), dt_, 1, cfg_.dim, cfg_.norm_eps,
+        const Dt xdt = input_dt(1);
+        check(kernels::rms_norm(row(a, row_index), w_.out_norm.as<float>(), xin_.get(), xdt, 1, cfg_.dim, cfg_.norm_eps,
                                 stream_),
               "rms_norm kernel");
-        (*gemm_)(w_.output, xin_.get(), dt_, 1, cfg_.dim, cfg_.vocab_size, logits_.as<float>());
+        (*matmul_)(w_.output(), xin_.get(), xdt, 1, logits_.as<float>());
         check(cudaMemcpyAsync(out, logits_.get(), static_cast<std::size_t>(cfg_.vocab_size) * 4, cudaMemcpyDeviceToHost,
                               stream_),
               "logits download");
@@ -286,9 +292,6 @@ public:
     }
 
 private:
-    static DType from_kernel_dt(Dt dt) {
-        return dt == Dt::F32 ? DType::F32 : dt == Dt::F16 ? DType::F16 : DType::BF16;
-    }
     static const CudaKvCache& cast(const KvCache& kv) {
         auto* c = dynamic_cast<const CudaKvCache*>(&kv);
         if (!c) throw Error("KV cache was not created by the CUDA backend");
@@ -311,15 +314,24 @@ private:
     int qkv_stride() const { return cfg_.q_dim() + 2 * cfg_.kv_dim(); }
     int xin_width() const { return std::max({cfg_.dim, cfg_.q_dim(), cfg_.ffn_dim}); }
 
-    // Per-chunk scratch: GEMM inputs in the weight dtype, f32 GEMM outputs, positions, logits.
+    // Matrix-product inputs: f32 for the block GEMV (a few rows), the weight dtype otherwise.
+    Dt input_dt(int n) const { return block_weights_ && n <= kernels::kGemvMaxRows ? Dt::F32 : dt_; }
+    int64_t xin_bytes() const {
+        const int64_t c = chunk_;
+        const int64_t gemv_rows = block_weights_ ? std::min<int64_t>(c, kernels::kGemvMaxRows) : 0;
+        return std::max(c * static_cast<int64_t>(kernels::dt_size(dt_)), gemv_rows * 4) * xin_width();
+    }
+    // Per-chunk scratch: matrix-product inputs, f32 GEMM outputs, positions, logits, and for block
+    // weights the dequantized tile (MatMul).
     int64_t scratch_bytes() const {
         const int64_t c = chunk_;
-        return c * xin_width() * static_cast<int64_t>(kernels::dt_size(dt_)) + c * qkv_stride() * 4 + c * cfg_.q_dim() * 4 +
-               c * 2 * cfg_.ffn_dim * 4 + c * 4 + int64_t{cfg_.vocab_size} * 4;
+        return xin_bytes() + c * qkv_stride() * 4 + c * cfg_.q_dim() * 4 + c * 2 * cfg_.ffn_dim * 4 + c * 4 +
+               int64_t{cfg_.vocab_size} * 4 +
+               (block_weights_ ? MatMul::scratch_bytes(xin_width(), kernels::kGemvMaxRows, dt_) : 0);
     }
     void allocate_scratch() {
         const std::size_t c = static_cast<std::size_t>(chunk_);
-        xin_.ensure(c * xin_width() * kernels::dt_size(dt_), "chunk scratch");
+        xin_.ensure(static_cast<std::size_t>(xin_bytes()), "chunk scratch");
         qkv_.ensure(c * qkv_stride() * 4, "chunk scratch");
         attn_.ensure(c * cfg_.q_dim() * 4, "chunk scratch");
         gate_up_.ensure(c * 2 * cfg_.ffn_dim * 4, "chunk scratch");
@@ -374,8 +386,9 @@ private:
         const auto* pos = pos_.as<int32_t>();
 
         // Attention block.
-        check(kernels::rms_norm(h, w.attn_norm.as<float>(), xin_.get(), dt_, n, dim, cfg_.norm_eps, stream_), "rms_norm kernel");
-        (*gemm_)(w.wqkv.get(), xin_.get(), dt_, n, dim, stride, qkv_.as<float>());
+        const Dt xdt = input_dt(n);
+        check(kernels::rms_norm(h, w.attn_norm.as<float>(), xin_.get(), xdt, n, dim, cfg_.norm_eps, stream_), "rms_norm kernel");
+        (*matmul_)(w.wqkv, xin_.get(), xdt, n, qkv_.as<float>());
         const auto conv = cfg_.rope_style == RopeStyle::AdjacentPairs ? kernels::RopeConvention::AdjacentPairs
                                                                        : kernels::RopeConvention::RotateHalf;
         check(kernels::rope(qkv_.as<float>(), stride, n, cfg_.n_heads + cfg_.n_kv_heads, cfg_.head_dim, pos, cfg_.rope_theta,
@@ -391,18 +404,18 @@ private:
               "kv_append kernel");
         for (int ch = 0; ch < spec.n_heads; ++ch) kv.commit_append(layer, ch, positions, n);
 
-        // With f32 weights the attention output is already the o-projection's input type.
-        float* attn_out = dt_ == Dt::F32 ? xin_.as<float>() : attn_.as<float>();
+        // With f32 inputs the attention output is already the o-projection's input type.
+        float* attn_out = xdt == Dt::F32 ? xin_.as<float>() : attn_.as<float>();
         run_attention(qkv_.as<float>(), stride, pos, n, kv.layer_view(layer), kv.max_length(layer), attn_out, qd, nullptr);
-        if (dt_ != Dt::F32)
-            check(kernels::convert(attn_out, Dt::F32, xin_.get(), dt_, int64_t{n} * qd, stream_), "convert kernel");
-        (*gemm_)(w.wo.get(), xin_.get(), dt_, n, qd, dim, h, 1.0f);
+        if (xdt != Dt::F32)
+            check(kernels::convert(attn_out, Dt::F32, xin_.get(), xdt, int64_t{n} * qd, stream_), "convert kernel");
+        (*matmul_)(w.wo, xin_.get(), xdt, n, h, 1.0f);
 
         // Feed-forward block (SwiGLU).
-        check(kernels::rms_norm(h, w.ffn_norm.as<float>(), xin_.get(), dt_, n, dim, cfg_.norm_eps, stream_), "rms_norm kernel");
-        (*gemm_)(w.w_gate_up.get(), xin_.get(), dt_, n, dim, 2 * cfg_.ffn_dim, gate_up_.as<float>());
-        check(kernels::swiglu(gate_up_.as<float>(), xin_.get(), dt_, n, cfg_.ffn_dim, stream_), "swiglu kernel");
-        (*gemm_)(w.w_down.get(), xin_.get(), dt_, n, cfg_.ffn_dim, dim, h, 1.0f);
+        check(kernels::rms_norm(h, w.ffn_norm.as<float>(), xin_.get(), xdt, n, dim, cfg_.norm_eps, stream_), "rms_norm kernel");
+        (*matmul_)(w.w_gate_up, xin_.get(), xdt, n, gate_up_.as<float>());
+        check(kernels::swiglu(gate_up_.as<float>(), xin_.get(), xdt, n, cfg_.ffn_dim, stream_), "swiglu kernel");
+        (*matmul_)(w.w_down, xin_.get(), xdt, n, h, 1.0f);
     }
 
     const Model& model_;
@@ -412,7 +425,10 @@ private:
     int sm_count_ = 1;
     cudaStream_t stream_ = nullptr;
     std::unique_ptr<Gemm> gemm_;
+    std::unique_ptr<MatMul> matmul_;  // uses *gemm_
     Dt dt_ = Dt::F32;
+    bool keep_blocks_ = true;    // block tensors stay in their GGUF blocks (no forced weight dtype)
+    bool block_weights_ = false; // and the model has some
     DeviceWeights w_;
     DeviceBuffer xin_, qkv_, attn_, gate_up_, pos_, logits_, tokens_;
     DeviceBuffer win_q_, win_pos_, win_out_, win_lse_, scores_, stage_, split_;

@@ -1,9 +1,12 @@
 // The CUDA backend: the Backend interface (engine/runtime/backend.h) on one NVIDIA GPU.
 //
 // Weights live on the GPU in one dtype for the GEMMs (cuBLAS, f32 accumulation): F16 and BF16 files
-// stay as they are, Q8_0 becomes F16, and F32 stays F32 for small models (exact, e.g. the test
-// fixtures) or becomes BF16 above `keep_f32_max_bytes` (F32 checkpoints are usually BF16-trained,
-// and BF16 keeps f32's range). Activations are f32; the KV cache is f16 (CudaKvCache).
+// stay as they are, and F32 stays F32 for small models (exact, e.g. the test fixtures) or becomes
+// BF16 above `keep_f32_max_bytes` (F32 checkpoints are usually BF16-trained, and BF16 keeps f32's
+// range). Block-quantized tensors (Q4_0 ... IQ4_XS, Q8_0) stay in their GGUF blocks (a Q4_K_M 8B
+// model takes its file size, not 16 GB): decode multiplies from the blocks (kernels/gemv_quant.h),
+// prefill dequantizes tiles to F16 for cuBLAS; a forced weight_dtype widens them all on upload
+// instead. Activations are f32; the KV cache is f16 (CudaKvCache).
 //
 // This header needs no CUDA headers, so any engine or app file can include it; it exists only in
 // builds with the toolkit (SNAPDOC_HAVE_CUDA). Use make_backend() in backend_factory.h to pick a
@@ -22,7 +25,7 @@ namespace snapdoc {
 
 struct CudaBackendOptions {
     int device = 0;
-    // Forces the GEMM weight dtype (F32, F16 or BF16); unset = the rule above.
+    // Forces the GEMM weight dtype (F32, F16 or BF16; block tensors widened too); unset = the rule above.
     std::optional<DType> weight_dtype;
     int64_t keep_f32_max_bytes = int64_t{1} << 30;
 };

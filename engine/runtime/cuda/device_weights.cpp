@@ -88,15 +88,77 @@ public:
         }
     }
 
+    // A fused matrix. Without block tensors (or with keep_blocks false): one dense part, every tensor
+    // converted to dt. Otherwise each run of consecutive tensors of one dtype is a part, block runs
+    // copied byte for byte, so Q|K|V of a Q4_K_M file is a Q4_K part (Q, K) and a Q6_K part (V).
+    DeviceMatrix make_matrix(const std::vector<const TensorView*>& tensors, kernels::Dt dt, const std::string& what,
+                             bool keep_blocks) {
+        DeviceMatrix m;
+        m.dt = dt;
+        m.cols = static_cast<int>(tensors.front()->cols());
+        bool blocks = false;
+        for (const TensorView* t : tensors) {
+            if (t->cols() != m.cols)
+                throw Error("tensor " + t->name + ": " + std::to_string(t->cols()) + " columns, unlike the " +
+                            std::to_string(m.cols) + " of the tensors it is fused with");
+            m.rows += static_cast<int>(t->rows());
+            blocks = blocks || (keep_blocks && to_block_type(t->dtype));
+        }
+        if (!blocks) {
+            DeviceMatrixPart p;
+            p.rows = m.rows;
+            p.data = make(tensors, dt, what);
+            m.parts.push_back(std::move(p));
+            return m;
+        }
+        int row0 = 0;
+        for (std::size_t i = 0; i < tensors.size();) {
+            std::size_t j = i + 1;
+            while (j < tensors.size() && tensors[j]->dtype == tensors[i]->dtype) ++j;
+            const std::vector<const TensorView*> run(tensors.begin() + static_cast<std::ptrdiff_t>(i),
+                                                     tensors.begin() + static_cast<std::ptrdiff_t>(j));
+            DeviceMatrixPart p;
+            p.row0 = row0;
+            for (const TensorView* t : run) p.rows += static_cast<int>(t->rows());
+            p.blocks = to_block_type(tensors[i]->dtype);
+            p.data = p.blocks ? copy_blocks(run, what) : make(run, dt, what);
+            row0 += p.rows;
+            m.parts.push_back(std::move(p));
+            i = j;
+        }
+        return m;
+    }
+
+    // Tensors of one block type, byte for byte, rows after rows.
+    DeviceBuffer copy_blocks(const std::vector<const TensorView*>& run, const std::string& what) {
+        std::size_t total = 0;
+        for (const TensorView* t : run) {
+            check_fits(*t);
+            total += static_cast<std::size_t>(t->rows()) * dtype_row_bytes(t->dtype, t->cols());
+        }
+        DeviceBuffer buf(total, what);
+        std::size_t at = 0;
+        for (const TensorView* t : run) {
+            const std::size_t bytes = static_cast<std::size_t>(t->rows()) * dtype_row_bytes(t->dtype, t->cols());
+            check(cudaMemcpyAsync(buf.as<uint8_t>() + at, t->data, bytes, cudaMemcpyHostToDevice, stream_), "weight upload");
+            at += bytes;
+        }
+        return buf;
+    }
+
+    static void check_fits(const TensorView& t) {
+        if (!dtype_row_fits(t.dtype, t.cols()))
+            throw Error("tensor " + t.name + ": rows of " + std::to_string(t.cols()) + " values are not whole " +
+                        std::string(dtype_name(t.dtype)) + " blocks");
+    }
+
     DeviceBuffer make(const std::vector<const TensorView*>& parts, kernels::Dt dt, const std::string& what) {
         int64_t total = 0;
         for (const TensorView* t : parts) total += t->numel();
         DeviceBuffer buf(static_cast<std::size_t>(total) * kernels::dt_size(dt), what);
         int64_t at = 0;
         for (const TensorView* t : parts) {
-            if (!dtype_row_fits(t->dtype, t->cols()))
-                throw Error("tensor " + t->name + ": rows of " + std::to_string(t->cols()) + " values are not whole " +
-                            std::string(dtype_name(t->dtype)) + " blocks");
+            check_fits(*t);
             put(*t, dt, buf.get(), at);
             at += t->numel();
         }
@@ -114,33 +176,63 @@ private:
 
 }  // namespace
 
-int64_t device_weight_bytes(const Model& model, kernels::Dt dt) {
+namespace {
+// The matrices upload_weights puts on the device (the tied output once).
+std::vector<const TensorView*> matrix_tensors(const Model& model) {
     const auto& w = model.weights;
-    const int64_t es = static_cast<int64_t>(kernels::dt_size(dt));
-    int64_t bytes = w.tok_embeddings.numel() * es + w.out_norm.numel() * 4;
-    if (w.output.data != w.tok_embeddings.data) bytes += w.output.numel() * es;
-    for (const LayerWeights& l : w.layers) {
-        bytes += (l.attn_norm.numel() + l.ffn_norm.numel()) * 4;
-        bytes += (l.wq.numel() + l.wk.numel() + l.wv.numel() + l.wo.numel() + l.w_gate.numel() + l.w_up.numel() +
-                  l.w_down.numel()) * es;
-    }
+    std::vector<const TensorView*> all = {&w.tok_embeddings};
+    if (w.output.data != w.tok_embeddings.data) all.push_back(&w.output);
+    for (const LayerWeights& l : w.layers)
+        for (const TensorView* t : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down}) all.push_back(t);
+    return all;
+}
+}  // namespace
+
+int64_t device_weight_bytes(const Model& model, kernels::Dt dt, bool keep_blocks) {
+    const auto& w = model.weights;
+    int64_t bytes = w.out_norm.numel() * 4;
+    for (const LayerWeights& l : w.layers) bytes += (l.attn_norm.numel() + l.ffn_norm.numel()) * 4;
+    for (const TensorView* t : matrix_tensors(model)) bytes += device_tensor_bytes(*t, dt, keep_blocks);
     return bytes;
 }
 
-DeviceWeights upload_weights(const Model& model, kernels::Dt dt, cudaStream_t stream) {
+bool device_weights_have_blocks(const Model& model, bool keep_blocks) {
+    const auto all = matrix_tensors(model);
+    return keep_blocks && std::any_of(all.begin(), all.end(), [](const TensorView* t) { return to_block_type(t->dtype).has_value(); });
+}
+
+std::string device_weight_formats(const Model& model, kernels::Dt dt, bool keep_blocks) {
+    std::vector<DType> block_types;
+    bool dense = false;
+    for (const TensorView* t : matrix_tensors(model)) {
+        if (keep_blocks && to_block_type(t->dtype)) {
+            if (std::find(block_types.begin(), block_types.end(), t->dtype) == block_types.end()) block_types.push_back(t->dtype);
+        } else {
+            dense = true;
+        }
+    }
+    const std::string dense_name = dt == kernels::Dt::F32 ? "F32" : dt == kernels::Dt::F16 ? "F16" : "BF16";
+    if (block_types.empty()) return dense_name;
+    std::string s;
+    for (DType t : block_types) {
+        if (!s.empty()) s += '/';
+        s += dtype_name(t);
+    }
+    s += " blocks";
+    if (dense) s += " + " + dense_name;
+    return s;
+}
+
+DeviceWeights upload_weights(const Model& model, kernels::Dt dt, cudaStream_t stream, bool keep_blocks) {
     const auto& w = model.weights;
     DeviceWeights d;
     d.dt = dt;
     Uploader up(stream);
     const kernels::Dt f32 = kernels::Dt::F32;
-    d.tok_embeddings = up.make({&w.tok_embeddings}, dt, "token embeddings");
+    d.tok_embeddings = up.make_matrix({&w.tok_embeddings}, dt, "token embeddings", keep_blocks);
     d.out_norm = up.make({&w.out_norm}, f32, "output norm");
-    if (w.output.data == w.tok_embeddings.data) {
-        d.output = d.tok_embeddings.get();
-    } else {
-        d.output_own = up.make({&w.output}, dt, "output projection");
-        d.output = d.output_own.get();
-    }
+    if (w.output.data != w.tok_embeddings.data)  // tied: output() is the embeddings
+        d.output_own = up.make_matrix({&w.output}, dt, "output projection", keep_blocks);
     d.layers.reserve(w.layers.size());
     for (std::size_t i = 0; i < w.layers.size(); ++i) {
         const LayerWeights& l = w.layers[i];
@@ -148,10 +240,10 @@ DeviceWeights upload_weights(const Model& model, kernels::Dt dt, cudaStream_t st
         DeviceLayer dl;
         dl.attn_norm = up.make({&l.attn_norm}, f32, what);
         dl.ffn_norm = up.make({&l.ffn_norm}, f32, what);
-        dl.wqkv = up.make({&l.wq, &l.wk, &l.wv}, dt, what);
-        dl.wo = up.make({&l.wo}, dt, what);
-        dl.w_gate_up = up.make({&l.w_gate, &l.w_up}, dt, what);
-        dl.w_down = up.make({&l.w_down}, dt, what);
+        dl.wqkv = up.make_matrix({&l.wq, &l.wk, &l.wv}, dt, what, keep_blocks);
+        dl.wo = up.make_matrix({&l.wo}, dt, what, keep_blocks);
+        dl.w_gate_up = up.make_matrix({&l.w_gate, &l.w_up}, dt, what, keep_blocks);
+        dl.w_down = up.make_matrix({&l.w_down}, dt, what, keep_blocks);
         d.layers.push_back(std::move(dl));
     }
     up.finish();

@@ -26,7 +26,7 @@ Gemm::~Gemm() {
 }
 
 void Gemm::operator()(const void* w, const void* x, kernels::Dt dt, int n, int in, int out, float* y,
-                      float beta) const {
+                      float beta, int ldy) const {
     if (n <= 0) return;
     // cuBLAS is column-major. Read column-major, row-major W [out, in] is an in × out matrix
     // (ld = in), x [n, in] is xᵀ (in × n, ld = in) and y [n, out] is yᵀ (out × n, ld = out).
@@ -34,7 +34,7 @@ void Gemm::operator()(const void* w, const void* x, kernels::Dt dt, int n, int i
     const float alpha = 1.0f;
     const cudaDataType_t t = cuda_type(dt);
     check(cublasGemmEx(handle_, CUBLAS_OP_T, CUBLAS_OP_N, out, n, in, &alpha, w, t, in, x, t, in, &beta, y, CUDA_R_32F,
-                       out, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                       ldy > 0 ? ldy : out, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
           "cublasGemmEx");
 }
 

@@ -18,8 +18,9 @@ public:
     Gemm& operator=(const Gemm&) = delete;
 
     // beta = 1 adds into y: the residual adds after the attention output and FFN down projections.
+    // ldy: y's row stride when it is wider than `out` (a row range of a larger product); 0 = out.
     void operator()(const void* w, const void* x, kernels::Dt dt, int n, int in, int out, float* y,
-                    float beta = 0.0f) const;
+                    float beta = 0.0f, int ldy = 0) const;
 
 private:
     cublasHandle_t handle_ = nullptr;
