@@ -36,7 +36,7 @@ int cmd_info(int argc, char** argv) {
     const MemoryPlan mem = plan_memory(m);
     std::printf("weights:         %s as stored (memory-mapped)\n", format_bytes(mem.weights).c_str());
     std::printf(
-        "KV cache:        %s per 1K tokens uncompressed (f32; the document's full KV, kept for re-snap)\n",
+        "KV cache:        %s per 1K tokens uncompressed (f16; the document's full KV, kept for re-snap)\n",
         format_bytes(mem.kv_full_per_1k).c_str());
     std::printf(
         "                 %s at SnapKV budget %d, whatever the document length (query-head mode %s)\n",

@@ -71,8 +71,10 @@ int main(int argc, char** argv) {
     const bool screenshot = cli.isSet(shot_opt);
 
     std::unique_ptr<snapdoc::services::LibraryStore> store;
+    QString kv_cache_dir;
     try {
         const auto paths = snapdoc::services::resolve_app_paths(cli.value(data_opt));
+        kv_cache_dir = paths.kv_cache_dir;
         snapdoc::services::init_app_logging(paths.log_file().toStdString(), cli.value(log_opt).toStdString());
         spdlog::info("snapdoc {} starting; data in {}", SNAPDOC_VERSION, paths.data_dir.toStdString());
         store = std::make_unique<snapdoc::services::LibraryStore>(paths.database_file().toStdString());
@@ -81,6 +83,7 @@ int main(int argc, char** argv) {
     }
 
     snapdoc::ui::MainWindow window(*store);
+    window.set_kv_cache_dir(kv_cache_dir);
     if (cli.isSet(ignore_opt)) window.set_ignore_context_for_session();
     if (cli.isSet(budget_opt)) {
         bool ok = false;

@@ -4,6 +4,7 @@
 #include <QStandardPaths>
 
 #include "engine/common/error.h"
+#include "engine/kv/kv_store_cache.h"
 
 namespace snapdoc::services {
 
@@ -39,11 +40,16 @@ AppPaths resolve_app_paths(const QString& override_dir) {
     if (!dir.isEmpty()) {
         p.data_dir = QDir(dir).absolutePath();
         p.log_dir = p.data_dir + "/logs";
+        p.kv_cache_dir = p.data_dir + "/kv-cache";
     } else {
         // AppDataLocation is $XDG_DATA_HOME/<organization>/<application>; snapdoc sets no organization.
         p.data_dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
         if (p.data_dir.isEmpty()) p.data_dir = QDir::homePath() + "/.local/share/snapdoc";
         p.log_dir = state_dir();
+        // In QStandardPaths test mode the cache follows the redirected data folder, like the state.
+        p.kv_cache_dir = QStandardPaths::isTestModeEnabled()
+                             ? p.data_dir + "/kv-cache"
+                             : QString::fromStdString(KvStoreCache::default_dir().string());
     }
     make_dir(p.data_dir);
     make_dir(p.log_dir);

@@ -11,6 +11,9 @@ namespace snapdoc::services {
 struct AppPaths {
     QString data_dir;  // holds library.sqlite
     QString log_dir;   // holds snapdoc.log (rotated)
+    // The on-disk K/V cache ($XDG_CACHE_HOME/snapdoc/kv, shared with snapdoc-cli ask); under the
+    // data folder when one is named (a test or a second profile keeps its own). Created on first use.
+    QString kv_cache_dir;
     QString database_file() const;
     QString log_file() const;
 };

@@ -39,7 +39,9 @@ json to_json(const GenerationSettings& g) {
             {"threads", g.threads},
             {"device", g.device},
             {"ignore_context", g.ignore_context},
-            {"chat_template", g.chat_template}};
+            {"chat_template", g.chat_template},
+            {"kv_cache", g.kv_cache},
+            {"kv_cache_cap_mb", g.kv_cache_cap_mb}};
 }
 
 // Reads j[key] into `out` when present and of the right type; keeps the default otherwise.
@@ -82,6 +84,9 @@ AppSettings load_settings(LibraryStore& store) {
     if (s.generation.device != "cpu" && s.generation.device != "cuda") s.generation.device = "auto";
     read(gen, "ignore_context", s.generation.ignore_context);
     read(gen, "chat_template", s.generation.chat_template);
+    read(gen, "kv_cache", s.generation.kv_cache);
+    read(gen, "kv_cache_cap_mb", s.generation.kv_cache_cap_mb);
+    if (s.generation.kv_cache_cap_mb < 0) s.generation.kv_cache_cap_mb = GenerationSettings{}.kv_cache_cap_mb;
     if (gen.is_object() && gen.contains("sampling")) {
         const json& j = gen["sampling"];
         SamplingParams& p = s.generation.sampling;

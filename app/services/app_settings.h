@@ -21,6 +21,10 @@ struct GenerationSettings {
     std::string device = "auto";  // compute device for the next model load: "auto", "cpu" or "cuda"
     bool ignore_context = false;  // allow prompts longer than the model's trained context
     std::string chat_template;    // "" = detect from the model
+    // The on-disk K/V cache (engine/kv/kv_store_cache.h): a document opens without a prefill the
+    // second time. Least recently used files go when the folder exceeds the cap.
+    bool kv_cache = true;
+    int kv_cache_cap_mb = 4096;
 };
 
 struct AppSettings {

@@ -37,6 +37,7 @@ ModelSummary summarize(const Model& model) {
     s.parameters = model.parameter_count();
     s.weight_bytes = model.weight_bytes();
     s.kv_bytes_per_token = int64_t{2} * c.n_layers * c.kv_dim() * 4;
+    s.kv_store_bytes_per_token = s.kv_bytes_per_token / 2;  // FullKvStore keeps f16
     // xn, tmp, q, attn, k, v, gate, up (see the CPU backend's scratch) plus the hidden row itself.
     s.scratch_bytes_per_row = int64_t{4} * (3 * c.dim + 2 * c.q_dim() + 2 * c.kv_dim() + 2 * c.ffn_dim);
     s.type_mix = type_mix(model);
@@ -68,7 +69,7 @@ MemoryPlan plan_memory(const Model& model, int snapkv_budget, int chunk_rows) {
     const ModelSummary s = summarize(model);
     MemoryPlan p;
     p.weights = s.weight_bytes;
-    p.kv_full_per_1k = s.kv_bytes_per_token * 1024;
+    p.kv_full_per_1k = s.kv_store_bytes_per_token * 1024;
     p.snapkv_budget = snapkv_budget;
     p.kv_at_budget = s.kv_bytes_per_token * snapkv_budget;
     p.kv_at_budget_query_heads = p.kv_at_budget * std::max(1, model.config.group_size());

@@ -24,7 +24,8 @@ struct TensorTypeShare {
 struct ModelSummary {
     int64_t parameters = 0;
     int64_t weight_bytes = 0;               // as stored (mmapped; paged in on use)
-    int64_t kv_bytes_per_token = 0;         // f32 K+V over all layers (uncompressed)
+    int64_t kv_bytes_per_token = 0;         // f32 K+V over all layers (an uncompressed backend cache)
+    int64_t kv_store_bytes_per_token = 0;   // f16 K+V over all layers (the document's full-KV store)
     int64_t scratch_bytes_per_row = 0;      // activations per prefill row on the CPU backend
     std::vector<TensorTypeShare> type_mix;  // largest share (bytes) first
 };
@@ -39,7 +40,7 @@ std::string format_type_mix_short(const std::vector<TensorTypeShare>& mix);
 // What a document session needs, by part (CPU backend, f32 KV cache).
 struct MemoryPlan {
     int64_t weights = 0;                   // as stored, memory-mapped
-    int64_t kv_full_per_1k = 0;            // uncompressed K+V per 1024 prompt tokens (the full-KV store)
+    int64_t kv_full_per_1k = 0;            // uncompressed K+V per 1024 prompt tokens (the f16 full-KV store)
     int snapkv_budget = 0;                 // B, kept entries per head per layer (window included)
     int64_t kv_at_budget = 0;              // the compressed cache at that budget (kv-head mode), any length
     int64_t kv_at_budget_query_heads = 0;  // the same in query-head mode (× query heads per KV head)

@@ -5,10 +5,14 @@
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
+#include <QHBoxLayout>
 #include <QLabel>
+#include <QPushButton>
 #include <QSpinBox>
 #include <QThread>
 
+#include "engine/kv/kv_store_cache.h"
+#include "engine/model/model_summary.h"
 #include "engine/runtime/backend_factory.h"
 #include "engine/tokenizer/chat_template.h"
 
@@ -70,6 +74,28 @@ SettingsDialog::SettingsDialog(const services::GenerationSettings& s, QWidget* p
     ignore_context_->setToolTip(
         tr("The model still runs, but quality usually collapses past its context length."));
     ignore_context_->setChecked(s.ignore_context);
+    kv_cache_ = new QCheckBox(tr("Keep prefilled documents in a K/V cache on disk"), this);
+    kv_cache_->setObjectName("kvCacheCheck");
+    kv_cache_->setToolTip(tr("A document opens in seconds the second time, also after a restart. Each "
+                             "file holds the document's K/V for one model (f16)."));
+    kv_cache_->setChecked(s.kv_cache);
+    kv_cache_cap_ = new QSpinBox(this);
+    kv_cache_cap_->setObjectName("kvCacheCapSpin");
+    kv_cache_cap_->setRange(0, 1 << 20);
+    kv_cache_cap_->setSingleStep(512);
+    kv_cache_cap_->setSuffix(tr(" MiB"));
+    kv_cache_cap_->setToolTip(tr("Least recently used documents are removed from the cache above this size."));
+    kv_cache_cap_->setValue(s.kv_cache_cap_mb);
+    kv_cache_usage_ = new QLabel(this);
+    kv_cache_usage_->setObjectName("kvCacheUsageLabel");
+    kv_cache_clear_ = new QPushButton(tr("Clear K/V cache"), this);
+    kv_cache_clear_->setObjectName("clearKvCacheButton");
+    kv_cache_clear_->setEnabled(false);
+    connect(kv_cache_clear_, &QPushButton::clicked, this, [this] {
+        if (kv_cache_dir_.isEmpty()) return;
+        KvStoreCache(kv_cache_dir_.toStdString()).clear();
+        show_kv_cache_usage();
+    });
     error_ = new QLabel(this);
     error_->setStyleSheet("color: #b02020;");
     error_->setWordWrap(true);
@@ -86,6 +112,12 @@ SettingsDialog::SettingsDialog(const services::GenerationSettings& s, QWidget* p
     form->addRow(tr("Device (next model load)"), device_);
     form->addRow(tr("Chat template (next model load)"), template_);
     form->addRow(ignore_context_);
+    form->addRow(kv_cache_);
+    auto* cache_row = new QHBoxLayout;
+    cache_row->addWidget(kv_cache_cap_);
+    cache_row->addWidget(kv_cache_usage_, 1);
+    cache_row->addWidget(kv_cache_clear_);
+    form->addRow(tr("K/V cache size cap"), cache_row);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     connect(buttons, &QDialogButtonBox::accepted, this, &SettingsDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &SettingsDialog::reject);
@@ -108,7 +140,26 @@ services::GenerationSettings SettingsDialog::settings() const {
     s.device = device_->currentData().toString().toStdString();
     s.chat_template = template_->currentData().toString().toStdString();
     s.ignore_context = ignore_context_->isChecked();
+    s.kv_cache = kv_cache_->isChecked();
+    s.kv_cache_cap_mb = kv_cache_cap_->value();
     return s;
+}
+
+void SettingsDialog::set_kv_cache_dir(const QString& dir) {
+    kv_cache_dir_ = dir;
+    kv_cache_clear_->setEnabled(!dir.isEmpty());
+    kv_cache_usage_->setToolTip(dir);
+    show_kv_cache_usage();
+}
+
+void SettingsDialog::show_kv_cache_usage() {
+    if (kv_cache_dir_.isEmpty()) {
+        kv_cache_usage_->clear();
+        return;
+    }
+    const KvStoreCache::Usage u = KvStoreCache(kv_cache_dir_.toStdString()).usage();
+    kv_cache_usage_->setText(tr("%n document(s), %1 in use", nullptr, u.files)
+                                 .arg(QString::fromStdString(format_bytes(u.bytes))));
 }
 
 void SettingsDialog::accept() {

@@ -1,5 +1,6 @@
 // Generation settings: sampling (temperature, top-k, top-p, min-p, repetition penalty, seed), the
-// answer length, threads, the chat template and whether prompts may exceed the trained context.
+// answer length, threads, the chat template and whether prompts may exceed the trained context;
+// the on-disk K/V cache (on/off, size cap, clear).
 #pragma once
 
 #include <QDialog>
@@ -10,6 +11,7 @@ class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
+class QPushButton;
 class QSpinBox;
 
 namespace snapdoc::ui {
@@ -22,6 +24,9 @@ public:
     services::GenerationSettings settings() const;
 
     void accept() override;
+    // The K/V cache folder the app uses: shows its size and enables "Clear K/V cache" (without it
+    // the button stays disabled).
+    void set_kv_cache_dir(const QString& dir);
 
 private:
     QDoubleSpinBox* temperature_;
@@ -36,6 +41,12 @@ private:
     QComboBox* template_;
     QCheckBox* ignore_context_;
     QLabel* error_;
+    QCheckBox* kv_cache_;
+    QSpinBox* kv_cache_cap_;
+    QLabel* kv_cache_usage_;
+    QPushButton* kv_cache_clear_;
+    QString kv_cache_dir_;
+    void show_kv_cache_usage();
 };
 
 }  // namespace snapdoc::ui

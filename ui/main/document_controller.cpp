@@ -228,10 +228,16 @@ void DocumentController::update_facts(const QString& problem) {
         if (ctx > 0 && ready_->document_tokens > ctx)
             html += tr(" <span style='color:#b02020'>(longer than the context: allowed in Settings)</span>");
         html += tr(" · full KV %1").arg(QString::fromStdString(format_bytes(ready_->full_store_bytes)));
-        html +=
-            tr(" · prefilled in %1 s (%2 tok/s)")
-                .arg(ready_->seconds, 0, 'f', 2)
-                .arg(num(static_cast<int64_t>(ready_->document_tokens / std::max(1e-6, ready_->seconds))));
+        if (ready_->from_kv_cache)
+            html += tr(" · <span style='color:#206020'>opened from the K/V cache in %1 s</span> (no prefill)")
+                        .arg(ready_->kv_cache_seconds, 0, 'f', ready_->kv_cache_seconds < 1 ? 2 : 1);
+        else
+            html +=
+                tr(" · prefilled in %1 s (%2 tok/s)")
+                    .arg(ready_->seconds, 0, 'f', 2)
+                    .arg(num(static_cast<int64_t>(ready_->document_tokens / std::max(1e-6, ready_->seconds))));
+        if (!ready_->kv_cache_note.isEmpty())
+            html += QStringLiteral("<br><span style='color:#806000'>%1</span>").arg(ready_->kv_cache_note.toHtmlEscaped());
     } else if (!model_) {
         html += tr(" · open a model to ask questions");
     }

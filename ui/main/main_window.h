@@ -50,6 +50,11 @@ public:
     // Starts with this SnapKV budget (--budget; at least the window + 1), as if set with the slider,
     // but for this run only: the stored budget stays unless the user moves the slider.
     void set_budget_for_session(int budget);
+    // The on-disk K/V cache folder (main_window_kv_cache.cpp): documents are cached there as the
+    // settings say (on/off, cap). Until this is called the cache is off, so a window built by a test
+    // never writes into the user's cache.
+    void set_kv_cache_dir(const QString& dir);
+    const QString& kv_cache_dir() const { return kv_cache_dir_; }
 
     ModelController& models() const { return *model_controller_; }
     DocumentController& documents() const { return *document_controller_; }
@@ -82,6 +87,8 @@ private:
 
     services::LibraryStore& store_;
     services::AppSettings settings_;
+    void apply_kv_cache_settings();
+    QString kv_cache_dir_;
     services::AppSettings stored_settings_;     // as last loaded or saved: only changes are written
     std::optional<bool> saved_ignore_context_;  // the stored value while a session override is on
     struct BudgetOverride {

@@ -127,8 +127,10 @@ void MainWindow::export_dialog() {
 
 void MainWindow::settings_dialog() {
     SettingsDialog dialog(settings_.generation, this);
+    dialog.set_kv_cache_dir(kv_cache_dir_);
     if (dialog.exec() != QDialog::Accepted) return;
     settings_.generation = dialog.settings();
+    apply_kv_cache_settings();
     saved_ignore_context_.reset();  // the user's explicit choice replaces a --ignore-context override
     save_settings();
 }

@@ -6,6 +6,7 @@
 #include <QLocale>
 
 #include "engine/common/error.h"
+#include "engine/kv/kv_store_cache.h"
 #include "engine/model/model.h"
 #include "engine/model/model_summary.h"
 #include "engine/runtime/backend.h"
@@ -25,6 +26,17 @@ struct EngineWorker::State {
     std::optional<Tokenizer> tokenizer;
     std::unique_ptr<Backend> backend;
     std::unique_ptr<DocumentChat> chat;
+    std::unique_ptr<KvStoreCache> kv_cache;  // null: off
+    QString model_path;                      // of the loaded model (its identity keys the K/V cache)
+    void attach_kv_cache() {
+        if (!chat) return;
+        try {
+            chat->set_kv_cache(kv_cache.get(), kv_cache ? model_identity(model_path.toStdString()) : ModelIdentity{});
+        } catch (const std::exception& e) {
+            spdlog::warn("K/V cache off for this model: {}", e.what());
+            chat->set_kv_cache(nullptr, {});
+        }
+    }
     ChatTemplateKind template_kind = ChatTemplateKind::Plain;
     qint64 document_id = -1;    // the prefilled document, -1 if none
     bool has_question = false;  // window scores exist (reselect possible)
@@ -99,6 +111,8 @@ void EngineWorker::loadModel(const QString& path, const ModelLoadOptions& option
         s_->backend = std::move(backend);
         s_->template_kind = kind;
         s_->chat = std::make_unique<DocumentChat>(*s_->backend, *s_->tokenizer, kind);
+        s_->model_path = path;
+        s_->attach_kv_cache();
         spdlog::info("model loaded: {} ({} backend, template {})", path.toStdString(), s_->backend->name(),
                      chat_template_name(kind));
         emit modelLoaded(info);
@@ -161,8 +175,12 @@ void EngineWorker::loadDocument(qint64 document_id, std::shared_ptr<const std::s
         ready.seconds = timer.elapsed() / 1000.0;
         ready.full_store_bytes = s_->chat->session().full_store_bytes();
         ready.token_map = std::move(map);
-        spdlog::info("document {}: {} tokens prefilled in {:.2f} s ({} layers)", document_id, part.size(),
-                     ready.seconds, n_layers);
+        const KvCacheReport& cache = s_->chat->cache_report();
+        ready.from_kv_cache = cache.served;
+        ready.kv_cache_seconds = cache.served ? cache.load_seconds : cache.save_seconds;
+        ready.kv_cache_note = qstr(cache.note);
+        spdlog::info("document {}: {} tokens {} in {:.2f} s ({} layers)", document_id, part.size(),
+                     ready.from_kv_cache ? "opened from the K/V cache" : "prefilled", ready.seconds, n_layers);
         emit documentLoaded(ready);
     } catch (const Cancelled&) {
         emit documentFailed(document_id, tr("Loading the document was stopped."), true);
@@ -249,6 +267,17 @@ AnswerStats EngineWorker::run_ask(const AskRequest& request, const SnapKvConfig&
     st.kv_bytes_compressed = r.generation.kv_bytes_compressed;
     if (selection) *selection = r.selection;
     return st;
+}
+
+void EngineWorker::setKvCache(const QString& dir, qint64 cap_bytes) {
+    if (dir.isEmpty())
+        s_->kv_cache.reset();
+    else if (s_->kv_cache && s_->kv_cache->dir() == std::filesystem::path(dir.toStdString()))
+        s_->kv_cache->set_cap_bytes(cap_bytes);
+    else
+        s_->kv_cache = std::make_unique<KvStoreCache>(dir.toStdString(), cap_bytes);
+    if (s_->kv_cache) s_->kv_cache->evict();  // a lower cap applies now, not at the next save
+    s_->attach_kv_cache();
 }
 
 void EngineWorker::ask(const AskRequest& request) {

@@ -36,6 +36,9 @@ public:
     // `reserve_tokens` (question + answer) exceed the context, then prefills it layer by layer.
     void loadDocument(qint64 document_id, std::shared_ptr<const std::string> text, int reserve_tokens,
                       bool ignore_context, CancelToken cancel);
+    // The on-disk K/V cache (engine/kv/kv_store_cache.h) loadDocument consults before prefilling and
+    // fills after: `dir` empty turns it off. Kept across model loads; takes effect at once.
+    void setKvCache(const QString& dir, qint64 cap_bytes);
     // Answers by re-snapping over the prefilled document (engine DocumentChat::ask), streaming text.
     void ask(const AskRequest& request);
     // New selection for the last question with `config`: no forward pass.

@@ -44,6 +44,7 @@ ModelInfo describe_model(const Model& model, const QString& path) {
     info.parameters = s.parameters;
     info.weight_bytes = s.weight_bytes;
     info.kv_bytes_per_token = s.kv_bytes_per_token;
+    info.kv_store_bytes_per_token = s.kv_store_bytes_per_token;
     info.run_bytes_at_context = estimate_run_bytes(model, c.context_length);
     info.type_mix = QString::fromStdString(format_type_mix(s.type_mix));
     info.type_mix_short = QString::fromStdString(format_type_mix_short(s.type_mix));
@@ -70,9 +71,9 @@ QString model_info_text(const ModelInfo& i) {
     t += QObject::tr("Tensor types: %1\n").arg(i.type_mix);
     t += QObject::tr("Weights: %1 as stored (memory-mapped)\n").arg(bytes(i.weight_bytes));
     t += QObject::tr(
-             "KV cache: %1 per 1K tokens uncompressed; %2 at a SnapKV budget of %3, whatever the "
-             "document length\n")
-             .arg(bytes(i.kv_bytes_per_token * 1024), bytes(i.kv_bytes_at_budget))
+             "KV cache: %1 per 1K tokens uncompressed (the document's full K/V, f16); %2 at a SnapKV "
+             "budget of %3, whatever the document length\n")
+             .arg(bytes(i.kv_store_bytes_per_token * 1024), bytes(i.kv_bytes_at_budget))
              .arg(i.snapkv_budget);
     t += QObject::tr("Compute scratch: %1\n").arg(bytes(i.scratch_bytes));
     t += QObject::tr("Memory for a full context: about %1\n").arg(bytes(i.run_bytes_at_context));

@@ -33,7 +33,8 @@ struct ModelInfo {
     int n_layers = 0, dim = 0, n_heads = 0, n_kv_heads = 0, head_dim = 0, vocab_size = 0, context_length = 0;
     int64_t parameters = 0;
     int64_t weight_bytes = 0;
-    int64_t kv_bytes_per_token = 0;
+    int64_t kv_bytes_per_token = 0;        // f32, an uncompressed backend cache
+    int64_t kv_store_bytes_per_token = 0;  // f16, the document's full-KV store
     int64_t run_bytes_at_context = 0;  // weights + full KV + activations for a full context
     QString type_mix;        // "Q4_K 145 tensors 3.9 GiB (4.5 bpw), Q6_K 18 tensors ..."
     QString type_mix_short;  // "Q4_K×145 Q6_K×18 F32×65"
@@ -55,6 +56,9 @@ struct DocumentReady {
     double seconds = 0;       // tokenize + layer-major prefill
     int64_t full_store_bytes = 0;
     std::shared_ptr<const services::TokenTextMap> token_map;
+    bool from_kv_cache = false;  // restored from the on-disk K/V cache: no prefill ran
+    double kv_cache_seconds = 0;  // restoring (from_kv_cache) or writing the cache file
+    QString kv_cache_note;        // why the cache could not be used or written ("" when fine)
 };
 
 struct AskRequest {
