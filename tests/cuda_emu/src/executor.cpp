@@ -39,8 +39,8 @@ enum class State : uint8_t { Ready, BlockWait, WarpWait, Done };
 // Switching fibers. On x86-64 a few instructions of our own (callee-saved registers and the stack
 // pointer): glibc's swapcontext also saves the signal mask with a system call each time, which
 // made the emulated suite ~10x slower. Elsewhere, and under AddressSanitizer (which must see stack
-// switches), ucontext.
-#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+// switches), ucontext (also with -DCUDA_EMU_UCONTEXT).
+#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && !defined(CUDA_EMU_UCONTEXT)
 #define CUDA_EMU_ASM_SWITCH 1
 #endif
 

@@ -287,9 +287,11 @@ cudaError_t cudaMalloc(void** ptr, std::size_t bytes) {
             return cudaErrorMemoryAllocation;
         }
     }
-    void* p = std::aligned_alloc(256, rounded);
-    if (!p) return record(cudaErrorMemoryAllocation);
-    std::memset(p, 0xFF, rounded);
+    // Exactly `bytes` (256-byte aligned like cudaMalloc): under AddressSanitizer a kernel's access past
+    // the end of a device buffer is then reported at once.
+    void* p = nullptr;
+    if (posix_memalign(&p, 256, bytes) != 0 || !p) return record(cudaErrorMemoryAllocation);
+    std::memset(p, 0xFF, bytes);
     std::lock_guard<std::mutex> lock(st().mu);
     st().allocations[reinterpret_cast<uintptr_t>(p)] = bytes;  // exact size: a copy past `bytes` is an error
     st().mem.allocated += static_cast<int64_t>(rounded);
