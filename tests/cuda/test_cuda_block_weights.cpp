@@ -5,6 +5,7 @@
 // reference_llama.h) run on the same weights as the file decodes them.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -128,6 +129,78 @@ TEST(CudaBlockWeightsWidened, ForcedDtypeWidensAndAgrees) {
     auto blocks = make_cuda_backend(*tiny->model);
     const auto ids = random_ids(5, spec.vocab_size, 9);
     EXPECT_LT(nmse(prefill_logits(*blocks, ids, 1), prefill_logits(*widened, ids, 1)), 1e-4);  // the F16 budget
+}
+
+// A fused matrix whose tensors differ in type, as in Q4_K_M files (Q|K in Q4_K, V in Q6_K) plus a
+// dense F16 part: each part lands in its own rows of y, with beta, on the GEMV path (1 and 3 input
+// rows) and the tile path (7 rows; tiles of 3 rows, so parts span several tiles and end mid-tile).
+TEST(CudaBlockWeightsMatMul, MixedPartsGemvAndTiles) {
+    SNAPDOC_REQUIRE_CUDA();
+    const int cols = 512;
+    struct PartSpec {
+        DType dtype;
+        int rows;
+    };
+    const PartSpec specs[] = {{DType::Q4_K, 5}, {DType::F16, 4}, {DType::Q6_K, 7}};
+    cuda::DeviceMatrix w;
+    w.cols = cols;
+    w.dt = kernels::Dt::F16;
+    std::vector<float> values;  // the matrix as the device stores it, decoded on the CPU
+    for (const PartSpec& ps : specs) {
+        const auto f = random_floats(static_cast<std::size_t>(ps.rows) * cols, 50 + w.rows, 0.5f);
+        std::vector<uint8_t> bytes(static_cast<std::size_t>(ps.rows) * dtype_row_bytes(ps.dtype, cols));
+        quantize_row(ps.dtype, f.data(), bytes.data(), static_cast<int64_t>(f.size()));
+        std::vector<float> decoded(f.size());
+        dequantize_row(ps.dtype, bytes.data(), decoded.data(), static_cast<int64_t>(f.size()));
+        values.insert(values.end(), decoded.begin(), decoded.end());
+        cuda::DeviceMatrixPart part;
+        part.data = to_device(bytes);
+        part.blocks = cuda::to_block_type(ps.dtype);
+        part.row0 = w.rows;
+        part.rows = ps.rows;
+        w.parts.push_back(std::move(part));
+        w.rows += ps.rows;
+    }
+    ASSERT_TRUE(w.has_blocks());
+    cuda::Gemm gemm(nullptr);
+    cuda::MatMul matmul(gemm, nullptr, /*tile_bytes=*/3 * cols * 2);
+    const double u = std::ldexp(1.0, -24);
+    for (int n : {1, 3, 7}) {
+        for (float beta : {0.0f, 1.0f}) {
+            const bool gemv = n <= kernels::kGemvMaxRows;
+            auto x = random_floats(static_cast<std::size_t>(n) * cols, 90 + n, 1.0f);
+            if (!gemv) x = round_f16(x);  // tile products take f16 inputs: give exactly representable ones
+            const auto y0 = random_floats(static_cast<std::size_t>(n) * w.rows, 70 + n, 1.0f);
+            auto dy = to_device(y0);
+            if (gemv) {
+                auto dx = to_device(x);
+                matmul(w, dx.get(), kernels::Dt::F32, n, dy.as<float>(), beta);
+            } else {
+                std::vector<uint16_t> xh(x.size());
+                for (std::size_t i = 0; i < x.size(); ++i) xh[i] = f32_to_f16(x[i]);
+                auto dx = to_device(xh);
+                matmul(w, dx.get(), kernels::Dt::F16, n, dy.as<float>(), beta);
+            }
+            const auto y = from_device<float>(dy.get(), y0.size());
+            const auto x16 = round_f16(x);
+            for (int j = 0; j < n; ++j)
+                for (int r = 0; r < w.rows; ++r) {
+                    // The GEMV reads blocks and f32 inputs unrounded; cuBLAS (tiles and the dense F16
+                    // part, rows 5..8) takes the values and inputs rounded to f16.
+                    const bool f16_product = !gemv || (r >= 5 && r < 9);
+                    double want = beta * y0[j * w.rows + r], mag = std::fabs(want);
+                    for (int k = 0; k < cols; ++k) {
+                        const float v = values[r * cols + k];
+                        const double wv = f16_product ? f16_to_f32(f32_to_f16(v)) : v;
+                        const double xv = f16_product ? x16[j * cols + k] : x[j * cols + k];
+                        want += wv * xv;
+                        mag += std::fabs(wv * xv);
+                    }
+                    // f32 accumulation: at most `cols` + a few roundings per term (any summation order).
+                    EXPECT_NEAR(y[j * w.rows + r], want, (cols + 8) * u * mag) << "n " << n << " beta " << beta << " row " << r;
+                }
+        }
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllBlockTypes, CudaBlockWeights,

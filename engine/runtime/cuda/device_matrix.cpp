@@ -85,7 +85,7 @@ void MatMul::operator()(const DeviceMatrix& w, const void* x, kernels::Dt x_dt, 
                   "gemv_quant kernel");
         } else {
             gemm_input();
-            const int64_t tile_rows = std::max<int64_t>(1, kTileBytes / (int64_t{w.cols} * es));
+            const int64_t tile_rows = std::max<int64_t>(1, tile_bytes_ / (int64_t{w.cols} * es));
             tile_.ensure(static_cast<std::size_t>(std::min<int64_t>(tile_rows, p.rows) * w.cols * es), "dequantized weight tile");
             for (int r0 = 0; r0 < p.rows; r0 += static_cast<int>(tile_rows)) {
                 const int m = static_cast<int>(std::min<int64_t>(tile_rows, p.rows - r0));

@@ -54,7 +54,9 @@ class MatMul {
 public:
     static constexpr int64_t kTileBytes = int64_t{32} << 20;
 
-    MatMul(const Gemm& gemm, cudaStream_t stream) : gemm_(gemm), stream_(stream) {}
+    // tile_bytes: the prefill tile's size (tests use small ones to cross tile boundaries).
+    MatMul(const Gemm& gemm, cudaStream_t stream, int64_t tile_bytes = kTileBytes)
+        : gemm_(gemm), stream_(stream), tile_bytes_(tile_bytes) {}
 
     // x: n rows of w.cols values in x_dt (F32, or w.dt); y: n rows of w.rows f32 values.
     void operator()(const DeviceMatrix& w, const void* x, kernels::Dt x_dt, int n, float* y, float beta = 0.0f);
@@ -66,6 +68,7 @@ public:
 private:
     const Gemm& gemm_;
     cudaStream_t stream_;
+    int64_t tile_bytes_;
     DeviceBuffer tile_, x_conv_;
 };
 
