@@ -345,8 +345,8 @@ private slots:
             return v[v.size() / 2];
         };
         qInfo("heatmap render, 100K positions x 32 layers x 8 heads, 1000 px: whole prompt %.1f ms, zoomed "
-              "(2000 positions) %.1f ms, difference view %.1f ms; whole job (image + head counts + minimap + "
-              "stability) %.1f ms (medians of 5)",
+              "(2000 positions) %.1f ms, difference view %.1f ms; whole job (image + head counts + minimap) "
+              "%.1f ms (medians of 5)",
               med(whole), med(zoomed), med(diff), med(job));
     }
 };

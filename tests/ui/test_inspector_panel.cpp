@@ -137,6 +137,21 @@ private slots:
         QVERIFY(p.stability_text().contains("at the current settings"));
     }
 
+    void a_large_reselection_runs_off_the_gui_thread() {
+        // 2 layers × 4 heads × 300K positions: above the synchronous limit, so the readout first says
+        // it is comparing and the job's result arrives later.
+        InspectorPanel p;
+        const auto q1 = scores(11, 300000), q2 = scores(12, 300000);
+        p.set_snapshot(snapshot(q1, config(3000), 1, "one"));
+        p.set_snapshot(snapshot(q2, config(3000), 2, "two"));
+        QVERIFY2(p.stability_text().contains("comparing"), qPrintable(p.stability_text()));
+        p.set_snapshot(snapshot(q2, config(6000), 2, "two"));  // moved while the first one runs
+        const double want = kept_overlap(*select_positions(config(6000), *q1), *select_positions(config(6000), *q2),
+                                         q2->n_prefix());
+        QVERIFY(wait_until([&] { return p.stability_text().contains("%"); }, 60000));
+        QVERIFY2(p.stability_text().contains(percent(want)), qPrintable(p.stability_text()));
+    }
+
     void a_regenerated_question_is_not_its_own_previous_question() {
         InspectorPanel p;
         p.show();

@@ -231,6 +231,7 @@ QImage render_diff_heatmap(const Selection& a, const Selection& b, int document_
     const int sparse_end = sparse ? std::min({v1, doc, a.n_prefix(), b.n_prefix()}) : v0;
     const bool one_per_column = g.view_count >= w;
     std::vector<int> ca(w), cb(w), cboth(w);
+    std::vector<uint8_t> mark(one_per_column ? std::max(0, sparse_end - v0) : 0, 0);
     std::vector<QRgb> row(w);
     for (int l = 0; l < g.n_layers; ++l)
         for (int c = 0; c < g.heads; ++c) {
@@ -251,15 +252,37 @@ QImage render_diff_heatmap(const Selection& a, const Selection& b, int document_
                     for (int y = x; y < w && cols.first[y] == p; ++y) counts[y] = 1;
                 }
             };
-            while (true) {
-                const bool ha = ia != ka.end() && *ia < sparse_end, hb = ib != kb.end() && *ib < sparse_end;
-                if (!ha && !hb) break;
-                if (ha && hb && *ia == *ib) {
-                    add(*ia, cboth), ++ia, ++ib;
-                } else if (ha && (!hb || *ia < *ib)) {
-                    add(*ia, ca), ++ia;
-                } else {
-                    add(*ib, cb), ++ib;
+            if (one_per_column) {
+                // Marks instead of a merge: the merge's branches mispredict on every other step (it
+                // doubled the time at 100K positions); here A is counted and marked, B counted and
+                // looked up, then A's marks are cleared. a_only/b_only follow from the totals.
+                auto ea = ia, eb = ib;
+                for (; ea != ka.end() && *ea < sparse_end; ++ea) {
+                    add(*ea, ca);
+                    mark[*ea - v0] = 1;
+                }
+                x = 0;
+                for (; eb != kb.end() && *eb < sparse_end; ++eb) {
+                    while (x < w - 1 && *eb >= cols.last[x]) ++x;
+                    ++cb[x];
+                    cboth[x] += mark[*eb - v0];
+                }
+                for (auto i = ia; i != ea; ++i) mark[*i - v0] = 0;
+                for (int y = 0; y < w; ++y) {
+                    ca[y] -= cboth[y];
+                    cb[y] -= cboth[y];
+                }
+            } else {
+                while (true) {
+                    const bool ha = ia != ka.end() && *ia < sparse_end, hb = ib != kb.end() && *ib < sparse_end;
+                    if (!ha && !hb) break;
+                    if (ha && hb && *ia == *ib) {
+                        add(*ia, cboth), ++ia, ++ib;
+                    } else if (ha && (!hb || *ia < *ib)) {
+                        add(*ia, ca), ++ia;
+                    } else {
+                        add(*ib, cb), ++ib;
+                    }
                 }
             }
             KeptWalk wa{ka, a.n_prefix(), !a.compressed};

@@ -12,6 +12,7 @@
 #include <QStandardPaths>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 
 #include "app/common/selection_json.h"
@@ -187,6 +188,13 @@ InspectorPanel::InspectorPanel(QWidget* parent) : QWidget(parent) {
         render();
     });
     connect(export_, &QPushButton::clicked, this, &InspectorPanel::choose_export_path);
+    connect(&stability_watcher_, &QFutureWatcher<StabilityResult>::finished, this, [this] {
+        on_stability(stability_watcher_.result());
+        if (stability_again_ && stability_pending_ && questions_.size() >= 2) {
+            stability_again_ = false;
+            update_stability_now();
+        }
+    });
     connect(detail_, &HeadDetailView::positionClicked, this, &InspectorPanel::positionClicked);
     update_compare_combo();
     update_readouts();
@@ -304,19 +312,44 @@ void InspectorPanel::update_stability_now() {
     const Question& prev = questions_[questions_.size() - 2];
     const auto& ws = prev.latest.scores;
     const int64_t cost = ws ? static_cast<int64_t>(ws->n_layers) * ws->n_heads * ws->n_prefix() : 0;
-    if (cost > kSyncReselectScores) return;
-    bool own = false;
-    const auto sel = baseline_at(baseline_of(prev), snapshot_.selection->config, &own);
-    if (!sel) return;
-    if (!own) {
-        resolved_.erase(std::remove_if(resolved_.begin(), resolved_.end(),
-                                       [&](const auto& e) { return e.first == prev.serial; }),
-                        resolved_.end());
-        resolved_.emplace_back(prev.serial, sel);
+    const HeatmapBaseline base = baseline_of(prev);
+    const auto current = snapshot_.selection;
+    const int doc = snapshot_.document_tokens;
+    auto compute = [base, current, doc] {
+        StabilityResult r;
+        r.serial = base.serial;
+        r.current = current;
+        bool own = false;
+        r.previous = baseline_at(base, current->config, &own);
+        r.own_settings = own;
+        r.overlap = r.previous ? kept_overlap(*r.previous, *current, doc) : -1;
+        return r;
+    };
+    if (cost <= kSyncReselectScores) {
+        on_stability(compute());
+        return;
     }
-    overlap_ = kept_overlap(*sel, *snapshot_.selection, snapshot_.document_tokens);
-    overlap_own_settings_ = own;
+    // Off the GUI thread and apart from the heatmap (a 7B model's 100K-position re-selection takes
+    // a good part of a second; the image must not wait for it). One at a time; the newest waits.
+    if (stability_watcher_.isRunning()) {
+        stability_again_ = true;
+        return;
+    }
+    stability_watcher_.setFuture(QtConcurrent::run(compute));
+}
+
+void InspectorPanel::on_stability(const StabilityResult& r) {
+    if (r.previous && !r.own_settings) {  // made at the current settings: keep it for the renders
+        resolved_.erase(std::remove_if(resolved_.begin(), resolved_.end(),
+                                       [&](const auto& e) { return e.first == r.serial; }),
+                        resolved_.end());
+        resolved_.emplace_back(r.serial, r.previous);
+    }
+    if (r.current != snapshot_.selection) return;  // a newer selection is shown meanwhile
+    overlap_ = r.overlap;
+    overlap_own_settings_ = r.own_settings;
     stability_pending_ = false;
+    update_readouts();
 }
 
 HeatmapBaseline InspectorPanel::baseline_of(const Question& q) const {
@@ -338,15 +371,12 @@ void InspectorPanel::render() {
     req.layout.view_count = grid_->view().count();
     req.minimap_width = std::max(16, minimap_->width() - minimap_->left_margin());
     req.minimap_height = 8;
-    if (questions_.size() >= 2) req.stability = baseline_of(questions_[questions_.size() - 2]);
     for (std::size_t i = 0; i + 1 < questions_.size(); ++i)
         if (compare_serial_ != 0 && questions_[i].serial == compare_serial_) req.compare = baseline_of(questions_[i]);
     job_.request(req);
 }
 
 void InspectorPanel::on_rendered(const HeatmapResult& result) {
-    // Only results for the snapshot now shown update the readouts (an older one can still arrive).
-    const bool current = result.selection == snapshot_.selection;
     for (const auto& r : result.resolved) {
         resolved_.erase(std::remove_if(resolved_.begin(), resolved_.end(),
                                        [&](const auto& e) { return e.first == r.first; }),
@@ -358,12 +388,6 @@ void InspectorPanel::on_rendered(const HeatmapResult& result) {
     minimap_->set_image(result.minimap);
     minimap_->set_view(result.geometry.prompt_len, grid_->view().first(), grid_->view().count());
     ++rendered_;
-    if (current) {
-        overlap_ = result.stability;
-        overlap_own_settings_ = result.stability_own_settings;
-        stability_pending_ = false;
-        update_readouts();
-    }
     emit headCountsReady(result.head_counts, result.strips);
     emit selectionShown(result.selection);
 }

@@ -7,6 +7,7 @@
 // strips to nothing.
 #pragma once
 
+#include <QFutureWatcher>
 #include <QWidget>
 #include <functional>
 #include <memory>
@@ -95,7 +96,14 @@ private:
     void update_compare_combo();
     void update_view_label();
     void choose_export_path();
+    struct StabilityResult {
+        uint64_t serial = 0;  // the previous question's
+        std::shared_ptr<const Selection> current, previous;  // previous: at the current settings
+        bool own_settings = false;
+        double overlap = -1;
+    };
     void update_stability_now();
+    void on_stability(const StabilityResult& result);
     HeatmapBaseline baseline_of(const Question& q) const;
 
     CompressionControls* controls_;
@@ -113,6 +121,8 @@ private:
     QScrollArea* scroll_;
     HeadDetailView* detail_;
     HeatmapJob job_;
+    QFutureWatcher<StabilityResult> stability_watcher_;
+    bool stability_again_ = false;
     QTimer* resize_timer_;
     std::function<QString(const QString&)> export_path_;
 
