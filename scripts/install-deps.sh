@@ -5,13 +5,14 @@
 #
 #   scripts/install-deps.sh          engine, CLI, bench, tests, fuzzing
 #   scripts/install-deps.sh --ui     the above plus the Qt 6 desktop app's packages
+#   scripts/install-deps.sh --demo-model   also PyTorch (CPU) + SentencePiece for tools/demo_model/
 #
 # When every package is already installed it does not touch apt at all (no `apt-get update`), so
 # running it before every build costs a fraction of a second.
 set -euo pipefail
 
 usage() {
-    sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+    sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 }
 
 # --no-install-recommends keeps the install small, so everything the build really uses must be
@@ -30,10 +31,13 @@ packages=(
 # platform, no X server), PDF text via Poppler, and a font so offscreen tests and --screenshot
 # render text (fontconfig only recommends one).
 ui_packages=(qt6-base-dev libpoppler-qt6-dev fonts-dejavu-core)
+# Training the demo model (tools/demo_model/, docs/demo_model.md); not needed to build or test.
+demo_model_packages=(python3-torch python3-numpy python3-sentencepiece)
 
 for arg in "$@"; do
     case "$arg" in
         --ui) packages+=("${ui_packages[@]}") ;;
+        --demo-model) packages+=("${demo_model_packages[@]}") ;;
         -h|--help) usage; exit 0 ;;
         *) echo "install-deps.sh: unknown argument '$arg' (try --help)" >&2; exit 2 ;;
     esac
