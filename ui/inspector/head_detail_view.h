@@ -1,6 +1,8 @@
 // The detail of one locked head: its pooled score over the prompt prefix (log scale, maximum per
-// pixel column), the top-k threshold a position had to reach, the kept positions as a tick strip,
-// and the observation window. Clicking the plot reports a position (the document scrolls there).
+// pixel column, reaching down to every kept score), the rule that kept its positions (uniform and
+// pyramid: the head's top-k threshold; adaptive: the head's floor and the layer's shared threshold,
+// see explain_head), the kept positions as a tick strip, and the observation window. Clicking the
+// plot reports a position (the document scrolls there).
 #pragma once
 
 #include <QWidget>
