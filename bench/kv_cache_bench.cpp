@@ -32,7 +32,8 @@ int bench_kv_cache(int argc, char** argv) {
                           {{"--template"}}},
                          argc, argv, 2);
     if (!args.has("model") || !args.has("text") || !args.has("cache-dir"))
-        throw Error("usage: snapdoc-bench kvcache -m MODEL --text FILE --cache-dir DIR [--tokens 8192,32768,100000]");
+        throw Error(
+            "usage: snapdoc-bench kvcache -m MODEL --text FILE --cache-dir DIR [--tokens 8192,32768,100000]");
     const auto lengths = cli::parse_int_list(args.str("tokens", "8192,32768,100000"), "--tokens");
     std::ifstream in(args.str("text"));
     std::stringstream ss;
@@ -50,10 +51,11 @@ int bench_kv_cache(int argc, char** argv) {
     KvStoreCache cache(args.str("cache-dir"), int64_t{1} << 40);
     const ModelIdentity identity = model_identity(args.str("model"));
     std::printf("model %s, %s backend, %d threads, f16 row codec %s\n", args.str("model").c_str(),
-                backend->name().c_str(), opts.threads ? opts.threads : static_cast<int>(std::thread::hardware_concurrency()),
+                backend->name().c_str(),
+                opts.threads ? opts.threads : static_cast<int>(std::thread::hardware_concurrency()),
                 f16_row_kernels_name());
-    std::printf("%8s %10s %10s %9s %9s %10s %10s %9s\n", "tokens", "file", "prefill_s", "save_s", "map_s", "read_s",
-                "speedup", "ask_s");
+    std::printf("%8s %10s %10s %9s %9s %10s %10s %9s\n", "tokens", "file", "prefill_s", "save_s", "map_s",
+                "read_s", "speedup", "ask_s");
     const std::string question = "What is the access code for the north gate?";
     AskOptions ask;
     ask.max_new_tokens = 8;
@@ -87,13 +89,15 @@ int bench_kv_cache(int argc, char** argv) {
 
         // The alternative: read the file into a RAM store.
         DocumentSession read(*backend);
-        const KvCacheKey key = make_kv_cache_key(identity, tokenizer_identity(tok),
-                                                 compute_identity(backend->config(), opts.context_length), kind, "", part);
+        const KvCacheKey key =
+            make_kv_cache_key(identity, tokenizer_identity(tok),
+                              compute_identity(backend->config(), opts.context_length), kind, "", part);
         const auto t_read = Clock::now();
         read.restore_document_cache(a.file, key, part, KvFileLoad::Read);
         const double read_s = since(t_read);
-        std::printf("%8d %10s %10.2f %9.3f %9.3f %10.3f %9.0fx %9.2f\n", n, format_bytes(a.file_bytes).c_str(),
-                    a.prefill_seconds, a.save_seconds, b.load_seconds, read_s, a.prefill_seconds / b.load_seconds, ask_s);
+        std::printf("%8d %10s %10.2f %9.3f %9.3f %10.3f %9.0fx %9.2f\n", n,
+                    format_bytes(a.file_bytes).c_str(), a.prefill_seconds, a.save_seconds, b.load_seconds,
+                    read_s, a.prefill_seconds / b.load_seconds, ask_s);
         std::fflush(stdout);
     }
     cache.clear();

@@ -17,7 +17,8 @@ std::vector<FlagSpec> kv_cache_flags();
 // The cache the flags ask for, attached to `chat`; nullptr (and nothing attached) with --no-cache.
 // `model_path` is -m's value, `run_context_length` --ctx's.
 std::unique_ptr<KvStoreCache> attach_kv_cache(const Args& args, DocumentChat& chat,
-                                              const std::filesystem::path& model_path, int run_context_length);
+                                              const std::filesystem::path& model_path,
+                                              int run_context_length);
 
 // One stderr line after the document load: "served from the K/V cache (...)" or what was written,
 // and the warning when the cache could not be used. Nothing when the cache is off.

@@ -14,7 +14,9 @@ constexpr uint64_t kM2 = 0xbb67ae8584caa73bull;
 constexpr uint64_t kM3 = 0xb7e151628aed2a6bull;
 constexpr uint64_t kM4 = 0x243f6a8885a308d3ull;
 
-inline uint64_t rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+inline uint64_t rotl(uint64_t x, int r) {
+    return (x << r) | (x >> (64 - r));
+}
 
 inline uint64_t load64(const unsigned char* p) {
     uint64_t v;
@@ -22,7 +24,9 @@ inline uint64_t load64(const unsigned char* p) {
     return v;  // little-endian hosts only (the cache files are little-endian)
 }
 
-inline uint64_t mix_word(uint64_t lane, uint64_t w) { return rotl(lane ^ (w * kM1), 29) * kM2; }
+inline uint64_t mix_word(uint64_t lane, uint64_t w) {
+    return rotl(lane ^ (w * kM1), 29) * kM2;
+}
 
 inline uint64_t avalanche(uint64_t x) {
     x ^= x >> 31;

@@ -85,14 +85,16 @@ __attribute__((target("avx,f16c"))) void f16c_to_f32(const uint16_t* src, float*
         _mm256_storeu_ps(dst + i + 8, _mm256_cvtph_ps(b));
     }
     for (; i + 8 <= n; i += 8)
-        _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i))));
+        _mm256_storeu_ps(dst + i,
+                         _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i))));
     if (i < n) f16_portable::to_f32(src + i, dst + i, n - i);
 }
 
 __attribute__((target("avx,f16c"))) void f16c_to_f16(const float* src, uint16_t* dst, int64_t n) {
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
-        const __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        const __m128i h =
+            _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
         _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), h);
     }
     if (i < n) f16_portable::to_f16(src + i, dst + i, n - i);
@@ -131,8 +133,14 @@ const Kernels& kernels() {
 
 }  // namespace
 
-void f16_to_f32_row(const uint16_t* src, float* dst, int64_t n) { kernels().to_f32(src, dst, n); }
-void f32_to_f16_row(const float* src, uint16_t* dst, int64_t n) { kernels().to_f16(src, dst, n); }
-const char* f16_row_kernels_name() { return kernels().name; }
+void f16_to_f32_row(const uint16_t* src, float* dst, int64_t n) {
+    kernels().to_f32(src, dst, n);
+}
+void f32_to_f16_row(const float* src, uint16_t* dst, int64_t n) {
+    kernels().to_f16(src, dst, n);
+}
+const char* f16_row_kernels_name() {
+    return kernels().name;
+}
 
 }  // namespace snapdoc

@@ -25,8 +25,9 @@ FullKvStore::FullKvStore(int n_layers, int n_kv_heads, int head_dim, int tokens)
     bytes_ = bytes_for(n_layers, n_kv_heads, head_dim, tokens);
 }
 
-std::unique_ptr<FullKvStore> FullKvStore::adopt_mapping(int n_layers, int n_kv_heads, int head_dim, int tokens,
-                                                        void* mapping, std::size_t length, std::size_t data_offset) {
+std::unique_ptr<FullKvStore> FullKvStore::adopt_mapping(int n_layers, int n_kv_heads, int head_dim,
+                                                        int tokens, void* mapping, std::size_t length,
+                                                        std::size_t data_offset) {
     std::unique_ptr<FullKvStore> s(new FullKvStore(n_layers, n_kv_heads, head_dim, tokens));
     s->mapping_ = mapping;
     s->mapping_length_ = length;
@@ -43,24 +44,28 @@ FullKvStore::FullKvStore(int n_layers, int n_kv_heads, int head_dim, int tokens,
     if (bytes_ == 0) return;
     if (bytes_ <= ram_cap_bytes) {
         data_ = static_cast<uint16_t*>(std::malloc(static_cast<std::size_t>(bytes_)));
-        if (!data_) throw Error("out of memory: the document's full KV needs " + std::to_string(bytes_ >> 20) + " MiB");
+        if (!data_)
+            throw Error("out of memory: the document's full KV needs " + std::to_string(bytes_ >> 20) +
+                        " MiB");
         return;
     }
     // Spill: an unlinked temporary file, sized up front so a full disk fails now, not mid-prefill.
     // Checked against the free space first: posix_fallocate of an absurd size (a 50 MB document
     // asked for 108 GB) can take minutes on some filesystems before it fails.
-    if (struct statvfs fs {}; ::statvfs(spill_dir.c_str(), &fs) == 0) {
+    if (struct statvfs fs{}; ::statvfs(spill_dir.c_str(), &fs) == 0) {
         const auto free_bytes = static_cast<long double>(fs.f_bavail) * static_cast<long double>(fs.f_frsize);
         if (static_cast<long double>(bytes_) > free_bytes) {
-            throw Error("the document's full KV needs " + std::to_string(bytes_ >> 20) + " MiB, more than the RAM cap (" +
-                        std::to_string(ram_cap_bytes >> 20) + " MiB) and the " +
-                        std::to_string(static_cast<int64_t>(free_bytes) >> 20) + " MiB free for the spill file in " +
-                        spill_dir.string() + " (use a shorter document)");
+            throw Error("the document's full KV needs " + std::to_string(bytes_ >> 20) +
+                        " MiB, more than the RAM cap (" + std::to_string(ram_cap_bytes >> 20) +
+                        " MiB) and the " + std::to_string(static_cast<int64_t>(free_bytes) >> 20) +
+                        " MiB free for the spill file in " + spill_dir.string() +
+                        " (use a shorter document)");
         }
     }
     std::string tmpl = (spill_dir / "snapdoc-kv-XXXXXX").string();
     const int fd = ::mkstemp(tmpl.data());
-    if (fd < 0) throw Error("cannot create KV spill file in " + spill_dir.string() + ": " + std::strerror(errno));
+    if (fd < 0)
+        throw Error("cannot create KV spill file in " + spill_dir.string() + ": " + std::strerror(errno));
     ::unlink(tmpl.c_str());
     const int rc = ::posix_fallocate(fd, 0, bytes_);
     if (rc != 0) {
@@ -106,7 +111,8 @@ void FullKvStore::load_rows(int layer, int head, int first, int n, float* k, flo
     f16_to_f32_row(base(layer, head, 1) + off, v, count);
 }
 
-void FullKvStore::gather_rows(int layer, int head, const int32_t* positions, int n, float* k, float* v) const {
+void FullKvStore::gather_rows(int layer, int head, const int32_t* positions, int n, float* k,
+                              float* v) const {
     const uint16_t* ks = base(layer, head, 0);
     const uint16_t* vs = base(layer, head, 1);
     for (int i = 0; i < n; ++i) {

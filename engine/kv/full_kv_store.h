@@ -26,7 +26,8 @@ public:
     // Adopts `length` bytes mapped at `mapping` (munmap'd by the destructor); the store's data start
     // `data_offset` bytes into it and must be exactly bytes_for(...) long. The store is read-only.
     static std::unique_ptr<FullKvStore> adopt_mapping(int n_layers, int n_kv_heads, int head_dim, int tokens,
-                                                      void* mapping, std::size_t length, std::size_t data_offset);
+                                                      void* mapping, std::size_t length,
+                                                      std::size_t data_offset);
     static int64_t bytes_for(int n_layers, int n_kv_heads, int head_dim, int tokens);
     ~FullKvStore();
     FullKvStore(const FullKvStore&) = delete;

@@ -1,6 +1,7 @@
 #include "engine/kv/kv_store_cache.h"
 
 #include <fcntl.h>
+#include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -12,8 +13,6 @@
 #include <cstring>
 #include <system_error>
 #include <vector>
-
-#include <spdlog/spdlog.h>
 
 #include "engine/common/error.h"
 #include "engine/kv/checksum64.h"
@@ -39,18 +38,22 @@ bool is_cache_file(const fs::path& p) {
 bool is_temporary(const fs::path& p) {
     // AtomicFileWriter's temporaries: ".<name>.tmp-<n>".
     const std::string name = p.filename().string();
-    return name.size() > 1 && name[0] == '.' && name.find(std::string(kSuffix) + ".tmp-") != std::string::npos;
+    return name.size() > 1 && name[0] == '.' &&
+           name.find(std::string(kSuffix) + ".tmp-") != std::string::npos;
 }
 
 void hash_file(Checksum64& c, const fs::path& p) {
     struct stat st {};
-    if (::stat(p.c_str(), &st) != 0) throw Error("cannot read model file " + p.string() + ": " + std::strerror(errno));
+    if (::stat(p.c_str(), &st) != 0)
+        throw Error("cannot read model file " + p.string() + ": " + std::strerror(errno));
     c.update_string(p.filename().string());
     c.update_u64(static_cast<uint64_t>(st.st_size));
-    c.update_u64(static_cast<uint64_t>(st.st_mtim.tv_sec) * 1000000000ull + static_cast<uint64_t>(st.st_mtim.tv_nsec));
+    c.update_u64(static_cast<uint64_t>(st.st_mtim.tv_sec) * 1000000000ull +
+                 static_cast<uint64_t>(st.st_mtim.tv_nsec));
     const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw Error("cannot read model file " + p.string() + ": " + std::strerror(errno));
-    std::vector<unsigned char> buf(std::min<std::size_t>(kIdentityPrefixBytes, static_cast<std::size_t>(st.st_size)));
+    std::vector<unsigned char> buf(
+        std::min<std::size_t>(kIdentityPrefixBytes, static_cast<std::size_t>(st.st_size)));
     std::size_t got = 0;
     while (got < buf.size()) {
         const ssize_t r = ::read(fd, buf.data() + got, buf.size() - got);
@@ -78,7 +81,8 @@ ModelIdentity model_identity(const fs::path& model_path) {
         std::vector<fs::path> files;
         for (const auto& e : fs::directory_iterator(model_path, ec)) {
             const std::string ext = e.path().extension().string();
-            if (e.is_regular_file() && (ext == ".json" || ext == ".safetensors" || ext == ".model")) files.push_back(e.path());
+            if (e.is_regular_file() && (ext == ".json" || ext == ".safetensors" || ext == ".model"))
+                files.push_back(e.path());
         }
         std::sort(files.begin(), files.end());
         Checksum64 c(1);
@@ -86,7 +90,8 @@ ModelIdentity model_identity(const fs::path& model_path) {
             hash_file(c, f);
             id.file_bytes += fs::file_size(f, ec);
             const auto t = fs::last_write_time(f, ec).time_since_epoch();
-            id.mtime_ns = std::max<int64_t>(id.mtime_ns, std::chrono::duration_cast<std::chrono::nanoseconds>(t).count());
+            id.mtime_ns = std::max<int64_t>(id.mtime_ns,
+                                            std::chrono::duration_cast<std::chrono::nanoseconds>(t).count());
         }
         id.content_hash = c.digest();
         return id;
@@ -107,7 +112,8 @@ KvStoreCache::KvStoreCache(fs::path dir, int64_t cap_bytes) : dir_(std::move(dir
 fs::path KvStoreCache::default_dir() {
     if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg && fs::path(xdg).is_absolute())
         return fs::path(xdg) / "snapdoc" / "kv";
-    if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".cache" / "snapdoc" / "kv";
+    if (const char* home = std::getenv("HOME"); home && *home)
+        return fs::path(home) / ".cache" / "snapdoc" / "kv";
     return fs::temp_directory_path() / "snapdoc-kv-cache";
 }
 
@@ -124,7 +130,8 @@ void KvStoreCache::touch(const fs::path& file) const {
 void KvStoreCache::ensure_dir() const {
     std::error_code ec;
     fs::create_directories(dir_, ec);
-    if (ec || !fs::is_directory(dir_)) throw Error("cannot create the K/V cache folder " + dir_.string() + ": " + ec.message());
+    if (ec || !fs::is_directory(dir_))
+        throw Error("cannot create the K/V cache folder " + dir_.string() + ": " + ec.message());
 }
 
 std::string KvStoreCache::room_for(int64_t bytes) const {
@@ -133,11 +140,13 @@ std::string KvStoreCache::room_for(int64_t bytes) const {
                std::to_string(cap_bytes_ >> 20) + " MiB)";
     struct statvfs fsinfo {};
     if (::statvfs(dir_.c_str(), &fsinfo) == 0) {
-        const auto free_bytes = static_cast<long double>(fsinfo.f_bavail) * static_cast<long double>(fsinfo.f_frsize);
+        const auto free_bytes =
+            static_cast<long double>(fsinfo.f_bavail) * static_cast<long double>(fsinfo.f_frsize);
         if (static_cast<long double>(bytes + kFreeSpaceReserve) > free_bytes)
             return "not enough free disk space in " + dir_.string() + " (" +
                    std::to_string(static_cast<int64_t>(free_bytes) >> 20) + " MiB free, the file needs " +
-                   std::to_string(bytes >> 20) + " MiB plus " + std::to_string(kFreeSpaceReserve >> 20) + " MiB reserve)";
+                   std::to_string(bytes >> 20) + " MiB plus " + std::to_string(kFreeSpaceReserve >> 20) +
+                   " MiB reserve)";
     }
     return {};
 }
@@ -191,7 +200,8 @@ void KvStoreCache::clear() const {
     const auto stale_before = fs::file_time_type::clock::now() - std::chrono::hours(1);
     for (const auto& e : fs::directory_iterator(dir_, ec)) {
         if (!e.is_regular_file(ec)) continue;
-        if (is_cache_file(e.path()) || (is_temporary(e.path()) && e.last_write_time(ec) < stale_before)) remove(e.path());
+        if (is_cache_file(e.path()) || (is_temporary(e.path()) && e.last_write_time(ec) < stale_before))
+            remove(e.path());
     }
 }
 

@@ -54,7 +54,9 @@ struct FileHeader {
 static_assert(sizeof(FileHeader) == 8 + 4 + 4 + 7 * 8 + 4 + 4 + 6 * 4 + 7 * 8, "no padding in FileHeader");
 static_assert(sizeof(FileHeader) <= kHeaderBytes);
 
-uint64_t align_up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
+uint64_t align_up(uint64_t x, uint64_t a) {
+    return (x + a - 1) / a * a;
+}
 
 struct Sections {
     uint64_t tokens_offset, tokens_bytes, tail_q_offset, tail_q_bytes, kv_offset, kv_bytes, file_bytes;
@@ -67,7 +69,8 @@ Sections sections_for(const KvFileShape& s) {
     x.tail_q_offset = align_up(x.tokens_offset + x.tokens_bytes, 64);
     x.tail_q_bytes = uint64_t(s.n_layers) * s.tail_rows * s.q_dim * 4;
     x.kv_offset = align_up(x.tail_q_offset + x.tail_q_bytes, 4096);
-    x.kv_bytes = static_cast<uint64_t>(FullKvStore::bytes_for(s.n_layers, s.n_kv_heads, s.head_dim, s.tokens));
+    x.kv_bytes =
+        static_cast<uint64_t>(FullKvStore::bytes_for(s.n_layers, s.n_kv_heads, s.head_dim, s.tokens));
     x.file_bytes = x.kv_offset + x.kv_bytes + kTrailerBytes;
     return x;
 }
@@ -125,7 +128,8 @@ public:
     }
     void pad_to(std::size_t offset) {
         static const char zeros[4096] = {};
-        while (out_.bytes_written() < offset) write(zeros, std::min(sizeof zeros, offset - out_.bytes_written()));
+        while (out_.bytes_written() < offset)
+            write(zeros, std::min(sizeof zeros, offset - out_.bytes_written()));
     }
     uint64_t digest() const { return sum_.digest(); }
 
@@ -147,7 +151,8 @@ public:
         struct stat st {};
         if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) bad(path, "not a regular file");
         size_ = static_cast<std::size_t>(st.st_size);
-        if (size_ < kHeaderBytes + kTrailerBytes) bad(path, "truncated (" + std::to_string(size_) + " bytes)");
+        if (size_ < kHeaderBytes + kTrailerBytes)
+            bad(path, "truncated (" + std::to_string(size_) + " bytes)");
         if (map) {
             // MAP_POPULATE: the checksum reads every page anyway; faulting them in one call is faster.
             void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd_, 0);
@@ -174,9 +179,12 @@ public:
     void read_at(uint64_t offset, void* dst, std::size_t n) const {
         auto* d = static_cast<unsigned char*>(dst);
         while (n > 0) {
-            const ssize_t r = ::pread(fd_, d, std::min<std::size_t>(n, std::size_t{1} << 30), static_cast<off_t>(offset));
+            const ssize_t r =
+                ::pread(fd_, d, std::min<std::size_t>(n, std::size_t{1} << 30), static_cast<off_t>(offset));
             if (r < 0 && errno == EINTR) continue;
-            if (r <= 0) bad(path_, r == 0 ? "truncated while reading" : std::string("read error: ") + std::strerror(errno));
+            if (r <= 0)
+                bad(path_,
+                    r == 0 ? "truncated while reading" : std::string("read error: ") + std::strerror(errno));
             d += r;
             n -= static_cast<std::size_t>(r);
             offset += static_cast<uint64_t>(r);
@@ -192,26 +200,29 @@ private:
 
 void check_header(const std::filesystem::path& path, const FileHeader& h, std::size_t file_size,
                   const KvFileExpectation& expect) {
-    if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0) bad(path, "not a snapdoc K/V cache file (bad magic)");
+    if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0)
+        bad(path, "not a snapdoc K/V cache file (bad magic)");
     if (h.format_version != kKvFileFormatVersion)
         bad(path, "format version " + std::to_string(h.format_version) + ", this build reads " +
                       std::to_string(kKvFileFormatVersion));
     if (h.header_bytes != kHeaderBytes) bad(path, "header size " + std::to_string(h.header_bytes));
     if (h.file_bytes != file_size)
-        bad(path, (file_size < h.file_bytes ? "truncated: " : "trailing bytes: ") + std::to_string(file_size) +
-                      " bytes, the header says " + std::to_string(h.file_bytes));
-    if (!(key_of(h) == expect.key)) bad(path, "made for a different model, tokenizer, document or engine version");
+        bad(path, (file_size < h.file_bytes ? "truncated: " : "trailing bytes: ") +
+                      std::to_string(file_size) + " bytes, the header says " + std::to_string(h.file_bytes));
+    if (!(key_of(h) == expect.key))
+        bad(path, "made for a different model, tokenizer, document or engine version");
     const KvFileShape got{h.n_layers, h.n_kv_heads, h.head_dim, h.q_dim, h.tokens, h.tail_rows};
     if (got.n_layers != expect.shape.n_layers || got.n_kv_heads != expect.shape.n_kv_heads ||
-        got.head_dim != expect.shape.head_dim || got.q_dim != expect.shape.q_dim || got.tokens != expect.shape.tokens ||
-        got.tail_rows < expect.shape.tail_rows || got.tail_rows > got.tokens || got.tail_rows < 0)
+        got.head_dim != expect.shape.head_dim || got.q_dim != expect.shape.q_dim ||
+        got.tokens != expect.shape.tokens || got.tail_rows < expect.shape.tail_rows ||
+        got.tail_rows > got.tokens || got.tail_rows < 0)
         bad(path, "shape differs from the model's (" + std::to_string(got.n_layers) + " layers, " +
-                      std::to_string(got.n_kv_heads) + " KV heads, head_dim " + std::to_string(got.head_dim) + ", " +
-                      std::to_string(got.tokens) + " tokens)");
+                      std::to_string(got.n_kv_heads) + " KV heads, head_dim " + std::to_string(got.head_dim) +
+                      ", " + std::to_string(got.tokens) + " tokens)");
     const Sections x = sections_for(got);
-    if (h.tokens_offset != x.tokens_offset || h.tokens_bytes != x.tokens_bytes || h.tail_q_offset != x.tail_q_offset ||
-        h.tail_q_bytes != x.tail_q_bytes || h.kv_offset != x.kv_offset || h.kv_bytes != x.kv_bytes ||
-        h.file_bytes != x.file_bytes)
+    if (h.tokens_offset != x.tokens_offset || h.tokens_bytes != x.tokens_bytes ||
+        h.tail_q_offset != x.tail_q_offset || h.tail_q_bytes != x.tail_q_bytes ||
+        h.kv_offset != x.kv_offset || h.kv_bytes != x.kv_bytes || h.file_bytes != x.file_bytes)
         bad(path, "inconsistent section table");
 }
 
@@ -238,12 +249,14 @@ std::string KvCacheKey::file_name() const {
     return buf;
 }
 
-int64_t kv_store_file_bytes(const KvFileShape& shape) { return static_cast<int64_t>(sections_for(shape).file_bytes); }
+int64_t kv_store_file_bytes(const KvFileShape& shape) {
+    return static_cast<int64_t>(sections_for(shape).file_bytes);
+}
 
 void write_kv_store_file(const std::filesystem::path& path, const KvCacheKey& key, const KvFileContents& c) {
     const KvFileShape& s = c.shape;
-    if (!c.store || !c.tail_q || static_cast<int>(c.tokens.size()) != s.tokens || c.store->tokens() != s.tokens ||
-        static_cast<int>(c.tail_q->size()) != s.n_layers)
+    if (!c.store || !c.tail_q || static_cast<int>(c.tokens.size()) != s.tokens ||
+        c.store->tokens() != s.tokens || static_cast<int>(c.tail_q->size()) != s.n_layers)
         throw Error("K/V cache file " + path.string() + ": the session's contents do not match their shape");
     const FileHeader h = make_header(key, s);
     AtomicFileWriter out(path);
@@ -254,7 +267,8 @@ void write_kv_store_file(const std::filesystem::path& path, const KvCacheKey& ke
     sink.pad_to(h.tail_q_offset);
     const std::size_t tail_floats = static_cast<std::size_t>(s.tail_rows) * s.q_dim;
     for (const auto& layer : *c.tail_q) {
-        if (layer.size() != tail_floats) throw Error("K/V cache file " + path.string() + ": tail queries have the wrong size");
+        if (layer.size() != tail_floats)
+            throw Error("K/V cache file " + path.string() + ": tail queries have the wrong size");
         sink.write(layer.data(), layer.size() * sizeof(float));
     }
     sink.pad_to(h.kv_offset);
@@ -262,16 +276,19 @@ void write_kv_store_file(const std::filesystem::path& path, const KvCacheKey& ke
     // early, and the checksum streams either way.
     const auto* kv = static_cast<const unsigned char*>(c.store->data());
     for (uint64_t off = 0; off < h.kv_bytes; off += uint64_t{64} << 20)
-        sink.write(kv + off, static_cast<std::size_t>(std::min<uint64_t>(uint64_t{64} << 20, h.kv_bytes - off)));
+        sink.write(kv + off,
+                   static_cast<std::size_t>(std::min<uint64_t>(uint64_t{64} << 20, h.kv_bytes - off)));
     const uint64_t sum = sink.digest();
     out.write(&sum, sizeof sum);
     out.write(kEndMagic, sizeof kEndMagic);
-    if (out.bytes_written() != h.file_bytes) throw Error("K/V cache file " + path.string() + ": size mismatch while writing");
+    if (out.bytes_written() != h.file_bytes)
+        throw Error("K/V cache file " + path.string() + ": size mismatch while writing");
     out.commit();
 }
 
-LoadedKvStore read_kv_store_file(const std::filesystem::path& path, const KvFileExpectation& expect, KvFileLoad mode,
-                                 int64_t ram_cap_bytes, const std::filesystem::path& spill_dir) {
+LoadedKvStore read_kv_store_file(const std::filesystem::path& path, const KvFileExpectation& expect,
+                                 KvFileLoad mode, int64_t ram_cap_bytes,
+                                 const std::filesystem::path& spill_dir) {
     FileBytes file(path, mode == KvFileLoad::Map);
     FileHeader h{};
     unsigned char trailer[kTrailerBytes];
@@ -285,7 +302,8 @@ LoadedKvStore read_kv_store_file(const std::filesystem::path& path, const KvFile
         std::memcpy(trailer, file.mapped() + h.file_bytes - kTrailerBytes, kTrailerBytes);
     else
         file.read_at(h.file_bytes - kTrailerBytes, trailer, kTrailerBytes);
-    if (std::memcmp(trailer + 8, kEndMagic, sizeof kEndMagic) != 0) bad(path, "truncated or corrupt (no end marker)");
+    if (std::memcmp(trailer + 8, kEndMagic, sizeof kEndMagic) != 0)
+        bad(path, "truncated or corrupt (no end marker)");
     uint64_t stored_sum;
     std::memcpy(&stored_sum, trailer, sizeof stored_sum);
 
@@ -305,7 +323,8 @@ LoadedKvStore read_kv_store_file(const std::filesystem::path& path, const KvFile
                         out.tail_q[l].size() * sizeof(float));
     } else {
         // Read each section into its destination and checksum it there: one pass over the data.
-        out.store = std::make_unique<FullKvStore>(h.n_layers, h.n_kv_heads, h.head_dim, h.tokens, ram_cap_bytes, spill_dir);
+        out.store = std::make_unique<FullKvStore>(h.n_layers, h.n_kv_heads, h.head_dim, h.tokens,
+                                                  ram_cap_bytes, spill_dir);
         std::vector<unsigned char> gap;
         Checksum64 c(kChecksumSeed);
         uint64_t pos = 0;
@@ -329,7 +348,8 @@ LoadedKvStore read_kv_store_file(const std::filesystem::path& path, const KvFile
                  out.tail_q[l].size() * sizeof(float));
         auto* kv = static_cast<unsigned char*>(out.store->mutable_data());
         for (uint64_t off = 0; off < h.kv_bytes; off += uint64_t{64} << 20)
-            take(h.kv_offset + off, kv + off, static_cast<std::size_t>(std::min<uint64_t>(uint64_t{64} << 20, h.kv_bytes - off)));
+            take(h.kv_offset + off, kv + off,
+                 static_cast<std::size_t>(std::min<uint64_t>(uint64_t{64} << 20, h.kv_bytes - off)));
         sum = c.digest();
         if (pos != body) bad(path, "section table does not cover the file");
         if (sum != stored_sum) bad(path, "checksum mismatch (corrupt)");
@@ -338,8 +358,9 @@ LoadedKvStore read_kv_store_file(const std::filesystem::path& path, const KvFile
         bad(path, "made for a different document (token ids differ)");
     if (file.mapped()) {
         const std::size_t length = file.size();
-        out.store = FullKvStore::adopt_mapping(h.n_layers, h.n_kv_heads, h.head_dim, h.tokens, file.release_mapping(),
-                                               length, static_cast<std::size_t>(h.kv_offset));
+        out.store =
+            FullKvStore::adopt_mapping(h.n_layers, h.n_kv_heads, h.head_dim, h.tokens, file.release_mapping(),
+                                       length, static_cast<std::size_t>(h.kv_offset));
     }
     return out;
 }

@@ -49,7 +49,7 @@ struct KvCacheKey {
     uint32_t template_kind = 0;
     uint32_t engine_version = kKvEngineCacheVersion;
     bool operator==(const KvCacheKey&) const = default;
-    uint64_t digest() const;       // names the file
+    uint64_t digest() const;        // names the file
     std::string file_name() const;  // "<16 hex digits>.snapkv"
 };
 
@@ -68,7 +68,8 @@ struct KvFileContents {
 
 // Writes atomically (temporary file + rename through AtomicFileWriter): a reader sees the old file
 // or the complete new one. A full disk or any write error throws Error and leaves no file.
-void write_kv_store_file(const std::filesystem::path& path, const KvCacheKey& key, const KvFileContents& contents);
+void write_kv_store_file(const std::filesystem::path& path, const KvCacheKey& key,
+                         const KvFileContents& contents);
 
 enum class KvFileLoad {
     Map,   // the K/V blob is used in place from a read-only mapping (no copy)
@@ -90,9 +91,10 @@ struct KvFileExpectation {
 // Opens and verifies a cache file (header, key, shapes, tokens, checksum) and returns its contents.
 // Throws FormatError naming the problem (truncated, corrupt, different key/shape) — never returns
 // unverified data.
-LoadedKvStore read_kv_store_file(const std::filesystem::path& path, const KvFileExpectation& expect, KvFileLoad mode,
-                                 int64_t ram_cap_bytes = int64_t{8} << 30,
-                                 const std::filesystem::path& spill_dir = std::filesystem::temp_directory_path());
+LoadedKvStore read_kv_store_file(
+    const std::filesystem::path& path, const KvFileExpectation& expect, KvFileLoad mode,
+    int64_t ram_cap_bytes = int64_t{8} << 30,
+    const std::filesystem::path& spill_dir = std::filesystem::temp_directory_path());
 
 // Bytes the file for `shape` will take (for room checks before writing).
 int64_t kv_store_file_bytes(const KvFileShape& shape);

@@ -1,9 +1,9 @@
 // DocumentChat's use of the on-disk K/V cache: restore a document's K/V from its cache file when
 // there is a valid one, else prefill and write one. The cache only ever saves time: anything wrong
 // with it (a corrupt file, a full disk, an unwritable folder) is a warning and a normal prefill.
-#include <chrono>
-
 #include <spdlog/spdlog.h>
+
+#include <chrono>
 
 #include "engine/common/error.h"
 #include "engine/session/document_chat.h"
@@ -12,7 +12,9 @@ namespace snapdoc {
 
 namespace {
 using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+double seconds_since(Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
 }  // namespace
 
 void DocumentChat::set_kv_cache(KvStoreCache* cache, const ModelIdentity& model, int run_context_length) {
@@ -31,7 +33,8 @@ bool DocumentChat::kv_cache_has(std::span<const int32_t> part, std::string_view 
 }
 
 void DocumentChat::load_or_prefill(std::span<const int32_t> part, std::string_view system_prompt,
-                                   const DocumentSession::Progress& progress, const std::atomic<bool>* cancel) {
+                                   const DocumentSession::Progress& progress,
+                                   const std::atomic<bool>* cancel) {
     cache_report_ = {};
     if (!kv_cache_) {
         const auto t0 = Clock::now();
@@ -40,7 +43,8 @@ void DocumentChat::load_or_prefill(std::span<const int32_t> part, std::string_vi
         return;
     }
     cache_report_.enabled = true;
-    const KvCacheKey key = make_kv_cache_key(model_identity_, tokenizer_hash_, compute_hash_, kind_, system_prompt, part);
+    const KvCacheKey key =
+        make_kv_cache_key(model_identity_, tokenizer_hash_, compute_hash_, kind_, system_prompt, part);
     const std::filesystem::path file = kv_cache_->path_for(key);
     cache_report_.file = file;
     std::error_code ec;
@@ -71,10 +75,10 @@ void DocumentChat::load_or_prefill(std::span<const int32_t> part, std::string_vi
     t0 = Clock::now();
     try {
         kv_cache_->ensure_dir();
-        const int64_t bytes = kv_store_file_bytes({backend_.config().n_layers, backend_.config().n_kv_heads,
-                                                   backend_.config().head_dim, backend_.config().q_dim(),
-                                                   static_cast<int>(part.size()),
-                                                   std::min<int>(static_cast<int>(part.size()), session_.max_window())});
+        const int64_t bytes = kv_store_file_bytes(
+            {backend_.config().n_layers, backend_.config().n_kv_heads, backend_.config().head_dim,
+             backend_.config().q_dim(), static_cast<int>(part.size()),
+             std::min<int>(static_cast<int>(part.size()), session_.max_window())});
         if (std::string why = kv_cache_->room_for(bytes); !why.empty()) {
             cache_report_.note = "not saved to the K/V cache: " + why;
             spdlog::warn("{}", cache_report_.note);
@@ -85,7 +89,8 @@ void DocumentChat::load_or_prefill(std::span<const int32_t> part, std::string_vi
         cache_report_.file_bytes = bytes;
         cache_report_.save_seconds = seconds_since(t0);
         kv_cache_->evict(file);
-        spdlog::info("K/V cache: wrote {} ({} MiB) in {:.3f} s", file.string(), bytes >> 20, cache_report_.save_seconds);
+        spdlog::info("K/V cache: wrote {} ({} MiB) in {:.3f} s", file.string(), bytes >> 20,
+                     cache_report_.save_seconds);
     } catch (const Error& e) {
         cache_report_.save_seconds = seconds_since(t0);
         cache_report_.note = std::string("not saved to the K/V cache: ") + e.what();

@@ -28,9 +28,11 @@ void DocumentSession::restore_document_cache(const std::filesystem::path& file, 
     drop_document();
     KvFileExpectation expect;
     expect.key = key;
-    expect.shape = {cfg_.n_layers, cfg_.n_kv_heads, cfg_.head_dim, cfg_.q_dim(), D, std::min(D, options_.max_window)};
+    expect.shape = {
+        cfg_.n_layers, cfg_.n_kv_heads, cfg_.head_dim, cfg_.q_dim(), D, std::min(D, options_.max_window)};
     expect.tokens = tokens;
-    LoadedKvStore loaded = read_kv_store_file(file, expect, mode, options_.kv_ram_cap_bytes, options_.spill_dir);
+    LoadedKvStore loaded =
+        read_kv_store_file(file, expect, mode, options_.kv_ram_cap_bytes, options_.spill_dir);
     store_ = std::move(loaded.store);
     doc_tail_q_ = std::move(loaded.tail_q);
     doc_tail_rows_ = loaded.tail_rows;

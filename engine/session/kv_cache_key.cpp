@@ -35,12 +35,13 @@ uint64_t tokenizer_identity(const Tokenizer& t) {
 uint64_t compute_identity(const ModelConfig& m, int run_context_length) {
     Checksum64 c(4);
     c.update_string(m.architecture);
-    for (int v : {m.n_layers, m.dim, m.n_heads, m.n_kv_heads, m.head_dim, m.ffn_dim, m.vocab_size, m.context_length,
-                  m.sliding_window, static_cast<int>(m.rope_style), static_cast<int>(m.rope_scaling.kind),
-                  m.rope_scaling.original_context, m.rope_scaling.yarn_truncate ? 1 : 0, run_context_length})
+    for (int v :
+         {m.n_layers, m.dim, m.n_heads, m.n_kv_heads, m.head_dim, m.ffn_dim, m.vocab_size, m.context_length,
+          m.sliding_window, static_cast<int>(m.rope_style), static_cast<int>(m.rope_scaling.kind),
+          m.rope_scaling.original_context, m.rope_scaling.yarn_truncate ? 1 : 0, run_context_length})
         c.update_u64(static_cast<uint64_t>(static_cast<int64_t>(v)));
-    for (float f : {m.norm_eps, m.rope_theta, m.rope_scaling.factor, m.rope_scaling.beta_fast, m.rope_scaling.beta_slow,
-                    m.rope_scaling.attention_factor})
+    for (float f : {m.norm_eps, m.rope_theta, m.rope_scaling.factor, m.rope_scaling.beta_fast,
+                    m.rope_scaling.beta_slow, m.rope_scaling.attention_factor})
         add_float(c, f);
     add_floats(c, m.rope_scaling.freq_factors);
     add_floats(c, m.rope_scaling.long_freq_factors);
@@ -54,7 +55,8 @@ KvCacheKey make_kv_cache_key(const ModelIdentity& model, uint64_t tokenizer_hash
     k.model = model;
     k.tokenizer_hash = tokenizer_hash;
     k.compute_hash = compute_hash;
-    k.tokens_hash = checksum64(document_tokens.data(), document_tokens.size_bytes(), 5) ^ document_tokens.size();
+    k.tokens_hash =
+        checksum64(document_tokens.data(), document_tokens.size_bytes(), 5) ^ document_tokens.size();
     k.system_prompt_hash = checksum64(system_prompt.data(), system_prompt.size(), 6);
     k.template_kind = static_cast<uint32_t>(kind);
     return k;

@@ -25,15 +25,15 @@ uint64_t compute_identity(const ModelConfig& config, int run_context_length);
 
 // What happened with the K/V cache on the last document load (DocumentChat::cache_report).
 struct KvCacheReport {
-    bool enabled = false;           // a cache was set
-    bool served = false;            // restored from a cache file (no prefill)
-    bool saved = false;             // a new cache file was written after the prefill
-    double load_seconds = 0;        // verifying + restoring the file (also when it was rejected)
-    double prefill_seconds = 0;     // 0 when served
-    double save_seconds = 0;        // writing the file (temporary + rename)
-    int64_t file_bytes = 0;         // the file used or written
+    bool enabled = false;        // a cache was set
+    bool served = false;         // restored from a cache file (no prefill)
+    bool saved = false;          // a new cache file was written after the prefill
+    double load_seconds = 0;     // verifying + restoring the file (also when it was rejected)
+    double prefill_seconds = 0;  // 0 when served
+    double save_seconds = 0;     // writing the file (temporary + rename)
+    int64_t file_bytes = 0;      // the file used or written
     std::filesystem::path file;
-    std::string note;               // why a file was rejected or not written ("" when all went well)
+    std::string note;  // why a file was rejected or not written ("" when all went well)
 };
 
 KvCacheKey make_kv_cache_key(const ModelIdentity& model, uint64_t tokenizer_hash, uint64_t compute_hash,

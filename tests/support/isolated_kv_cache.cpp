@@ -29,6 +29,8 @@ IsolatedKvCacheHome::IsolatedKvCacheHome() {
     std::atexit(remove_home);
 }
 
-const std::filesystem::path& IsolatedKvCacheHome::path() const { return home(); }
+const std::filesystem::path& IsolatedKvCacheHome::path() const {
+    return home();
+}
 
 }  // namespace snapdoc::testing

@@ -29,7 +29,9 @@ namespace {
 
 QString demo_model() {
     // tests/ui/this_file.cpp -> repository root
-    return QFileInfo(QStringLiteral(__FILE__)).dir().absoluteFilePath("../../resources/models/snapdoc-demo.gguf");
+    return QFileInfo(QStringLiteral(__FILE__))
+        .dir()
+        .absoluteFilePath("../../resources/models/snapdoc-demo.gguf");
 }
 
 int cache_files(const QString& dir) {
@@ -75,7 +77,8 @@ class TestKvCacheApp : public QObject {
         QSignalSpy ready(&w->documents(), &DocumentController::documentReady);
         w->open_document(doc_path_);
         if (!wait_until([&] { return ready.count() == 1; })) {
-            qWarning("the document was not ready: %s", qPrintable(child<QLabel>(*w, "documentFacts")->text()));
+            qWarning("the document was not ready: %s",
+                     qPrintable(child<QLabel>(*w, "documentFacts")->text()));
             return r;
         }
         if (const auto info = w->documents().ready_info()) r.ready = *info;
@@ -102,10 +105,11 @@ private slots:
         doc_path_ = dir_.path() + "/report.txt";
         QFile f(doc_path_);
         QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write("Report of the harbour office.\nThe access code for the north gate is 7391. The green office "
-                "keeps batch number 4410. Greta inspected the boiler near the hill mill in the evening. "
-                "About 37 tourists waited near the depot on Friday. The access code for the south tower is "
-                "2288.\n");
+        f.write(
+            "Report of the harbour office.\nThe access code for the north gate is 7391. The green office "
+            "keeps batch number 4410. Greta inspected the boiler near the hill mill in the evening. "
+            "About 37 tourists waited near the depot on Friday. The access code for the south tower is "
+            "2288.\n");
     }
 
     void second_open_is_served_from_the_cache_with_the_same_answer() {

@@ -68,7 +68,8 @@ TEST(KvStoreCacheFolder, EvictsLeastRecentlyUsedDownToTheCap) {
                            "0000000000000004.snapkv"};
     for (int i = 0; i < 4; ++i) {
         write_bytes(dir / names[i], 1000);
-        fs::last_write_time(dir / names[i], now - std::chrono::minutes(40 - i * 10));  // 1 oldest ... 4 newest
+        fs::last_write_time(dir / names[i],
+                            now - std::chrono::minutes(40 - i * 10));  // 1 oldest ... 4 newest
     }
     write_bytes(dir / "notes.txt", 5000);  // not ours: never counted or removed
     cache.touch(dir / names[0]);           // used just now: becomes the newest
@@ -132,13 +133,15 @@ TEST(KvStoreCacheFolder, ModelIdentityChangesWithContentSizeOrTime) {
 
 fs::path demo_model_path() {
     if (const char* env = std::getenv("SNAPDOC_DEMO_MODEL")) return env;
-    return fs::path(__FILE__).parent_path().parent_path().parent_path() / "resources" / "models" / "snapdoc-demo.gguf";
+    return fs::path(__FILE__).parent_path().parent_path().parent_path() / "resources" / "models" /
+           "snapdoc-demo.gguf";
 }
 
 class KvCacheChat : public ::testing::Test {
 protected:
     void SetUp() override {
-        if (!fs::exists(demo_model_path())) GTEST_SKIP() << "demo model absent: " << demo_model_path().string();
+        if (!fs::exists(demo_model_path()))
+            GTEST_SKIP() << "demo model absent: " << demo_model_path().string();
         model = std::make_unique<Model>(load_model(demo_model_path()));
         tok = std::make_unique<Tokenizer>(Tokenizer::from_model(*model));
         backend = make_cpu_backend(*model);
@@ -233,8 +236,8 @@ TEST_F(KvCacheChat, ReadModeAndNoCacheGiveTheSameSession) {
     EXPECT_FALSE(plain.cache_report().enabled);
     DocumentSession read(*backend);
     const auto ids = first->document_ids();
-    const KvCacheKey key = make_kv_cache_key(identity, tokenizer_identity(*tok), compute_identity(backend->config(), 0),
-                                             kind, "", ids);
+    const KvCacheKey key = make_kv_cache_key(identity, tokenizer_identity(*tok),
+                                             compute_identity(backend->config(), 0), kind, "", ids);
     read.restore_document_cache(first->cache_report().file, key, ids, KvFileLoad::Read);
     EXPECT_FALSE(read.store_mapped_from_cache());
     const auto q = build_question_part(kind, *tok, kQuestion);

@@ -16,7 +16,8 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path demo_model_path() {
-    return fs::path(__FILE__).parent_path().parent_path().parent_path() / "resources" / "models" / "snapdoc-demo.gguf";
+    return fs::path(__FILE__).parent_path().parent_path().parent_path() / "resources" / "models" /
+           "snapdoc-demo.gguf";
 }
 
 int snapkv_files(const fs::path& dir) {
@@ -29,16 +30,19 @@ int snapkv_files(const fs::path& dir) {
 class KvCacheCli : public ::testing::Test {
 protected:
     void SetUp() override {
-        if (!fs::exists(demo_model_path())) GTEST_SKIP() << "demo model absent: " << demo_model_path().string();
-        std::ofstream(dir / "doc.txt") << "Report of the harbour office.\nThe access code for the north gate is 7391. "
-                                          "The green office keeps batch number 4410.\n";
+        if (!fs::exists(demo_model_path()))
+            GTEST_SKIP() << "demo model absent: " << demo_model_path().string();
+        std::ofstream(dir / "doc.txt")
+            << "Report of the harbour office.\nThe access code for the north gate is 7391. "
+               "The green office keeps batch number 4410.\n";
     }
     // stdout and stderr in separate files so the answer can be compared alone.
     CommandResult ask(const std::string& extra, std::string* err = nullptr) {
-        const CommandResult r = run_command("timeout 120 " + std::string(SNAPDOC_CLI_PATH) + " ask -m '" +
-                                            demo_model_path().string() + "' --doc '" + (dir / "doc.txt").string() +
-                                            "' -q 'What is the access code for the north gate?' -n 16 " + extra +
-                                            " 2>'" + (dir / "err.txt").string() + "'");
+        const CommandResult r =
+            run_command("timeout 120 " + std::string(SNAPDOC_CLI_PATH) + " ask -m '" +
+                        demo_model_path().string() + "' --doc '" + (dir / "doc.txt").string() +
+                        "' -q 'What is the access code for the north gate?' -n 16 " + extra + " 2>'" +
+                        (dir / "err.txt").string() + "'");
         if (err) {
             std::ifstream in(dir / "err.txt");
             err->assign(std::istreambuf_iterator<char>(in), {});

@@ -62,9 +62,9 @@ TEST(F16Rows, NarrowingRoundsToNearestEvenLikeTheScalarCodec) {
             in.push_back(-x);
         }
     }
-    for (float x : {0.0f, -0.0f, 65504.0f, 65519.99f, 65520.0f, 1e9f, 0x1p-14f, 0x1p-24f, 0x1p-25f, 0x1.8p-25f,
-                    0x1p-26f, 1e-30f, std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
-                    std::numeric_limits<float>::denorm_min()})
+    for (float x : {0.0f, -0.0f, 65504.0f, 65519.99f, 65520.0f, 1e9f, 0x1p-14f, 0x1p-24f, 0x1p-25f,
+                    0x1.8p-25f, 0x1p-26f, 1e-30f, std::numeric_limits<float>::infinity(),
+                    -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::denorm_min()})
         in.push_back(x);
     std::vector<uint16_t> fast(in.size()), portable(in.size());
     f32_to_f16_row(in.data(), fast.data(), static_cast<int64_t>(in.size()));
@@ -90,7 +90,8 @@ TEST(F16Rows, RoundingErrorWithinHalfAnUlp) {
     f32_to_f16_row(x.data(), h.data(), static_cast<int64_t>(x.size()));
     f16_to_f32_row(h.data(), back.data(), static_cast<int64_t>(x.size()));
     for (std::size_t i = 0; i < x.size(); ++i)
-        if (std::fabs(x[i]) >= 0x1p-14f) EXPECT_LE(std::fabs(back[i] - x[i]), kF16RelativeRounding * std::fabs(x[i]));
+        if (std::fabs(x[i]) >= 0x1p-14f)
+            EXPECT_LE(std::fabs(back[i] - x[i]), kF16RelativeRounding * std::fabs(x[i]));
 }
 
 // The store: half the bytes of f32, and rows come back exactly as f16-rounded, in RAM and spilled.

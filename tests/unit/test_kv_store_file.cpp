@@ -2,7 +2,6 @@
 // read); a truncated, corrupt, foreign or mismatched file is refused with a FormatError (never
 // used); a write that fails (full disk) throws and leaves no file.
 #include <gtest/gtest.h>
-
 #include <sys/resource.h>
 
 #include <csignal>
@@ -63,7 +62,8 @@ protected:
     void expect_same(const LoadedKvStore& got) {
         ASSERT_TRUE(got.store);
         EXPECT_EQ(got.store->bytes(), s.store->bytes());
-        EXPECT_EQ(std::memcmp(got.store->data(), s.store->data(), static_cast<std::size_t>(s.store->bytes())), 0);
+        EXPECT_EQ(std::memcmp(got.store->data(), s.store->data(), static_cast<std::size_t>(s.store->bytes())),
+                  0);
         EXPECT_EQ(got.tail_rows, s.shape.tail_rows);
         EXPECT_EQ(got.tail_q, s.tail_q);
     }
@@ -117,8 +117,8 @@ TEST_F(KvStoreFile, AcceptsAFileWithMoreTailRowsThanNeeded) {
 TEST_F(KvStoreFile, TruncatedFilesAreRefused) {
     write_kv_store_file(file, s.key, s.contents());
     const std::vector<char> full = bytes();
-    for (std::size_t keep : {std::size_t{0}, std::size_t{100}, std::size_t{4096}, full.size() / 2, full.size() - 16,
-                             full.size() - 1}) {
+    for (std::size_t keep : {std::size_t{0}, std::size_t{100}, std::size_t{4096}, full.size() / 2,
+                             full.size() - 16, full.size() - 1}) {
         put(std::vector<char>(full.begin(), full.begin() + static_cast<std::ptrdiff_t>(keep)));
         expect_refused("truncated");
     }
@@ -135,8 +135,8 @@ TEST_F(KvStoreFile, AnyFlippedByteIsCaught) {
     // last), the padding before it, and the stored checksum.
     const std::size_t kv_end = good.size() - 16;
     for (std::size_t at : {std::size_t{2000}, std::size_t{4096 + 7}, std::size_t{4096 + 600 + 13}, kv_end - 1,
-                           kv_end - s.store->bytes(), kv_end - s.store->bytes() / 2, kv_end - s.store->bytes() - 3,
-                           good.size() - 12}) {
+                           kv_end - s.store->bytes(), kv_end - s.store->bytes() / 2,
+                           kv_end - s.store->bytes() - 3, good.size() - 12}) {
         std::vector<char> bad = good;
         bad[at] ^= 0x10;
         put(bad);
