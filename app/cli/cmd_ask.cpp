@@ -7,6 +7,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/kv_cache_flags.h"
 #include "app/cli/model_setup.h"
+#include "app/cli/prefill_notice.h"
 #include "app/cli/snapkv_flags.h"
 #include "app/common/document_text.h"
 #include "engine/common/atomic_file.h"
@@ -66,6 +67,7 @@ int cmd_ask(int argc, char** argv) {
         longest_question = std::max(longest_question, build_question_part(kind, *lm.tokenizer, q).size());
     check_context_room(static_cast<int64_t>(doc_part.size() + longest_question), opts.max_new_tokens, ctx,
                        "document + question + answer", ignore_context);
+    if (!chat.kv_cache_has(doc_part, args.str("system"))) announce_prefill(*lm.backend, doc_part);
     const int doc_tokens = chat.load_document_tokens(doc_part, {}, &cancel, args.str("system"));
     report_kv_cache(chat);
     if (!chat.served_from_cache())

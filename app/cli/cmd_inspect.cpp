@@ -5,6 +5,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/model_setup.h"
+#include "app/cli/prefill_notice.h"
 #include "app/cli/snapkv_flags.h"
 #include "app/common/document_text.h"
 #include "app/common/selection_json.h"
@@ -55,6 +56,7 @@ int cmd_inspect(int argc, char** argv) {
         const int q = std::min(snap.window, L - 1);
         check_context_room(L, 0, ctx, "the --ids", ignore_context);
         session = std::make_unique<DocumentSession>(*lm.backend);
+        announce_prefill(*lm.backend, std::span(ids).first(L - q));
         session->prefill_document(std::span(ids).first(L - q), {}, cancel);
         session->set_question(std::span(ids).last(q), snap.window, cancel);
         sel = session->select(snap);
@@ -71,6 +73,7 @@ int cmd_inspect(int argc, char** argv) {
         const std::vector<int32_t> question_part = build_question_part(kind, *lm.tokenizer, question);
         check_context_room(static_cast<int64_t>(doc_part.size() + question_part.size()), 0, ctx,
                            "document + question", ignore_context);
+        announce_prefill(*lm.backend, doc_part);
         chat.load_document_tokens(doc_part, {}, cancel);
         chat.session().set_question(question_part, snap.window, cancel);
         sel = chat.session().select(snap);

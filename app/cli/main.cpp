@@ -9,6 +9,7 @@
 #include <string>
 
 #include "app/cli/commands.h"
+#include "engine/common/process_exit.h"
 #include "engine/common/error.h"
 
 namespace {
@@ -71,8 +72,7 @@ void on_sigbus(int) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-    std::signal(SIGBUS, on_sigbus);
+int run_cli(int argc, char** argv) {
     if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
@@ -105,4 +105,11 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "snapdoc-cli %s: error: %s\n", cmd.c_str(), e.what());
         return 1;
     }
+}
+
+int main(int argc, char** argv) {
+    std::signal(SIGBUS, on_sigbus);
+    // The command's objects are gone by now; leave without OpenBLAS's exit-time thread join, which
+    // hangs under a low address-space limit (engine/common/process_exit.h).
+    snapdoc::exit_after_flush(run_cli(argc, argv));
 }

@@ -2,7 +2,10 @@
 //   snapdoc [FILE...]                       open documents / a model (.gguf or a Hugging Face folder)
 //   snapdoc --model M --doc D               load a model and a document at start
 //   snapdoc --screenshot OUT.png [--model M] [--doc D] [--ask Q]...
-//                                           drive the window, save a PNG, exit (works offscreen)
+//                                           drive the window, save a PNG, exit (works offscreen); it
+//                                           uses a throw-away library unless --data-dir, SNAPDOC_DATA_DIR
+//                                           or --screenshot-library says otherwise, and prints any error
+//                                           a dialog would show, then exits
 //   --data-dir DIR                          keep the library and log in DIR instead of the XDG dirs
 //   --ignore-context                        allow prompts past the model's context (this run only)
 //   --log-level LEVEL                       stderr log level (trace..off); the log file gets info
@@ -12,12 +15,14 @@
 #include <QCommandLineParser>
 #include <QFileInfo>
 #include <QMessageBox>
+#include <QTemporaryDir>
 #include <cstdio>
 #include <memory>
 
 #include "app/services/app_paths.h"
 #include "app/services/library_store.h"
 #include "app/services/log_setup.h"
+#include "engine/common/process_exit.h"
 #include "ui/main/document_controller.h"
 #include "ui/main/main_window.h"
 #include "ui/main/screenshot_runner.h"
@@ -38,7 +43,7 @@ int fatal(bool gui, const QString& message) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int run_app(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setApplicationName("snapdoc");
     QApplication::setApplicationVersion(SNAPDOC_VERSION);
@@ -65,15 +70,32 @@ int main(int argc, char** argv) {
         "timeout", "Screenshot mode: give up after this many seconds (default 300).", "seconds", "300");
     const QCommandLineOption budget_opt(
         "budget", "SnapKV budget (positions kept per head) for this run; the saved setting is kept.", "positions");
-    cli.addOptions({model_opt, doc_opt, shot_opt, ask_opt, data_opt, ignore_opt, budget_opt, log_opt, timeout_opt});
+    const QCommandLineOption shot_library_opt(
+        "screenshot-library",
+        "Screenshot mode: use the normal library (its documents, settings, window size) instead of a throw-away one.");
+    cli.addOptions({model_opt, doc_opt, shot_opt, ask_opt, data_opt, ignore_opt, budget_opt, log_opt, timeout_opt,
+                    shot_library_opt});
     cli.addPositionalArgument("files", "Documents or a model to open.", "[file...]");
     cli.process(app);
     const bool screenshot = cli.isSet(shot_opt);
 
+    // A screenshot run opens documents, asks questions and resizes the window: in the user's own
+    // library that would leave its question and geometry behind. It gets a folder of its own that
+    // goes away with it, unless a data folder is named or the flag asks for the normal one.
+    std::unique_ptr<QTemporaryDir> throwaway;
+    QString data_dir = cli.value(data_opt);
+    if (screenshot && data_dir.isEmpty() && qEnvironmentVariableIsEmpty("SNAPDOC_DATA_DIR") &&
+        !cli.isSet(shot_library_opt)) {
+        throwaway = std::make_unique<QTemporaryDir>();
+        if (!throwaway->isValid())
+            return fatal(false, QObject::tr("cannot create a temporary data folder: %1").arg(throwaway->errorString()));
+        data_dir = throwaway->path();
+    }
+
     std::unique_ptr<snapdoc::services::LibraryStore> store;
     QString kv_cache_dir;
     try {
-        const auto paths = snapdoc::services::resolve_app_paths(cli.value(data_opt));
+        const auto paths = snapdoc::services::resolve_app_paths(data_dir);
         kv_cache_dir = paths.kv_cache_dir;
         snapdoc::services::init_app_logging(paths.log_file().toStdString(), cli.value(log_opt).toStdString());
         spdlog::info("snapdoc {} starting; data in {}", SNAPDOC_VERSION, paths.data_dir.toStdString());
@@ -82,7 +104,15 @@ int main(int argc, char** argv) {
         return fatal(!screenshot, QString::fromStdString(e.what()));
     }
 
-    snapdoc::ui::MainWindow window(*store);
+    // Unattended, an error box would only wait for a click until the timeout: it is printed instead.
+    snapdoc::ui::ScreenshotDialogs* shot_dialogs = nullptr;
+    std::unique_ptr<snapdoc::ui::DialogProvider> dialogs;
+    if (screenshot) {
+        auto d = std::make_unique<snapdoc::ui::ScreenshotDialogs>();
+        shot_dialogs = d.get();
+        dialogs = std::move(d);
+    }
+    snapdoc::ui::MainWindow window(*store, std::move(dialogs));
     window.set_kv_cache_dir(kv_cache_dir);
     if (cli.isSet(ignore_opt)) window.set_ignore_context_for_session();
     if (cli.isSet(budget_opt)) {
@@ -106,6 +136,7 @@ int main(int argc, char** argv) {
         o.questions = cli.values(ask_opt);
         o.timeout_seconds = std::max(1, cli.value(timeout_opt).toInt());
         auto* runner = new snapdoc::ui::ScreenshotRunner(window, o, &window);
+        shot_dialogs->on_error = [runner](const QString& title, const QString& text) { runner->modal_error(title, text); };
         QObject::connect(runner, &snapdoc::ui::ScreenshotRunner::finished, &app,
                          [](int code) { QApplication::exit(code); });
         window.show();
@@ -125,4 +156,11 @@ int main(int argc, char** argv) {
             [&window, question] { window.ask(question); }, Qt::SingleShotConnection);
     }
     return app.exec();
+}
+
+int main(int argc, char** argv) {
+    // The window, the library and the engine thread are gone when run_app returns; the process
+    // then leaves without OpenBLAS's exit-time thread join (it hangs under ulimit -v; see
+    // engine/common/process_exit.h).
+    snapdoc::exit_after_flush(run_app(argc, argv));
 }

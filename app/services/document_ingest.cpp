@@ -8,6 +8,7 @@
 #include <QTextDocument>
 
 #include "app/common/document_text.h"
+#include "app/services/html_nesting.h"
 #include "app/services/pdf_text.h"
 #include "engine/common/error.h"
 #include "engine/common/input_file.h"
@@ -47,7 +48,8 @@ std::string read_html(const QString& path, QString& title) {
         throw Error("document " + utf8(path) + " is not valid " +
                     (decoder.name() ? std::string(decoder.name()) : "UTF-8") + " text");
     QTextDocument doc;
-    doc.setHtml(html);
+    // Nesting bounded first: Qt's parser is quadratic in the depth (100K levels took minutes).
+    doc.setHtml(cap_html_nesting(html).html);
     title = doc.metaInformation(QTextDocument::DocumentTitle).trimmed();
     const std::string text = utf8(doc.toPlainText());
     if (text.find_first_not_of(" \t\r\n\xc2\xa0") == std::string::npos)

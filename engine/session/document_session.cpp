@@ -8,6 +8,7 @@
 #include "engine/common/error.h"
 #include "engine/session/context_check.h"
 #include "engine/session/prefill.h"
+#include "engine/session/prefill_estimate.h"
 
 namespace snapdoc {
 
@@ -69,6 +70,14 @@ void DocumentSession::prefill_document(std::span<const int32_t> tokens, const Pr
     std::vector<float> copy_k(static_cast<std::size_t>(std::min(kStoreCopyRows, D)) * hd), copy_v(copy_k.size());
     prefill_peak_cache_bytes_ = 0;
 
+    // Per-chunk progress, weighted by each chunk's share of the work (FLOPs): a chunk deep in the
+    // document attends over more keys, so rows alone would run ahead of the clock.
+    const PrefillCostModel weights = flop_cost_model(cfg_);
+    const auto report = [&](int layer, int rows_done) {
+        const int layers_done = layer + (rows_done == D ? 1 : 0);
+        progress({layer, cfg_.n_layers, layers_done, rows_done, D,
+                  weights.fraction_done(D, cfg_.n_layers, layer, rows_done)});
+    };
     for (int l = 0; l < cfg_.n_layers; ++l) {
         auto cache = layer_cache(l, D);
         prefill_peak_cache_bytes_ = std::max<int64_t>(prefill_peak_cache_bytes_, cache->reserved_bytes());
@@ -86,6 +95,7 @@ void DocumentSession::prefill_document(std::span<const int32_t> tokens, const Pr
                             q_chunk.data() + static_cast<std::size_t>(from - c0) * qd,
                             sizeof(float) * static_cast<std::size_t>(c0 + c - from) * qd);
             }
+            if (progress && c0 + c < D) report(l, c0 + c);  // the layer's last chunk reports below
         }
         // Layer ℓ is done: its full K/V leave the backend for the host store (rounded to f16 there).
         for (int h = 0; h < cfg_.n_kv_heads; ++h)
@@ -94,7 +104,7 @@ void DocumentSession::prefill_document(std::span<const int32_t> tokens, const Pr
                 backend_.read_kv(*cache, l, h, r0, n, copy_k.data(), copy_v.data());
                 store_->store_rows(l, h, r0, n, copy_k.data(), copy_v.data());
             }
-        if (progress) progress(l + 1, cfg_.n_layers);
+        if (progress) report(l, D);
     }
     (void)hd;
     doc_len_ = D;

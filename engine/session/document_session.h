@@ -25,6 +25,7 @@
 #include "engine/kv/selection.h"
 #include "engine/runtime/backend.h"
 #include "engine/session/generate.h"
+#include "engine/session/prefill_progress.h"
 
 namespace snapdoc {
 
@@ -52,7 +53,9 @@ struct AnswerResult : GenerationResult {
 
 class DocumentSession {
 public:
-    using Progress = std::function<void(int done_layers, int total_layers)>;
+    // Called after every prefill chunk (PrefillProgress); a (done_layers, total_layers) callback
+    // is still accepted and called once per finished layer.
+    using Progress = PrefillProgressFn;
 
     DocumentSession(Backend& backend, DocumentSessionOptions options = {});
 

@@ -127,6 +127,12 @@ void CompressionControls::set_prompt_length(int prompt_len) {
     update_estimate();
 }
 
+void CompressionControls::set_unavailable_reason(const QString& reason) {
+    unavailable_reason_ = reason;
+    if (!reason.isEmpty()) estimate_->setWordWrap(true);  // a reason is a sentence, not a figure
+    update_estimate();
+}
+
 void CompressionControls::to_widgets() {
     updating_ = true;
     const QSignalBlocker b1(enabled_), b2(budget_slider_), b3(budget_spin_), b4(window_), b5(kernel_),
@@ -171,7 +177,8 @@ void CompressionControls::from_widgets() {
 
 void CompressionControls::update_estimate() {
     if (shape_.n_layers == 0 || prompt_len_ <= 0) {
-        estimate_->setText(tr("KV memory: load a model and a document"));
+        estimate_->setText(unavailable_reason_.isEmpty() ? tr("KV memory: load a model and a document")
+                                                         : tr("KV memory: %1").arg(unavailable_reason_));
         return;
     }
     const int64_t est = estimate_kv_bytes(shape_, config_, prompt_len_);

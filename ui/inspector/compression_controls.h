@@ -31,6 +31,9 @@ public:
     // The model's cache shape and the prompt length the memory estimate is for.
     void set_shape(const CacheShape& shape, int max_budget);
     void set_prompt_length(int prompt_len);
+    // Why there is no prompt to estimate for (e.g. the document was refused); "" = the default
+    // "load a model and a document".
+    void set_unavailable_reason(const QString& reason);
 
 signals:
     void configChanged(const snapdoc::SnapKvConfig& config);
@@ -43,6 +46,7 @@ private:
     SnapKvConfig config_;
     CacheShape shape_;
     int prompt_len_ = 0;
+    QString unavailable_reason_;
     int max_budget_ = 4096;
     bool updating_ = false;
 

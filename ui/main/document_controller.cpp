@@ -9,6 +9,7 @@
 #include "app/services/library_store.h"
 #include "engine/common/error.h"
 #include "engine/model/model_summary.h"
+#include "engine/session/prefill_estimate.h"
 #include "ui/dialogs/dialog_provider.h"
 #include "ui/document/document_panel.h"
 #include "ui/document/document_view.h"
@@ -23,12 +24,11 @@ QString num(int64_t n) {
     return QLocale(QLocale::English).toString(static_cast<qlonglong>(n));
 }
 
-QString eta_text(int done, int total, double elapsed) {
-    if (done <= 0 || elapsed <= 0) return QObject::tr("estimating time left…");
-    const double left = elapsed / done * (total - done);
-    if (left < 1) return QObject::tr("under a second left");
-    if (left < 90) return QObject::tr("about %1 s left").arg(static_cast<int>(left + 0.5));
-    return QObject::tr("about %1 min left").arg(static_cast<int>(left / 60 + 0.5));
+// Progress bar steps: the bar moves per chunk (a fraction of the cost-weighted work).
+constexpr int kProgressSteps = 1000;
+
+QString duration_text(double seconds) {
+    return QString::fromStdString(format_duration(seconds));
 }
 
 }  // namespace
@@ -50,16 +50,40 @@ DocumentController::DocumentController(EngineHost& engine, services::LibraryStor
     connect(&panel_, &DocumentPanel::stopRequested, this, &DocumentController::stop);
 
     EngineWorker* w = engine_.worker();
-    connect(w, &EngineWorker::documentProgress, this, [this](qint64 id, int done, int total, double elapsed) {
+    connect(w, &EngineWorker::documentEstimated, this, [this](qint64 id, int tokens, double seconds) {
         if (id != current_id_ || !prefilling_) return;
-        const int pct = total > 0 ? 100 * done / total : 0;
-        panel_.show_progress(tr("Prefilling the document: layer %1 of %2 — %3% — %4")
-                                 .arg(done)
-                                 .arg(total)
-                                 .arg(pct)
-                                 .arg(eta_text(done, total, elapsed)),
-                             done, total);
+        estimate_seconds_ = seconds;
+        prefill_tokens_ = tokens;
+        if (!prefill_started_) {
+            prefill_started_ = true;
+            emit prefillStarted(id);
+        }
+        update_facts();
+        panel_.show_progress(seconds >= 0 ? tr("Prefilling: %1").arg(duration_text(seconds))
+                                          : tr("Prefilling…"),
+                             0, kProgressSteps);
+        emit prefillEstimated(id, tokens, seconds);
     });
+    connect(w, &EngineWorker::documentProgress, this,
+            [this](qint64 id, int done, int total, double fraction, double elapsed) {
+                if (id != current_id_ || !prefilling_) return;
+                if (!prefill_started_) {
+                    prefill_started_ = true;
+                    emit prefillStarted(id);
+                }
+                // Short on purpose: the bar is as narrow as the document column (the long form is in
+                // the facts line above it), so nothing is clipped.
+                const double left = PrefillEta(estimate_seconds_).remaining(fraction, elapsed);
+                const QString when = left < 0 ? tr("estimating time left") : duration_text(left) + tr(" left");
+                const int layer = std::min(total, done + 1);
+                panel_.show_progress(tr("Layer %1/%2 · %3% · %4")
+                                         .arg(layer)
+                                         .arg(total)
+                                         .arg(static_cast<int>(fraction * 100))
+                                         .arg(when),
+                                     static_cast<int>(fraction * kProgressSteps + 0.5), kProgressSteps);
+                emit prefillProgress(id, done, total, fraction);
+            });
     connect(w, &EngineWorker::documentLoaded, this, [this](const DocumentReady& r) {
         if (r.document_id != current_id_) return;  // the user moved on meanwhile
         prefilling_ = false;
@@ -76,6 +100,7 @@ DocumentController::DocumentController(EngineHost& engine, services::LibraryStor
                 if (id != current_id_) return;
                 prefilling_ = false;
                 panel_.hide_progress();
+                refusal_ = cancelled ? QString() : message;
                 update_facts(message);
                 if (!cancelled) spdlog::warn("document {} not loaded: {}", id, message.toStdString());
                 emit documentFailed(id, message);
@@ -159,6 +184,7 @@ void DocumentController::show(int64_t id) {
     prefilling_ = false;
     current_id_ = id;
     ready_.reset();
+    refusal_.clear();
     text_ = std::make_shared<const std::string>(store_.document_text(id));
     store_.touch_document(id);
     panel_.show_document(QString::fromStdString(rec->title), QString::fromStdString(*text_),
@@ -201,12 +227,21 @@ void DocumentController::refresh_library() {
     library_.set_documents(store_.documents());
 }
 
+void DocumentController::settings_changed() {
+    if (current_id_ < 0 || !text_ || !model_ || ready_ || prefilling_) return;
+    prefill();
+}
+
 void DocumentController::prefill() {
     if (current_id_ < 0 || !text_ || !model_) return;
     prefill_cancel_ = engine_.new_cancel_token();
     prefilling_ = true;
-    emit prefillStarted(current_id_);
-    panel_.show_progress(tr("Tokenizing the document…"), 0, 0);
+    refusal_.clear();
+    estimate_seconds_ = -1;
+    prefill_tokens_ = 0;
+    prefill_started_ = false;
+    // prefillStarted follows once the worker has checked the document against the context.
+    panel_.show_progress(tr("Tokenizing and checking the document…"), 0, 0);
     // Room for a typical question plus the longest answer when checking whether the document fits.
     const int reserve = settings_.generation.max_new_tokens + 64;
     engine_.post(
@@ -238,11 +273,18 @@ void DocumentController::update_facts(const QString& problem) {
                     .arg(num(static_cast<int64_t>(ready_->document_tokens / std::max(1e-6, ready_->seconds))));
         if (!ready_->kv_cache_note.isEmpty())
             html += QStringLiteral("<br><span style='color:#806000'>%1</span>").arg(ready_->kv_cache_note.toHtmlEscaped());
+        if (estimate_seconds_ >= 0 && !ready_->from_kv_cache)
+            html += tr(" (estimated %1)").arg(duration_text(estimate_seconds_).remove(QStringLiteral("about ")));
     } else if (!model_) {
         html += tr(" · open a model to ask questions");
+    } else if (prefilling_ && prefill_tokens_ > 0) {
+        html += estimate_seconds_ >= 0 ? tr(" · prefilling %1 tokens: %2 on this machine")
+                                             .arg(num(prefill_tokens_), duration_text(estimate_seconds_))
+                                       : tr(" · prefilling %1 tokens").arg(num(prefill_tokens_));
     }
-    if (!problem.isEmpty())
-        html += QStringLiteral("<br><span style='color:#b02020'>%1</span>").arg(problem.toHtmlEscaped());
+    const QString shown_problem = problem.isEmpty() ? refusal_ : problem;
+    if (!shown_problem.isEmpty())
+        html += QStringLiteral("<br><span style='color:#b02020'>%1</span>").arg(shown_problem.toHtmlEscaped());
     panel_.set_facts(html);
 }
 

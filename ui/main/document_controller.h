@@ -51,6 +51,9 @@ public:
     void set_model(std::optional<ModelInfo> model);
     void stop();
     void refresh_library();
+    // The generation settings changed (answer length, "allow longer prompts"): a shown document
+    // that was refused, or not loaded yet, is checked and prefilled again with them.
+    void settings_changed();
 
     int64_t current_id() const { return current_id_; }
     bool busy() const { return ingesting() || prefilling_; }
@@ -62,7 +65,12 @@ public:
 signals:
     void opened(qint64 id, const QString& path);  // added to the library (recent files)
     void shown(qint64 id);
+    // The document passed the context check and its prefill begins (a refused document never
+    // gets here: the check comes first).
     void prefillStarted(qint64 id);
+    // The probe's prediction before the prefill (seconds < 0: too short to probe), then every chunk.
+    void prefillEstimated(qint64 id, int tokens, double seconds);
+    void prefillProgress(qint64 id, int done_layers, int total_layers, double fraction);
     void documentReady(const snapdoc::ui::DocumentReady& ready);
     void documentFailed(qint64 id, const QString& message);
     void openFailed(const QString& path, const QString& message);
@@ -88,6 +96,10 @@ private:
     std::shared_ptr<const std::string> text_;
     std::optional<ModelInfo> model_;
     bool prefilling_ = false;
+    bool prefill_started_ = false;  // past the context check (prefillStarted emitted)
+    double estimate_seconds_ = -1;  // the probe's prediction for the running prefill (< 0: none)
+    int prefill_tokens_ = 0;
+    QString refusal_;               // why the shown document is not loaded (e.g. the context check)
     CancelToken prefill_cancel_;
     std::optional<DocumentReady> ready_;
 };

@@ -145,6 +145,7 @@ void MainWindow::connect_controllers() {
             model_controller_->info() ? QString() : tr("Open a model to ask questions."));
     });
     connect(document_controller_, &DocumentController::prefillStarted, this, [this](qint64) {
+        inspector_->controls()->set_unavailable_reason(QString());
         chat_controller_->set_engine_state(model_controller_->info(), std::nullopt,
                                            tr("Reading the document into the model…"));
     });
@@ -157,6 +158,8 @@ void MainWindow::connect_controllers() {
     });
     connect(document_controller_, &DocumentController::documentFailed, this,
             [this](qint64, const QString& message) {
+                // The compression panel says why there is nothing to estimate (not "load a model").
+                inspector_->controls()->set_unavailable_reason(tr("the document is not loaded: %1").arg(message));
                 chat_controller_->set_engine_state(model_controller_->info(), std::nullopt, message);
             });
 

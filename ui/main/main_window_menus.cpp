@@ -133,6 +133,8 @@ void MainWindow::settings_dialog() {
     apply_kv_cache_settings();
     saved_ignore_context_.reset();  // the user's explicit choice replaces a --ignore-context override
     save_settings();
+    // "Allow longer prompts" or a shorter answer may now let a refused document in.
+    document_controller_->settings_changed();
 }
 
 void MainWindow::about() {

@@ -14,6 +14,22 @@
 
 namespace snapdoc::ui {
 
+void ScreenshotDialogs::show_error(QWidget*, const QString& title, const QString& text) {
+    if (on_error)
+        on_error(title, text);
+    else
+        std::fprintf(stderr, "snapdoc --screenshot: %s: %s\n", qPrintable(title), qPrintable(text));
+}
+
+bool ScreenshotDialogs::confirm_model(QWidget*, const ModelInfo&) {
+    return true;
+}
+
+void ScreenshotRunner::modal_error(const QString& title, const QString& text) {
+    fail(title + ": " + text);
+    step_capture();
+}
+
 ScreenshotRunner::ScreenshotRunner(MainWindow& window, ScreenshotOptions options, QObject* parent)
     : QObject(parent), window_(window), options_(std::move(options)) {
     timeout_.setSingleShot(true);

@@ -11,7 +11,9 @@
 #include "engine/model/model_summary.h"
 #include "engine/runtime/backend.h"
 #include "engine/runtime/backend_factory.h"
+#include "engine/session/context_check.h"
 #include "engine/session/document_chat.h"
+#include "engine/session/prefill_estimate.h"
 #include "engine/tokenizer/chat_template.h"
 #include "engine/tokenizer/tokenizer.h"
 #include "ui/inspector/selection_analysis.h"
@@ -135,22 +137,29 @@ void EngineWorker::loadDocument(qint64 document_id, std::shared_ptr<const std::s
     QElapsedTimer timer;
     timer.start();
     try {
-        emit documentProgress(document_id, 0, s_->model->config.n_layers, 0.0);
         // The document part is built here (not by DocumentChat::load_document) so its token ids can
         // also give the position -> text map without encoding a 100K-token document twice.
         const std::vector<int32_t> part = build_document_part(s_->template_kind, *s_->tokenizer, "", *text);
-        const int ctx = s_->model->config.context_length;
-        const int64_t needed = static_cast<int64_t>(part.size()) + reserve_tokens;
-        if (!ignore_context && ctx > 0 && needed > ctx) {
-            emit documentFailed(
-                document_id,
-                tr("The document is %1 tokens, but the model's context is %2 tokens (the document, a "
-                   "question "
-                   "and the answer need about %3). Use a shorter document, a model with a longer context, or "
-                   "allow longer prompts in Settings.")
-                    .arg(with_commas(static_cast<int64_t>(part.size())), with_commas(ctx),
-                         with_commas(needed)),
-                false);
+        // The shared up-front check (engine/session/context_check.h), before any prefill work.
+        const ContextRoom room = context_room(static_cast<int64_t>(part.size()), reserve_tokens,
+                                              s_->model->config.context_length, "document", ignore_context);
+        if (!room.fits) {
+            const int ctx = room.context_length;
+            const int64_t needed = room.total;
+            const int64_t doc_tokens = static_cast<int64_t>(part.size());
+            // Say which part does not fit: the document itself, or the answer room after it.
+            const QString message =
+                doc_tokens > ctx
+                    ? tr("The document is %1 tokens, but the model's context is %2 tokens (the document, a "
+                         "question and the answer need about %3). Use a shorter document, a model with a longer "
+                         "context, or allow longer prompts in Settings.")
+                          .arg(with_commas(doc_tokens), with_commas(ctx), with_commas(needed))
+                    : tr("The document (%1 tokens) leaves no room for a question and an answer of up to %2 "
+                         "tokens: together they need about %3 tokens, but the model's context is %4 tokens. "
+                         "Lower the answer length or allow longer prompts in Settings.")
+                          .arg(with_commas(doc_tokens), with_commas(reserve_tokens), with_commas(needed),
+                               with_commas(ctx));
+            emit documentFailed(document_id, message, false);
             return;
         }
         std::vector<std::string> pieces;
@@ -162,10 +171,24 @@ void EngineWorker::loadDocument(qint64 document_id, std::shared_ptr<const std::s
             spdlog::warn("token pieces do not match the document text; text positions are approximate");
 
         const int n_layers = s_->model->config.n_layers;
+        // Know before you wait: a short measured probe predicts the prefill (skipped when short).
+        // A document in the K/V cache needs no prefill, so no probe either.
+        const PrefillEstimate estimate =
+            s_->chat->kv_cache_has(part) ? PrefillEstimate{} : estimate_prefill(*s_->backend, part);
+        emit documentEstimated(document_id, static_cast<int>(part.size()), estimate.measured ? estimate.seconds : -1.0);
+        emit documentProgress(document_id, 0, n_layers, 0.0, 0.0);
+        QElapsedTimer prefill_timer;
+        prefill_timer.start();
         s_->chat->load_document_tokens(
             part,
-            [&](int done, int total) {
-                emit documentProgress(document_id, done, total, timer.elapsed() / 1000.0);
+            [&](const PrefillProgress& p) {
+                // With a measured cost model the fraction follows this machine's weights/attention mix.
+                const double fraction =
+                    estimate.measured
+                        ? estimate.model.fraction_done(p.rows_total, p.total_layers, p.layer, p.rows_done)
+                        : p.fraction;
+                emit documentProgress(document_id, p.layers_done, p.total_layers, fraction,
+                                      prefill_timer.elapsed() / 1000.0);
             },
             cancel.get());
         s_->document_id = document_id;
@@ -222,9 +245,12 @@ AnswerStats EngineWorker::run_ask(const AskRequest& request, const SnapKvConfig&
     if (s_->document_id < 0) throw Error(tr("Open a document first.").toStdString());
     const std::string question = request.question.toStdString();
     const auto& gen = request.generation;
-    const int ctx = s_->model->config.context_length;
-    const int needed = s_->chat->prompt_tokens_for(question) + gen.max_new_tokens;
-    if (!gen.ignore_context && ctx > 0 && needed > ctx)
+    // The shared check (64-bit, bounded -n) before the question runs through any layer.
+    const ContextRoom room = context_room(s_->chat->prompt_tokens_for(question), gen.max_new_tokens,
+                                          s_->model->config.context_length, "document + question + answer",
+                                          gen.ignore_context);
+    const int64_t needed = room.total, ctx = room.context_length;
+    if (!room.fits)
         throw Error(
             tr("The document, this question and a %1-token answer need %2 tokens, but the model's context is "
                "%3. Shorten the question or the answer limit, or allow longer prompts in Settings.")

@@ -50,7 +50,11 @@ signals:
     void modelInspected(const snapdoc::ui::ModelInfo& info);
     void modelLoaded(const snapdoc::ui::ModelInfo& info);
     void modelFailed(const QString& path, const QString& message);
-    void documentProgress(qint64 document_id, int done_layers, int total_layers, double elapsed_seconds);
+    // Before the prefill starts: the probe's prediction (seconds < 0: the document is too short to probe).
+    void documentEstimated(qint64 document_id, int tokens, double seconds);
+    // After every prefill chunk: `fraction` is the cost-weighted share of the work done.
+    void documentProgress(qint64 document_id, int done_layers, int total_layers, double fraction,
+                          double elapsed_seconds);
     void documentLoaded(const snapdoc::ui::DocumentReady& ready);
     void documentFailed(qint64 document_id, const QString& message, bool cancelled);
     void answerText(quint64 request_id, const QString& text);
