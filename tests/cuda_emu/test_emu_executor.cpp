@@ -241,3 +241,49 @@ TEST(CudaEmuExecutor, InvalidLaunchConfiguration) {
 }
 
 }  // namespace
+
+namespace {
+
+__global__ void add_one(int* v, int n) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) v[i] += 1;
+}
+
+// Stream capture records launches and async copies; the graph replays them with the values the
+// launch had at capture and reads host memory when it runs. A synchronising call invalidates it.
+TEST(CudaEmuGraphs, CaptureRecordsAndLaunchReplays) {
+    std::vector<int> in(300, 5), out(300, 0);
+    Dev<int> d(in);
+    cudaStream_t s;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    ASSERT_EQ(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
+    LAUNCH(2, 256, 0, s, add_one)(d.p, 300);
+    ASSERT_EQ(cudaMemcpyAsync(out.data(), d.p, 300 * sizeof(int), cudaMemcpyDeviceToHost, s), cudaSuccess);
+    cudaStreamCaptureStatus status;
+    ASSERT_EQ(cudaStreamIsCapturing(s, &status), cudaSuccess);
+    EXPECT_EQ(status, cudaStreamCaptureStatusActive);
+    cudaGraph_t g = nullptr;
+    ASSERT_EQ(cudaStreamEndCapture(s, &g), cudaSuccess);
+    EXPECT_EQ(out[0], 0);  // recorded, not run
+    EXPECT_EQ(d.get()[0], 5);
+    cudaGraphExec_t ge;
+    ASSERT_EQ(cudaGraphInstantiate(&ge, g, 0), cudaSuccess);
+    ASSERT_EQ(cudaGraphLaunch(ge, s), cudaSuccess);
+    ASSERT_EQ(cudaGraphLaunch(ge, s), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+    EXPECT_EQ(out, std::vector<int>(300, 7));
+    cudaGraphExecDestroy(ge);
+    cudaGraphDestroy(g);
+
+    ASSERT_EQ(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
+    LAUNCH(2, 256, 0, s, add_one)(d.p, 300);
+    EXPECT_EQ(cudaMemcpy(out.data(), d.p, 4, cudaMemcpyDeviceToHost), cudaErrorStreamCaptureUnsupported);
+    EXPECT_EQ(cudaStreamSynchronize(s), cudaErrorStreamCaptureUnsupported);
+    EXPECT_EQ(cudaStreamEndCapture(s, &g), cudaErrorStreamCaptureInvalidated);
+    EXPECT_EQ(g, nullptr);
+    EXPECT_EQ(d.get()[0], 7);
+    cudaGetLastError();
+    cudaStreamDestroy(s);
+}
+
+}  // namespace

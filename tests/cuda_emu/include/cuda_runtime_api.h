@@ -24,6 +24,9 @@ enum cudaError_t {
     cudaErrorNotReady = 600,
     cudaErrorLaunchOutOfResources = 701,
     cudaErrorLaunchFailure = 719,
+    cudaErrorStreamCaptureUnsupported = 900,
+    cudaErrorStreamCaptureInvalidated = 901,
+    cudaErrorStreamCaptureWrongThread = 908,
     cudaErrorUnknown = 999,
 };
 typedef cudaError_t cudaError;
@@ -58,6 +61,11 @@ struct cudaDeviceProp {
 
 typedef struct CUstream_st* cudaStream_t;
 typedef struct CUevent_st* cudaEvent_t;
+typedef struct CUgraph_st* cudaGraph_t;
+typedef struct CUgraphExec_st* cudaGraphExec_t;
+
+enum cudaStreamCaptureMode { cudaStreamCaptureModeGlobal = 0, cudaStreamCaptureModeThreadLocal = 1, cudaStreamCaptureModeRelaxed = 2 };
+enum cudaStreamCaptureStatus { cudaStreamCaptureStatusNone = 0, cudaStreamCaptureStatusActive = 1, cudaStreamCaptureStatusInvalidated = 2 };
 
 #define cudaStreamDefault 0x00
 #define cudaStreamNonBlocking 0x01
@@ -103,3 +111,16 @@ cudaError_t cudaEventDestroy(cudaEvent_t event);
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = nullptr);
 cudaError_t cudaEventSynchronize(cudaEvent_t event);
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end);
+
+// CUDA graphs by stream capture: between Begin and EndCapture, kernel launches, async copies and
+// memsets and cuBLAS calls on the stream are recorded (host pointers are read when the graph runs,
+// as on the device); a synchronising call meanwhile (cudaMemcpy, cudaStreamSynchronize,
+// cudaDeviceSynchronize, cudaMalloc, cudaFree) fails with cudaErrorStreamCaptureUnsupported and
+// invalidates the capture. cudaGraphLaunch replays the recording.
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode);
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph);
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus* status);
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, unsigned long long flags = 0);
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream);
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec);
+cudaError_t cudaGraphDestroy(cudaGraph_t graph);

@@ -116,12 +116,17 @@ cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cub
     if (!operand_ok(A, Atype, ar, ac, lda, "A") || !operand_ok(B, Btype, br, bc, ldb, "B") ||
         !operand_ok(C, Ctype, m, n, ldc, "C"))
         return CUBLAS_STATUS_INVALID_VALUE;
-    const std::vector<float> a = widen(A, Atype, ar, ac, lda), b = widen(B, Btype, br, bc, ldb);
     const float al = *static_cast<const float*>(alpha), be = *static_cast<const float*>(beta);
-    cblas_sgemm(CblasColMajor, transa == CUBLAS_OP_N ? CblasNoTrans : CblasTrans,
+    // Captured into a graph: the operands are read when the graph runs (alpha/beta by value now).
+    auto run = [=] {
+        const std::vector<float> a = widen(A, Atype, ar, ac, lda), b = widen(B, Btype, br, bc, ldb);
+            cblas_sgemm(CblasColMajor, transa == CUBLAS_OP_N ? CblasNoTrans : CblasTrans,
                 transb == CUBLAS_OP_N ? CblasNoTrans : CblasTrans, m, n, k, al, a.data(), std::max(1, ar), b.data(),
                 std::max(1, br), be, static_cast<float*>(C), ldc);
+        return cudaSuccess;
+    };
     (void)algo;
+    if (!cuda_emu::runtime::record(handle->stream, run)) run();
     return CUBLAS_STATUS_SUCCESS;
 }
 

@@ -500,6 +500,8 @@ cudaError_t Executor::run(const KernelLaunch& l) {
 
 }  // namespace
 
+bool capture_launch(cudaStream_t stream, std::function<cudaError_t()> run) { return runtime::record(stream, std::move(run)); }
+
 cudaError_t launch(const KernelLaunch& l) {
     // One launch at a time: the built-in variables and the schedule are process-wide.
     static std::mutex mu;

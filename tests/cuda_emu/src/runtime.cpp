@@ -9,17 +9,27 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <mutex>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "cuda_emu/control.h"
 #include "runtime_internal.h"
 
 struct CUstream_st {
     unsigned flags = 0;
+    bool capturing = false, invalidated = false;
+    std::vector<std::function<cudaError_t()>> ops;  // recorded while capturing
+};
+struct CUgraph_st {
+    std::vector<std::function<cudaError_t()>> ops;
+};
+struct CUgraphExec_st {
+    std::vector<std::function<cudaError_t()>> ops;
 };
 struct CUevent_st {
     std::chrono::steady_clock::time_point at{};
@@ -124,9 +134,58 @@ cudaError_t copy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind k
     return cudaSuccess;
 }
 
+// A synchronising call while a stream captures a graph: refused, and the capture is invalidated
+// (as the driver does in the default global capture mode).
+cudaError_t refuse_during_capture(const char* api) {
+    State& s = st();
+    bool any = false;
+    {
+        std::lock_guard<std::mutex> lock(s.mu);
+        for (cudaStream_t x : s.streams)
+            if (x->capturing) {
+                x->invalidated = true;
+                any = true;
+            }
+    }
+    return any ? fail(cudaErrorStreamCaptureUnsupported, std::string(api) + " while a stream is capturing a graph")
+               : cudaSuccess;
+}
+
+cudaError_t copy2d(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width,
+                   std::size_t height, cudaMemcpyKind kind) {
+    if (width > dpitch || width > spitch) return fail(cudaErrorInvalidPitchValue, "cudaMemcpy2D: width exceeds a pitch");
+    for (std::size_t r = 0; r < height; ++r) {
+        const cudaError_t e = copy(static_cast<char*>(dst) + r * dpitch, static_cast<const char*>(src) + r * spitch, width,
+                                   kind, "cudaMemcpy2D");
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+}
+
+cudaError_t set(void* ptr, int value, std::size_t bytes) {
+    if (bytes == 0) return cudaSuccess;
+    {
+        std::lock_guard<std::mutex> lock(st().mu);
+        const std::string err = check_device(ptr, bytes, "cudaMemset: destination");
+        if (!err.empty()) {
+            st().last_error = cudaErrorInvalidValue;
+            std::fprintf(stderr, "cuda_emu: %s\n", err.c_str());
+            return cudaErrorInvalidValue;
+        }
+    }
+    std::memset(ptr, value, bytes);
+    return cudaSuccess;
+}
+
 }  // namespace
 
 namespace runtime {
+bool record(cudaStream_t s, std::function<cudaError_t()> op) {
+    std::lock_guard<std::mutex> lock(st().mu);
+    if (!s || !st().streams.count(s) || !s->capturing) return false;
+    s->ops.push_back(std::move(op));
+    return true;
+}
 void set_last_error(cudaError_t e) { st().last_error = e; }
 bool stream_valid(cudaStream_t s) {
     std::lock_guard<std::mutex> lock(st().mu);
@@ -264,7 +323,7 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
     return record(cudaErrorInvalidValue);
 }
 
-cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }  // every operation has completed already
+cudaError_t cudaDeviceSynchronize() { return cuda_emu::refuse_during_capture("cudaDeviceSynchronize"); }  // all done already
 cudaError_t cudaDeviceReset() { return cudaSuccess; }
 
 cudaError_t cudaMemGetInfo(std::size_t* free, std::size_t* total) {
@@ -277,6 +336,7 @@ cudaError_t cudaMemGetInfo(std::size_t* free, std::size_t* total) {
 
 cudaError_t cudaMalloc(void** ptr, std::size_t bytes) {
     if (!ptr) return record(cudaErrorInvalidValue);
+    if (const cudaError_t e = cuda_emu::refuse_during_capture("cudaMalloc"); e != cudaSuccess) return e;
     *ptr = nullptr;
     if (bytes == 0) return cudaSuccess;
     const std::size_t rounded = (bytes + 255) / 256 * 256;
@@ -303,6 +363,7 @@ cudaError_t cudaMalloc(void** ptr, std::size_t bytes) {
 
 cudaError_t cudaFree(void* ptr) {
     if (!ptr) return cudaSuccess;
+    if (const cudaError_t e = cuda_emu::refuse_during_capture("cudaFree"); e != cudaSuccess) return e;
     {
         std::lock_guard<std::mutex> lock(st().mu);
         auto it = st().allocations.find(reinterpret_cast<uintptr_t>(ptr));
@@ -338,49 +399,40 @@ cudaError_t cudaFreeHost(void* ptr) {
 }
 
 cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
+    if (const cudaError_t e = cuda_emu::refuse_during_capture("cudaMemcpy"); e != cudaSuccess) return e;
     return cuda_emu::copy(dst, src, bytes, kind, "cudaMemcpy");
 }
 
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind, cudaStream_t stream) {
     if (!cuda_emu::runtime::stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
+    if (cuda_emu::runtime::record(stream, [=] { return cuda_emu::copy(dst, src, bytes, kind, "cudaMemcpyAsync (graph)"); }))
+        return cudaSuccess;
     return cuda_emu::copy(dst, src, bytes, kind, "cudaMemcpyAsync");
 }
 
 cudaError_t cudaMemcpy2D(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width,
                          std::size_t height, cudaMemcpyKind kind) {
-    if (width > dpitch || width > spitch) return fail(cudaErrorInvalidPitchValue, "cudaMemcpy2D: width exceeds a pitch");
-    for (std::size_t r = 0; r < height; ++r) {
-        const cudaError_t e = cuda_emu::copy(static_cast<char*>(dst) + r * dpitch, static_cast<const char*>(src) + r * spitch,
-                                             width, kind, "cudaMemcpy2D");
-        if (e != cudaSuccess) return e;
-    }
-    return cudaSuccess;
+    if (const cudaError_t e = cuda_emu::refuse_during_capture("cudaMemcpy2D"); e != cudaSuccess) return e;
+    return cuda_emu::copy2d(dst, dpitch, src, spitch, width, height, kind);
 }
 
 cudaError_t cudaMemcpy2DAsync(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width,
                               std::size_t height, cudaMemcpyKind kind, cudaStream_t stream) {
     if (!cuda_emu::runtime::stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
-    return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
+    if (cuda_emu::runtime::record(stream, [=] { return cuda_emu::copy2d(dst, dpitch, src, spitch, width, height, kind); }))
+        return cudaSuccess;
+    return cuda_emu::copy2d(dst, dpitch, src, spitch, width, height, kind);
 }
 
 cudaError_t cudaMemset(void* ptr, int value, std::size_t bytes) {
-    if (bytes == 0) return cudaSuccess;
-    {
-        std::lock_guard<std::mutex> lock(st().mu);
-        const std::string err = cuda_emu::check_device(ptr, bytes, "cudaMemset: destination");
-        if (!err.empty()) {
-            st().last_error = cudaErrorInvalidValue;
-            std::fprintf(stderr, "cuda_emu: %s\n", err.c_str());
-            return cudaErrorInvalidValue;
-        }
-    }
-    std::memset(ptr, value, bytes);
-    return cudaSuccess;
+    if (const cudaError_t e = cuda_emu::refuse_during_capture("cudaMemset"); e != cudaSuccess) return e;
+    return cuda_emu::set(ptr, value, bytes);
 }
 
 cudaError_t cudaMemsetAsync(void* ptr, int value, std::size_t bytes, cudaStream_t stream) {
     if (!cuda_emu::runtime::stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
-    return cudaMemset(ptr, value, bytes);
+    if (cuda_emu::runtime::record(stream, [=] { return cuda_emu::set(ptr, value, bytes); })) return cudaSuccess;
+    return cuda_emu::set(ptr, value, bytes);
 }
 
 cudaError_t cudaStreamCreate(cudaStream_t* stream) { return cudaStreamCreateWithFlags(stream, cudaStreamDefault); }
@@ -403,7 +455,8 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
 }
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
-    return cuda_emu::runtime::stream_valid(stream) ? cudaSuccess : record(cudaErrorInvalidResourceHandle);
+    if (!cuda_emu::runtime::stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
+    return cuda_emu::refuse_during_capture("cudaStreamSynchronize");
 }
 
 cudaError_t cudaEventCreate(cudaEvent_t* event) {
@@ -439,5 +492,68 @@ cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) 
     if (!ms || !start || !end) return record(cudaErrorInvalidValue);
     if (!start->recorded || !end->recorded) return record(cudaErrorInvalidResourceHandle);
     *ms = std::chrono::duration<float, std::milli>(end->at - start->at).count();
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode) {
+    (void)mode;
+    std::lock_guard<std::mutex> lock(st().mu);
+    if (!stream) return fail(cudaErrorStreamCaptureUnsupported, "cudaStreamBeginCapture: the legacy default stream cannot capture");
+    if (!st().streams.count(stream)) return record(cudaErrorInvalidResourceHandle);
+    if (stream->capturing) return record(cudaErrorInvalidValue);
+    stream->capturing = true;
+    stream->invalidated = false;
+    stream->ops.clear();
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph) {
+    if (!graph) return record(cudaErrorInvalidValue);
+    *graph = nullptr;
+    std::lock_guard<std::mutex> lock(st().mu);
+    if (!stream || !st().streams.count(stream) || !stream->capturing) return record(cudaErrorInvalidValue);
+    stream->capturing = false;
+    auto ops = std::move(stream->ops);
+    stream->ops.clear();
+    if (stream->invalidated) return record(cudaErrorStreamCaptureInvalidated);
+    *graph = new CUgraph_st{std::move(ops)};
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus* status) {
+    if (!status) return record(cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> lock(st().mu);
+    *status = stream && st().streams.count(stream) && stream->capturing
+                  ? (stream->invalidated ? cudaStreamCaptureStatusInvalidated : cudaStreamCaptureStatusActive)
+                  : cudaStreamCaptureStatusNone;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, unsigned long long flags) {
+    (void)flags;
+    if (!exec || !graph) return record(cudaErrorInvalidValue);
+    *exec = new CUgraphExec_st{graph->ops};
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
+    if (!exec) return record(cudaErrorInvalidValue);
+    if (!cuda_emu::runtime::stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
+    auto run = [ops = exec->ops] {
+        for (const auto& op : ops)
+            if (const cudaError_t e = op(); e != cudaSuccess) return e;
+        return cudaSuccess;
+    };
+    if (cuda_emu::runtime::record(stream, run)) return cudaSuccess;
+    return record(run());
+}
+
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {
+    delete exec;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
+    delete graph;
     return cudaSuccess;
 }

@@ -11,6 +11,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -29,6 +31,8 @@ struct KernelLaunch {
 
 // Runs the launch to completion; also sets the runtime's last error (cudaGetLastError).
 cudaError_t launch(const KernelLaunch& l);
+// Records `run` instead when l.stream is capturing a graph (returns true then).
+bool capture_launch(cudaStream_t stream, std::function<cudaError_t()> run);
 
 // What the last failed launch reported ("" after a successful one).
 std::string last_launch_diagnostic();
@@ -70,7 +74,7 @@ public:
     template <typename... A>
     void operator()(A&&... a) const {
         static_assert(sizeof...(A) == sizeof...(P), "kernel launched with the wrong number of arguments");
-        Ctx ctx{kernel_, std::tuple<std::decay_t<P>...>(std::forward<A>(a)...)};
+        auto ctx = std::make_shared<Ctx>(Ctx{kernel_, std::tuple<std::decay_t<P>...>(std::forward<A>(a)...)});
         KernelLaunch l;
         l.grid = grid_;
         l.block = block_;
@@ -78,7 +82,9 @@ public:
         l.stream = stream_;
         l.name = name_;
         l.body = &body;
-        l.ctx = &ctx;
+        l.ctx = ctx.get();
+        // A graph being captured keeps the launch (and its argument values) for cudaGraphLaunch.
+        if (capture_launch(stream_, [l, ctx] { return launch(l); })) return;
         launch(l);
     }
 
