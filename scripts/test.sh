@@ -32,9 +32,21 @@ ctest_args=(--test-dir "$BUILD_DIR" --output-on-failure --no-tests=error -j "$CT
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
     echo "== test (GPU found: the cuda tests run)"
 else
-    echo "== test (no GPU: the cuda tests skip)"
+    echo "== test (no GPU: the cuda tests skip; the cuda-emu tests run the same checks emulated)"
 fi
 ctest "${ctest_args[@]}"
+
+# The CUDA kernels and backend on the CPU (tests/cuda_emu, label cuda-emu). A build with the real
+# toolkit builds the real suite instead, so there the emulated suite gets a CUDA-less build of its
+# own (engine + that suite only), and CI checks every kernel even where no GPU is lent.
+if [[ "$(ctest --test-dir "$BUILD_DIR" -N -L cuda-emu | sed -n 's/^Total Tests: //p')" == "0" ]]; then
+    emu_dir="$BUILD_DIR-cuda-emu"
+    echo "== CUDA emulation suite ($emu_dir: the main build has the real toolkit)"
+    cmake -S "$SNAPDOC_ROOT" -B "$emu_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSNAPDOC_CUDA=OFF \
+        -DSNAPDOC_BUILD_UI=OFF -DSNAPDOC_BUILD_BENCH=OFF >/dev/null
+    cmake --build "$emu_dir" -j "$JOBS" --target snapdoc_cuda_emu_tests
+    ctest --test-dir "$emu_dir" --output-on-failure --no-tests=error -j "$CTEST_JOBS" -L cuda-emu
+fi
 
 if [[ "$FUZZ_SECONDS" == "0" ]]; then
     echo "== fuzz: skipped (FUZZ_SECONDS=0)"
