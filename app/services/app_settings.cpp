@@ -40,6 +40,7 @@ json to_json(const GenerationSettings& g) {
             {"device", g.device},
             {"ignore_context", g.ignore_context},
             {"chat_template", g.chat_template},
+            {"system_prompt", g.system_prompt},
             {"kv_cache", g.kv_cache},
             {"kv_cache_cap_mb", g.kv_cache_cap_mb}};
 }
@@ -84,6 +85,7 @@ AppSettings load_settings(LibraryStore& store) {
     if (s.generation.device != "cpu" && s.generation.device != "cuda") s.generation.device = "auto";
     read(gen, "ignore_context", s.generation.ignore_context);
     read(gen, "chat_template", s.generation.chat_template);
+    read(gen, "system_prompt", s.generation.system_prompt);
     read(gen, "kv_cache", s.generation.kv_cache);
     read(gen, "kv_cache_cap_mb", s.generation.kv_cache_cap_mb);
     if (s.generation.kv_cache_cap_mb < 0) s.generation.kv_cache_cap_mb = GenerationSettings{}.kv_cache_cap_mb;

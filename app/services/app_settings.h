@@ -21,6 +21,7 @@ struct GenerationSettings {
     std::string device = "auto";  // compute device for the next model load: "auto", "cpu" or "cuda"
     bool ignore_context = false;  // allow prompts longer than the model's trained context
     std::string chat_template;    // "" = detect from the model
+    std::string system_prompt;    // default for conversations without their own ("" = none)
     // The on-disk K/V cache (engine/kv/kv_store_cache.h): a document opens without a prefill the
     // second time. Least recently used files go when the folder exceeds the cap.
     bool kv_cache = true;

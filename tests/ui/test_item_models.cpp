@@ -32,6 +32,20 @@ private slots:
         model.replace(a, done);
         QCOMPARE(model.index(a).data(ChatModel::MetaRole).toString(), QString("3 tokens"));
         QCOMPARE(model.index(a).data(ChatModel::RoleRole).toString(), QString("assistant"));
+        // A first answer is announced by its insertion alone (the two signals above were the text);
+        // a second version relabels the first one, and only that one.
+        QCOMPARE(model.index(a).data(ChatModel::HeaderRole).toString(), QString("Answer"));
+        changed.clear();
+        const int v2 = model.insert(model.end_of_turn(q), {0, "assistant", "Flint", {}, false, false});
+        QCOMPARE(v2, 2);
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(changed.at(0).at(0).value<QModelIndex>().row(), a);
+        QCOMPARE(changed.at(0).at(1).value<QModelIndex>().row(), a);
+        QCOMPARE(model.index(a).data(ChatModel::HeaderRole).toString(), QString("Answer · version 1 of 2"));
+        QCOMPARE(model.index(v2).data(ChatModel::HeaderRole).toString(), QString("Answer · version 2 of 2"));
+        QCOMPARE(model.latest_answer_row(q), v2);
+        model.remove_row(v2);
+        QCOMPARE(model.index(a).data(ChatModel::HeaderRole).toString(), QString("Answer"));
         model.append_text(7, "ignored");  // out of range: no change, no crash
         model.remove_from(1);
         QCOMPARE(model.rowCount(), 1);

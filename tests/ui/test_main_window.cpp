@@ -19,6 +19,7 @@
 #include "app/services/library_store.h"
 #include "tests/ui/support/ui_test_support.h"
 #include "ui/chat/chat_panel.h"
+#include "ui/chat/question_edit.h"
 #include "ui/dialogs/compare_dialog.h"
 #include "ui/document/document_panel.h"
 #include "ui/document/document_view.h"
@@ -111,7 +112,7 @@ private slots:
         QCOMPARE(w->settings().snapkv.budget, 256);
 
         // Ask through the widgets; the answer streams in before it finishes.
-        auto* question = child<QLineEdit>(*w, "questionEdit");
+        auto* question = child<QuestionEdit>(*w, "questionEdit");
         auto* ask = child<QPushButton>(*w, "askButton");
         QVERIFY(ask->isEnabled());
         question->setText("What was the name of the cat?");
@@ -198,11 +199,11 @@ private slots:
                  qPrintable(child<QLabel>(*w, "stabilityLabel")->text()));
         w->settings().generation.max_new_tokens = 16;
 
-        // Regenerate replaces the last answer.
+        // Regenerate adds a new version of the last answer and keeps the earlier one.
         QTest::mouseClick(child<QPushButton>(*w, "regenerateButton"), Qt::LeftButton);
         QVERIFY(wait_until([&] { return done.count() == 3; }));
-        QCOMPARE(w->chat_model().rowCount(), 4);
-        QCOMPARE(store_->messages(w->chat().conversation_id()).size(), std::size_t{4});
+        QCOMPARE(w->chat_model().rowCount(), 5);
+        QCOMPARE(store_->messages(w->chat().conversation_id()).size(), std::size_t{5});
 
         // Compare full vs SnapKV side by side.
         QTest::mouseClick(child<QPushButton>(*w, "compareButton"), Qt::LeftButton);
@@ -223,6 +224,7 @@ private slots:
         QVERIFY(exported.contains("## Question\n\nWhat was the name of the cat?"));
         QVERIFY(exported.contains("## Answer"));
         dialogs->next_file = dir_.path() + "/conversation.json";
+        dialogs->next_filter = "JSON (*.json)";
         action(*w, "&Export Conversation…")->trigger();
         QVERIFY(QFile::exists(dialogs->next_file));
         QVERIFY(dialogs->errors.isEmpty());
@@ -237,7 +239,7 @@ private slots:
         QVERIFY(!w->settings().recent_documents.empty());
         const qint64 id = w->library_model().index(0).data(LibraryModel::IdRole).toLongLong();
         w->documents().show(id);
-        QCOMPARE(w->chat_model().rowCount(), 4);
+        QCOMPARE(w->chat_model().rowCount(), 5);
         QVERIFY(w->chat_model().at(1).meta.contains("tok/s"));
         QVERIFY(!child<QPushButton>(*w, "askButton")->isEnabled());  // no model loaded yet
         QVERIFY(!w->settings().window_geometry.empty());             // saved by the last close

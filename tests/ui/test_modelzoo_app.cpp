@@ -10,6 +10,7 @@
 
 #include "app/services/library_store.h"
 #include "tests/ui/support/ui_test_support.h"
+#include "ui/chat/question_edit.h"
 #include "ui/main/chat_controller.h"
 #include "ui/main/document_controller.h"
 #include "ui/main/main_window.h"
@@ -76,7 +77,7 @@ private slots:
         QVERIFY(wait_until([&] { return ready.count() == 1; }));
 
         QSignalSpy done(&w.chat(), &ChatController::answerDone);
-        w.findChild<QLineEdit*>("questionEdit")->setText("Who keeps the lighthouse?");
+        w.findChild<snapdoc::ui::QuestionEdit*>("questionEdit")->setText("Who keeps the lighthouse?");
         QTest::mouseClick(w.findChild<QPushButton*>("askButton"), Qt::LeftButton);
         QVERIFY(wait_until([&] { return done.count() == 1; }));
         const auto stats = done.last().at(0).value<AnswerStats>();

@@ -19,11 +19,17 @@ QString stop_words(const QString& reason) {
 }  // namespace
 
 QString answer_meta_line(const AnswerStats& s) {
-    return QObject::tr("%1 tokens · question prefill %2 tok/s · generation %3 tok/s · KV %4 of %5%6")
-        .arg(s.generated_tokens)
-        .arg(s.prefill_tokens_per_s(), 0, 'f', 0)
-        .arg(s.decode_tokens_per_s(), 0, 'f', 1)
-        .arg(bytes(s.kv_bytes_compressed), bytes(s.kv_bytes_full), stop_words(s.stop_reason));
+    QString line = QObject::tr("%1 tokens · question prefill %2 tok/s · generation %3 tok/s · KV %4 of %5%6")
+                       .arg(s.generated_tokens)
+                       .arg(s.prefill_tokens_per_s(), 0, 'f', 0)
+                       .arg(s.decode_tokens_per_s(), 0, 'f', 1)
+                       .arg(bytes(s.kv_bytes_compressed), bytes(s.kv_bytes_full), stop_words(s.stop_reason));
+    if (s.history_turns == 1) line += QObject::tr(" · with 1 earlier turn");
+    if (s.history_turns > 1) line += QObject::tr(" · with %1 earlier turns").arg(s.history_turns);
+    if (s.system_prompt_seconds > 0)
+        line += QObject::tr(" · document read again for the system prompt (%1 s)")
+                    .arg(s.system_prompt_seconds, 0, 'f', 1);
+    return line;
 }
 
 QString speed_line(const AnswerStats& s) {
@@ -50,6 +56,8 @@ std::string answer_stats_json(const AnswerStats& s, double kept_fraction) {
                           {"kv_bytes_full", s.kv_bytes_full},
                           {"kv_bytes_compressed", s.kv_bytes_compressed},
                           {"kept_fraction", kept_fraction},
+                          {"history_turns", s.history_turns},
+                          {"system_prompt_seconds", s.system_prompt_seconds},
                           {"stop", s.stop_reason.toStdString()}}
         .dump();
 }
@@ -67,6 +75,8 @@ QString meta_line_from_json(const std::string& stats_json) {
     get("decode_seconds", s.decode_seconds);
     get("kv_bytes_full", s.kv_bytes_full);
     get("kv_bytes_compressed", s.kv_bytes_compressed);
+    get("history_turns", s.history_turns);
+    get("system_prompt_seconds", s.system_prompt_seconds);
     if (j.contains("stop") && j["stop"].is_string())
         s.stop_reason = QString::fromStdString(j["stop"].get<std::string>());
     return answer_meta_line(s);

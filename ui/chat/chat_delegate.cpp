@@ -3,7 +3,10 @@
 #include <QAbstractItemView>
 #include <QAbstractTextDocumentLayout>
 #include <QPainter>
+#include <QTextBlock>
+#include <QTextCursor>
 #include <QTextDocument>
+#include <cmath>
 
 #include "ui/models/chat_model.h"
 
@@ -13,22 +16,10 @@ namespace {
 
 constexpr int kMargin = 6;   // around the card
 constexpr int kPadding = 8;  // inside the card
+constexpr int kGap = 4;      // between the parts of a card
 
-struct Card {
-    QString header, body, meta;
-    bool user = false, failed = false;
-};
-
-Card card_of(const QModelIndex& index) {
-    Card c;
-    c.user = index.data(ChatModel::RoleRole).toString() == QLatin1String("user");
-    c.failed = index.data(ChatModel::FailedRole).toBool();
-    c.header = c.user ? QObject::tr("Question") : QObject::tr("Answer");
-    c.body = index.data(Qt::DisplayRole).toString();
-    if (index.data(ChatModel::StreamingRole).toBool()) c.body += QStringLiteral("▍");
-    if (c.body.isEmpty()) c.body = QStringLiteral("…");
-    c.meta = index.data(ChatModel::MetaRole).toString();
-    return c;
+bool is_user(const QModelIndex& index) {
+    return index.data(ChatModel::RoleRole).toString() == QLatin1String("user");
 }
 
 int content_width(const QStyleOptionViewItem& option) {
@@ -38,69 +29,140 @@ int content_width(const QStyleOptionViewItem& option) {
     return std::max(80, w - 2 * kMargin - 2 * kPadding);
 }
 
-void layout_text(QTextDocument& doc, const QString& text, const QFont& font, int width) {
-    doc.setDefaultFont(font);
-    doc.setDocumentMargin(0);
-    doc.setPlainText(text);
-    doc.setTextWidth(width);
-}
-
 QFont small_font(const QFont& f) {
     QFont s = f;
     s.setPointSizeF(f.pointSizeF() * 0.85);
     return s;
 }
 
+// Code blocks get a light background so they read as code (Qt's Markdown reader sets only the
+// fixed-pitch font).
+void shade_code_blocks(QTextDocument& doc) {
+    for (QTextBlock b = doc.begin(); b.isValid(); b = b.next()) {
+        const bool code = b.blockFormat().hasProperty(QTextFormat::BlockCodeFence) ||
+                          b.blockFormat().hasProperty(QTextFormat::BlockCodeLanguage) ||
+                          b.charFormat().fontFixedPitch();
+        if (!code) continue;
+        QTextCursor c(b);
+        QTextBlockFormat f;
+        f.setBackground(QColor(242, 243, 246));
+        c.mergeBlockFormat(f);
+    }
+}
+
 }  // namespace
 
-QSize ChatDelegate::sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const {
-    const Card c = card_of(index);
+std::unique_ptr<QTextDocument> ChatDelegate::body_document(const QModelIndex& index, const QFont& font,
+                                                           int width) {
+    auto doc = std::make_unique<QTextDocument>();
+    doc->setDefaultFont(font);
+    doc->setDocumentMargin(0);
+    QString text = index.data(Qt::DisplayRole).toString();
+    const bool streaming = index.data(ChatModel::StreamingRole).toBool();
+    const bool markdown = !is_user(index) && !index.data(ChatModel::FailedRole).toBool();
+    if (text.isEmpty() && !streaming) text = QStringLiteral("…");
+    if (markdown) {
+        doc->setMarkdown(text, QTextDocument::MarkdownDialectGitHub);
+        shade_code_blocks(*doc);
+        if (streaming) {
+            QTextCursor c(doc.get());
+            c.movePosition(QTextCursor::End);
+            c.insertText(QStringLiteral("▍"));
+        }
+    } else {
+        doc->setPlainText(streaming ? text + QStringLiteral("▍") : text);
+    }
+    doc->setTextWidth(width);
+    return doc;
+}
+
+ChatDelegate::Layout ChatDelegate::layout(const QStyleOptionViewItem& option, const QModelIndex& index) const {
+    Layout l;
     const int w = content_width(option);
-    QTextDocument doc;
-    layout_text(doc, c.body, option.font, w);
     const QFontMetrics fm(option.font), sm(small_font(option.font));
-    int h = kMargin * 2 + kPadding * 2 + fm.height() + 4 + static_cast<int>(doc.size().height());
-    if (!c.meta.isEmpty()) h += 4 + sm.height() * 2;
-    return {w + 2 * kMargin + 2 * kPadding, h};
+    const QPoint origin = option.rect.topLeft();
+    const int left = origin.x() + kMargin + kPadding;
+    int y = origin.y() + kMargin + kPadding;
+    l.header = QRect(left, y, w, fm.height());
+    y += fm.height() + kGap;
+    const auto doc = body_document(index, option.font, w);
+    const int body_h = static_cast<int>(std::ceil(doc->size().height()));
+    l.body = QRect(left, y, w, body_h);
+    y += body_h;
+    const QStringList citations = index.data(ChatModel::CitationsRole).toStringList();
+    if (!citations.isEmpty()) y += kGap;
+    for (int k = 0; k < citations.size(); ++k) {
+        l.citations.push_back(QRect(left, y, w, sm.height()));
+        y += sm.height() + 1;
+    }
+    const QString meta = index.data(ChatModel::MetaRole).toString();
+    if (!meta.isEmpty()) {
+        y += kGap;
+        const int h = sm.boundingRect(QRect(0, 0, w, 100000), Qt::TextWordWrap, meta).height();
+        l.meta = QRect(left, y, w, h);
+        y += h;
+    }
+    y += kPadding;
+    l.card = QRect(origin.x() + kMargin, origin.y() + kMargin, w + 2 * kPadding, y - origin.y() - kMargin);
+    l.height = y + kMargin - origin.y();
+    return l;
+}
+
+QSize ChatDelegate::sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const {
+    const Layout l = layout(option, index);
+    return {l.card.width() + 2 * kMargin, l.height};
+}
+
+int ChatDelegate::citation_at(const QStyleOptionViewItem& option, const QModelIndex& index,
+                              const QPoint& pos) const {
+    const Layout l = layout(option, index);
+    for (std::size_t k = 0; k < l.citations.size(); ++k)
+        if (l.citations[k].contains(pos)) return static_cast<int>(k);
+    return -1;
 }
 
 void ChatDelegate::paint(QPainter* p, const QStyleOptionViewItem& option, const QModelIndex& index) const {
-    const Card c = card_of(index);
+    const bool user = is_user(index);
+    const bool failed = index.data(ChatModel::FailedRole).toBool();
+    const Layout l = layout(option, index);
     p->save();
+    p->setClipRect(option.rect, Qt::IntersectClip);
     p->setRenderHint(QPainter::Antialiasing, true);
-    const QRect card = option.rect.adjusted(kMargin, kMargin, -kMargin, -kMargin);
-    QColor fill = c.user ? QColor(236, 241, 250) : option.palette.color(QPalette::Base);
-    if (c.failed) fill = QColor(253, 236, 236);
+    QColor fill = user ? QColor(236, 241, 250) : option.palette.color(QPalette::Base);
+    if (failed) fill = QColor(253, 236, 236);
     p->setPen(QPen(option.state & QStyle::State_Selected ? option.palette.color(QPalette::Highlight)
                                                          : QColor(210, 214, 222)));
     p->setBrush(fill);
-    p->drawRoundedRect(card, 6, 6);
+    p->drawRoundedRect(l.card, 6, 6);
 
-    const QRect inner = card.adjusted(kPadding, kPadding, -kPadding, -kPadding);
     QFont bold = option.font;
     bold.setBold(true);
     p->setFont(bold);
-    p->setPen(c.user ? QColor(40, 70, 140) : QColor(30, 110, 60));
-    const QFontMetrics fm(option.font);
-    p->drawText(QRect(inner.left(), inner.top(), inner.width(), fm.height()),
-                Qt::AlignLeft | Qt::AlignVCenter, c.header);
+    p->setPen(user ? QColor(40, 70, 140) : QColor(30, 110, 60));
+    p->drawText(l.header, Qt::AlignLeft | Qt::AlignVCenter, index.data(ChatModel::HeaderRole).toString());
 
-    QTextDocument doc;
-    layout_text(doc, c.body, option.font, inner.width());
-    p->translate(inner.left(), inner.top() + fm.height() + 4);
+    const auto doc = body_document(index, option.font, l.body.width());
+    p->translate(l.body.topLeft());
     QAbstractTextDocumentLayout::PaintContext ctx;
-    ctx.palette.setColor(QPalette::Text,
-                         c.failed ? QColor(160, 30, 30) : option.palette.color(QPalette::Text));
-    doc.documentLayout()->draw(p, ctx);
-    p->translate(-inner.left(), -(inner.top() + fm.height() + 4));
+    ctx.palette.setColor(QPalette::Text, failed ? QColor(160, 30, 30) : option.palette.color(QPalette::Text));
+    ctx.clip = QRectF(0, 0, l.body.width(), l.body.height());
+    doc->documentLayout()->draw(p, ctx);
+    p->translate(-l.body.topLeft());
 
-    if (!c.meta.isEmpty()) {
-        p->setFont(small_font(option.font));
+    const QFont small = small_font(option.font);
+    const QFontMetrics sm(small);
+    p->setFont(small);
+    const QStringList citations = index.data(ChatModel::CitationsRole).toStringList();
+    p->setPen(QColor(30, 90, 170));
+    for (int k = 0; k < citations.size() && k < static_cast<int>(l.citations.size()); ++k) {
+        const QString text = sm.elidedText(QStringLiteral("[%1] ").arg(k + 1) + citations[k], Qt::ElideRight,
+                                           l.citations[static_cast<std::size_t>(k)].width());
+        p->drawText(l.citations[static_cast<std::size_t>(k)], Qt::AlignLeft | Qt::AlignVCenter, text);
+    }
+    const QString meta = index.data(ChatModel::MetaRole).toString();
+    if (!meta.isEmpty()) {
         p->setPen(option.palette.color(QPalette::PlaceholderText));
-        const QFontMetrics sm(small_font(option.font));
-        const int top = inner.top() + fm.height() + 4 + static_cast<int>(doc.size().height()) + 4;
-        p->drawText(QRect(inner.left(), top, inner.width(), sm.height() * 2),
-                    Qt::AlignLeft | Qt::TextWordWrap, c.meta);
+        p->drawText(l.meta, Qt::AlignLeft | Qt::TextWordWrap, meta);
     }
     p->restore();
 }

@@ -24,6 +24,23 @@ ChatPanel::ChatPanel(QAbstractItemModel* messages, QAbstractItemModel* conversat
     new_conversation_ = new QPushButton(tr("New"), this);
     new_conversation_->setObjectName("newConversationButton");
     new_conversation_->setToolTip(tr("Start a new conversation about this document (Ctrl+N)"));
+    search_ = new QLineEdit(this);
+    search_->setObjectName("conversationSearch");
+    search_->setPlaceholderText(tr("Search conversations…"));
+    search_->setClearButtonEnabled(true);
+    search_->setToolTip(tr("Show the conversations whose title, questions or answers contain this text"));
+    rename_ = new QPushButton(tr("Rename"), this);
+    rename_->setObjectName("renameConversationButton");
+    delete_ = new QPushButton(tr("Delete"), this);
+    delete_->setObjectName("deleteConversationButton");
+    system_prompt_ = new QPushButton(this);
+    system_prompt_->setObjectName("systemPromptButton");
+    system_prompt_->setFlat(true);
+    system_prompt_->setStyleSheet("text-align: left;");
+    system_prompt_->setToolTip(
+        tr("The system prompt of this conversation (empty: the default from Settings). It comes before "
+           "the document in the prompt, so changing it reads the document again."));
+    set_system_prompt_text(QString());
     view_ = new ChatView(this);
     view_->setModel(messages);
 
@@ -47,10 +64,8 @@ ChatPanel::ChatPanel(QAbstractItemModel* messages, QAbstractItemModel* conversat
     suggestion_rows_->addWidget(new QLabel(tr("Suggested questions:"), suggestions_));
     suggestions_->hide();
 
-    question_ = new QLineEdit(this);
-    question_->setObjectName("questionEdit");
-    question_->setPlaceholderText(tr("Ask about the document…"));
-    question_->setClearButtonEnabled(true);
+    question_ = new QuestionEdit(this);
+    question_->setPlaceholderText(tr("Ask about the document… (Enter sends, Shift+Enter for a new line)"));
     ask_ = new QPushButton(tr("Ask"), this);
     ask_->setObjectName("askButton");
     ask_->setDefault(true);
@@ -61,7 +76,7 @@ ChatPanel::ChatPanel(QAbstractItemModel* messages, QAbstractItemModel* conversat
     regenerate_->setObjectName("regenerateButton");
     copy_ = new QPushButton(tr("Copy"), this);
     copy_->setObjectName("copyButton");
-    copy_->setToolTip(tr("Copy the selected message, or the last answer"));
+    copy_->setToolTip(tr("Copy the selected answer (for a selected question: its answer), or the last answer"));
     compare_ = new QPushButton(tr("Compare full vs SnapKV"), this);
     compare_->setObjectName("compareButton");
     compare_->setToolTip(tr("Answer the question twice, from the full cache and from the compressed one"));
@@ -70,6 +85,10 @@ ChatPanel::ChatPanel(QAbstractItemModel* messages, QAbstractItemModel* conversat
     top->addWidget(new QLabel(tr("Conversation:"), this));
     top->addWidget(conversations_, 1);
     top->addWidget(new_conversation_);
+    auto* tools = new QHBoxLayout;
+    tools->addWidget(search_, 1);
+    tools->addWidget(rename_);
+    tools->addWidget(delete_);
     auto* input = new QHBoxLayout;
     input->addWidget(question_, 1);
     input->addWidget(ask_);
@@ -82,6 +101,8 @@ ChatPanel::ChatPanel(QAbstractItemModel* messages, QAbstractItemModel* conversat
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(top);
+    layout->addLayout(tools);
+    layout->addWidget(system_prompt_);
     layout->addWidget(view_, 1);
     layout->addWidget(context_);
     layout->addWidget(speed_);
@@ -91,7 +112,11 @@ ChatPanel::ChatPanel(QAbstractItemModel* messages, QAbstractItemModel* conversat
     layout->addLayout(actions);
 
     connect(ask_, &QPushButton::clicked, this, &ChatPanel::submit);
-    connect(question_, &QLineEdit::returnPressed, this, &ChatPanel::submit);
+    connect(question_, &QuestionEdit::submitted, this, &ChatPanel::submit);
+    connect(rename_, &QPushButton::clicked, this, &ChatPanel::renameConversationRequested);
+    connect(delete_, &QPushButton::clicked, this, &ChatPanel::deleteConversationRequested);
+    connect(system_prompt_, &QPushButton::clicked, this, &ChatPanel::systemPromptRequested);
+    connect(search_, &QLineEdit::textChanged, this, &ChatPanel::searchChanged);
     connect(stop_, &QPushButton::clicked, this, &ChatPanel::stopRequested);
     connect(regenerate_, &QPushButton::clicked, this, &ChatPanel::regenerateRequested);
     connect(copy_, &QPushButton::clicked, this, &ChatPanel::copyRequested);
@@ -139,6 +164,9 @@ void ChatPanel::set_state(bool busy, bool can_ask, const QString& hint) {
     compare_->setEnabled(!busy && can_ask);
     new_conversation_->setEnabled(!busy);
     conversations_->setEnabled(!busy);
+    rename_->setEnabled(!busy);
+    delete_->setEnabled(!busy);
+    system_prompt_->setEnabled(!busy);
     if (!hint.isEmpty()) set_status(hint);
 }
 
@@ -164,6 +192,21 @@ QString ChatPanel::speed_text() const {
 void ChatPanel::set_status(const QString& text, bool error) {
     status_->setText(text);
     status_->setStyleSheet(error ? "color: #b02020;" : QString());
+}
+
+QString ChatPanel::search_text() const {
+    return search_->text();
+}
+
+void ChatPanel::set_system_prompt_text(const QString& text) {
+    const QString shown = text.isEmpty() ? tr("default (Settings)") : text.simplified();
+    system_prompt_->setText(
+        fontMetrics().elidedText(tr("System prompt: %1").arg(shown), Qt::ElideRight, 420));
+    system_prompt_->setProperty("fullText", text);
+}
+
+QString ChatPanel::system_prompt_text() const {
+    return system_prompt_->text();
 }
 
 QString ChatPanel::status_text() const {

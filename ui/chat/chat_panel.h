@@ -1,10 +1,13 @@
-// The chat column: conversation picker, the message list, the context meter and speed readout, and
-// the question box with ask / stop / regenerate / copy / compare. It only emits requests; the chat
-// controller decides what they do.
+// The chat column: conversation picker with search, rename, delete and the conversation's system
+// prompt; the message list, the context meter and speed readout, and the multi-line question box
+// (Enter sends, Shift+Enter breaks the line) with ask / stop / regenerate / copy / compare. It only
+// emits requests; the chat controller decides what they do.
 #pragma once
 
 #include <QStringList>
 #include <QWidget>
+
+#include "ui/chat/question_edit.h"
 
 class QComboBox;
 class QLabel;
@@ -24,8 +27,13 @@ public:
     ChatPanel(QAbstractItemModel* messages, QAbstractItemModel* conversations, QWidget* parent = nullptr);
 
     ChatView* view() const { return view_; }
-    QLineEdit* question_edit() const { return question_; }
+    QuestionEdit* question_edit() const { return question_; }
     QComboBox* conversation_picker() const { return conversations_; }
+    QLineEdit* search_edit() const { return search_; }
+    QString search_text() const;
+    // "System prompt: default" / "System prompt: Answer in one sentence." (elided)
+    void set_system_prompt_text(const QString& text);
+    QString system_prompt_text() const;
 
     // busy: an answer is being generated (stop enabled, ask disabled). can_ask: a model and a
     // prefilled document are there; `hint` says what is missing otherwise.
@@ -49,12 +57,20 @@ signals:
     void compareRequested(const QString& question);
     void newConversationRequested();
     void conversationChosen(int row);
+    void renameConversationRequested();
+    void deleteConversationRequested();
+    void systemPromptRequested();
+    void searchChanged(const QString& text);
 
 private:
     void submit();
 
     QComboBox* conversations_;
     QPushButton* new_conversation_;
+    QLineEdit* search_;
+    QPushButton* rename_;
+    QPushButton* delete_;
+    QPushButton* system_prompt_;
     ChatView* view_;
     QProgressBar* context_;
     QLabel* speed_;
@@ -62,7 +78,7 @@ private:
     QWidget* suggestions_;
     QVBoxLayout* suggestion_rows_;
     QStringList suggestion_texts_;
-    QLineEdit* question_;
+    QuestionEdit* question_;
     QPushButton* ask_;
     QPushButton* stop_;
     QPushButton* regenerate_;

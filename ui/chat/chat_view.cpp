@@ -1,5 +1,7 @@
 #include "ui/chat/chat_view.h"
 
+#include <QMouseEvent>
+#include <QItemSelectionModel>
 #include <QScrollBar>
 #include <QTimer>
 
@@ -21,14 +23,45 @@ ChatView::ChatView(QWidget* parent) : QListView(parent) {
 }
 
 QString ChatView::current_text() const {
-    if (!model()) return {};
-    const QModelIndex sel = currentIndex();
-    if (sel.isValid()) return sel.data(Qt::DisplayRole).toString();
-    for (int r = model()->rowCount() - 1; r >= 0; --r) {
-        const QModelIndex i = model()->index(r, 0);
-        if (i.data(ChatModel::RoleRole).toString() == QLatin1String("assistant")) return i.data().toString();
+    auto* chat = qobject_cast<const ChatModel*>(model());
+    if (!chat || chat->rowCount() == 0) return {};
+    // The current index alone is not a choice: a list view sets one on its own (first row on focus).
+    const QModelIndex sel = selectionModel() && selectionModel()->hasSelection() ? currentIndex() : QModelIndex();
+    int row = -1;
+    if (sel.isValid() && chat->at(sel.row()).role == QLatin1String("assistant"))
+        row = sel.row();
+    else if (sel.isValid())
+        row = chat->latest_answer_row(sel.row());
+    else
+        row = chat->latest_answer_row(chat->question_row_of(chat->rowCount() - 1));
+    return row >= 0 ? chat->at(row).text : QString();
+}
+
+QRect ChatView::citation_rect(int row, int k) const {
+    const QModelIndex i = model() ? model()->index(row, 0) : QModelIndex();
+    auto* d = qobject_cast<ChatDelegate*>(itemDelegate());
+    if (!i.isValid() || !d) return {};
+    QStyleOptionViewItem opt;
+    initViewItemOption(&opt);
+    opt.rect = visualRect(i);
+    const auto l = d->layout(opt, i);
+    return k >= 0 && k < static_cast<int>(l.citations.size()) ? l.citations[static_cast<std::size_t>(k)] : QRect();
+}
+
+void ChatView::mousePressEvent(QMouseEvent* event) {
+    const QModelIndex i = indexAt(event->position().toPoint());
+    if (auto* d = qobject_cast<ChatDelegate*>(itemDelegate()); d && i.isValid()) {
+        QStyleOptionViewItem opt;
+        initViewItemOption(&opt);
+        opt.rect = visualRect(i);
+        const int k = d->citation_at(opt, i, event->position().toPoint());
+        if (k >= 0) {
+            emit citationClicked(i.row(), k);
+            event->accept();
+            return;
+        }
     }
-    return {};
+    QListView::mousePressEvent(event);
 }
 
 bool ChatView::at_bottom() const {

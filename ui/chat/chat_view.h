@@ -10,10 +10,17 @@ class ChatView : public QListView {
     Q_OBJECT
 public:
     explicit ChatView(QWidget* parent = nullptr);
-    // Text of the selected message, or of the last answer when nothing is selected.
+    // The answer Copy copies: the selected answer; for a selected question, its newest answer;
+    // with nothing selected, the last answer. Never a question's own text.
     QString current_text() const;
+    // Where citation `k` of the row's card is, in viewport coordinates (tests click it).
+    QRect citation_rect(int row, int k) const;
+
+signals:
+    void citationClicked(int row, int k);
 
 protected:
+    void mousePressEvent(QMouseEvent* event) override;
     void dataChanged(const QModelIndex& topLeft, const QModelIndex& bottomRight,
                      const QList<int>& roles) override;
     void rowsInserted(const QModelIndex& parent, int start, int end) override;

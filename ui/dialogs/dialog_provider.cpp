@@ -1,6 +1,8 @@
 #include "ui/dialogs/dialog_provider.h"
 
 #include <QFileDialog>
+#include <QInputDialog>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
 
@@ -39,9 +41,35 @@ QString DialogProvider::open_model_path(QWidget* parent, const QString& dir, boo
                                         QObject::tr("GGUF models (*.gguf);;All files (*)"));
 }
 
-QString DialogProvider::save_export_file(QWidget* parent, const QString& suggested) {
-    return QFileDialog::getSaveFileName(parent, QObject::tr("Export conversation"), suggested,
-                                        QObject::tr("Markdown (*.md);;JSON (*.json)"));
+QString DialogProvider::save_export_file(QWidget* parent, const QString& suggested, QString* selected_filter) {
+    const QString markdown = QObject::tr("Markdown (*.md)"), json = QObject::tr("JSON (*.json)");
+    QString filter = suggested.endsWith(QLatin1String(".json")) ? json : markdown;
+    const QString path = QFileDialog::getSaveFileName(parent, QObject::tr("Export conversation"), suggested,
+                                                      markdown + ";;" + json, &filter);
+    if (selected_filter) *selected_filter = filter;
+    return path;
+}
+
+bool DialogProvider::confirm(QWidget* parent, const QString& title, const QString& text,
+                             const QString& accept_label) {
+    QMessageBox box(parent);
+    box.setWindowTitle(title);
+    box.setIcon(QMessageBox::Question);
+    box.setText(text);
+    QPushButton* yes = box.addButton(accept_label, QMessageBox::DestructiveRole);
+    QPushButton* no = box.addButton(QMessageBox::Cancel);
+    box.setDefaultButton(no);
+    box.exec();
+    return box.clickedButton() == yes;
+}
+
+bool DialogProvider::edit_text(QWidget* parent, const QString& title, const QString& label, QString& text,
+                               bool multi_line) {
+    bool ok = false;
+    const QString result = multi_line ? QInputDialog::getMultiLineText(parent, title, label, text, &ok)
+                                      : QInputDialog::getText(parent, title, label, QLineEdit::Normal, text, &ok);
+    if (ok) text = result;
+    return ok;
 }
 
 }  // namespace snapdoc::ui

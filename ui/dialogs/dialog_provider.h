@@ -19,7 +19,14 @@ public:
     virtual bool confirm_model(QWidget* parent, const ModelInfo& info);
     virtual QString open_document_file(QWidget* parent, const QString& dir);
     virtual QString open_model_path(QWidget* parent, const QString& dir, bool folder);
-    virtual QString save_export_file(QWidget* parent, const QString& suggested);
+    // The path typed and, in `selected_filter`, the filter chosen ("Markdown (*.md)" or
+    // "JSON (*.json)"): the filter decides the format (services::export_file_for).
+    virtual QString save_export_file(QWidget* parent, const QString& suggested, QString* selected_filter);
+    // A yes/no question whose yes is `accept_label` ("Delete", "Remove"); true: accepted.
+    virtual bool confirm(QWidget* parent, const QString& title, const QString& text, const QString& accept_label);
+    // Asks for a text (one line, or several when `multi_line`); false when cancelled.
+    virtual bool edit_text(QWidget* parent, const QString& title, const QString& label, QString& text,
+                           bool multi_line);
 };
 
 }  // namespace snapdoc::ui

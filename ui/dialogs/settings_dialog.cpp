@@ -3,6 +3,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QPlainTextEdit>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -74,6 +75,12 @@ SettingsDialog::SettingsDialog(const services::GenerationSettings& s, QWidget* p
     ignore_context_->setToolTip(
         tr("The model still runs, but quality usually collapses past its context length."));
     ignore_context_->setChecked(s.ignore_context);
+    system_prompt_ = new QPlainTextEdit(QString::fromStdString(s.system_prompt), this);
+    system_prompt_->setObjectName("defaultSystemPromptEdit");
+    system_prompt_->setPlaceholderText(tr("none"));
+    system_prompt_->setMaximumHeight(70);
+    system_prompt_->setToolTip(tr("Used by conversations without a system prompt of their own. It comes "
+                                  "before the document in the prompt: changing it reads the document again."));
     kv_cache_ = new QCheckBox(tr("Keep prefilled documents in a K/V cache on disk"), this);
     kv_cache_->setObjectName("kvCacheCheck");
     kv_cache_->setToolTip(tr("A document opens in seconds the second time, also after a restart. Each "
@@ -112,6 +119,7 @@ SettingsDialog::SettingsDialog(const services::GenerationSettings& s, QWidget* p
     form->addRow(tr("Device (next model load)"), device_);
     form->addRow(tr("Chat template (next model load)"), template_);
     form->addRow(ignore_context_);
+    form->addRow(tr("Default system prompt"), system_prompt_);
     form->addRow(kv_cache_);
     auto* cache_row = new QHBoxLayout;
     cache_row->addWidget(kv_cache_cap_);
@@ -142,6 +150,7 @@ services::GenerationSettings SettingsDialog::settings() const {
     s.ignore_context = ignore_context_->isChecked();
     s.kv_cache = kv_cache_->isChecked();
     s.kv_cache_cap_mb = kv_cache_cap_->value();
+    s.system_prompt = system_prompt_->toPlainText().trimmed().toStdString();
     return s;
 }
 

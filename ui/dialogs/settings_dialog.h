@@ -9,6 +9,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QPlainTextEdit;
 class QDoubleSpinBox;
 class QLabel;
 class QPushButton;
@@ -39,6 +40,7 @@ private:
     QSpinBox* threads_;
     QComboBox* device_;
     QComboBox* template_;
+    QPlainTextEdit* system_prompt_;
     QCheckBox* ignore_context_;
     QLabel* error_;
     QCheckBox* kv_cache_;

@@ -4,8 +4,11 @@
 
 #include <QClipboard>
 #include <QComboBox>
+#include <QDir>
+#include <QFileInfo>
 #include <QGuiApplication>
-#include <QLineEdit>
+#include <QRegularExpression>
+#include <QStandardPaths>
 
 #include "app/services/conversation_export.h"
 #include "app/services/library_store.h"
@@ -13,7 +16,9 @@
 #include "ui/chat/answer_format.h"
 #include "ui/chat/chat_panel.h"
 #include "ui/chat/chat_view.h"
+#include "ui/chat/citation_format.h"
 #include "ui/dialogs/compare_dialog.h"
+#include "ui/dialogs/dialog_provider.h"
 #include "ui/inspector/inspector_panel.h"
 #include "ui/inspector/selection_analysis.h"
 #include "ui/models/chat_model.h"
@@ -21,6 +26,30 @@
 #include "ui/worker/engine_host.h"
 
 namespace snapdoc::ui {
+
+namespace {
+
+constexpr const char* kExportDirKey = "export_last_dir";
+
+ChatMessage message_of(const services::MessageRecord& m) {
+    ChatMessage c;
+    c.id = m.id;
+    c.role = QString::fromStdString(m.role);
+    c.text = QString::fromStdString(m.text);
+    c.settings_json = m.settings_json;
+    c.stats_json = m.stats_json;
+    c.model = m.model;
+    c.citations = parse_citations_json(m.citations_json);
+    if (m.role == "assistant") c.meta = meta_line_from_json(m.stats_json);
+    return c;
+}
+
+// The settings stored with an answer: the sampling (with the seed actually used) and SnapKV.
+std::string settings_json_of(const services::GenerationSettings& g, const SnapKvConfig& s) {
+    return services::answer_settings_json(g, s);
+}
+
+}  // namespace
 
 ChatController::ChatController(EngineHost& engine, services::LibraryStore& store,
                                services::AppSettings& settings, ChatModel& messages,
@@ -41,16 +70,34 @@ ChatController::ChatController(EngineHost& engine, services::LibraryStore& store
     connect(
         w, &EngineWorker::answerFinished, this, [this](const AnswerStats& st, const SelectionSnapshot& snap) {
             if (st.request_id != request_id_) return;
+            if (st.stop_reason == QLatin1String("cancelled") && st.answer.trimmed().isEmpty()) {
+                // Stopped at 0 tokens: an empty answer is no answer; keep neither card nor message
+                // (the history sent with later questions must not contain it either).
+                drop_answer_card(tr("Stopped before any text: no answer was kept."));
+                inspector_.set_snapshot(snap);
+                emit selectionShown(snap);
+                emit answerDone(st);
+                emit busyChanged(false);
+                if (reselect_pending_) send_reselect();
+                return;
+            }
             ChatMessage m = messages_.at(answer_row_);
             m.streaming = false;
             m.text = st.answer;  // the engine's text is authoritative (it includes the flushed tail)
             m.meta = answer_meta_line(st);
             m.stats_json = answer_stats_json(st, kept_fraction(*snap.selection));
-            m.settings_json = services::answer_settings_json(settings_.generation, snap.selection->config);
+            m.settings_json = settings_json_of(request_generation_, snap.selection->config);
+            m.model = request_model_;
+            m.citations = resolve_citations(st.citations, document_ ? document_->token_map.get() : nullptr,
+                                            document_text());
             try {
-                if (conversation_id_ >= 0)
-                    m.id = store_.add_message({0, conversation_id_, "assistant", m.text.toStdString(),
-                                               m.settings_json, m.stats_json, 0});
+                if (conversation_id_ >= 0) {
+                    services::MessageRecord rec{0, conversation_id_, "assistant", m.text.toStdString(),
+                                                m.settings_json, m.stats_json, 0};
+                    rec.model = m.model;
+                    rec.citations_json = citations_json(m.citations);
+                    m.id = store_.add_message(rec);
+                }
             } catch (const std::exception& e) {
                 panel_.set_status(tr("The answer could not be saved: %1").arg(e.what()), true);
             }
@@ -59,8 +106,10 @@ ChatController::ChatController(EngineHost& engine, services::LibraryStore& store
             answer_row_ = -1;
             panel_.set_speed(speed_line(st));
             if (model_) panel_.set_context(st.prompt_tokens + st.generated_tokens, model_->context_length);
+            if (m.id > 0) keep_turn_snapshot(m.id, snap);
             inspector_.set_snapshot(snap);
             emit selectionShown(snap);
+            emit answerWeightsChanged(snap.answer_attention);
             load_conversations(conversation_id_);
             update_panel(st.stop_reason == "cancelled" ? tr("Stopped.") : QString(" "));
             emit answerDone(st);
@@ -69,6 +118,13 @@ ChatController::ChatController(EngineHost& engine, services::LibraryStore& store
         });
     connect(w, &EngineWorker::answerFailed, this, [this](quint64 id, const QString& message) {
         if (id != request_id_) return;
+        if (cancel_ && cancel_->load()) {
+            // Stopped before the first token (during the question's prefill): nothing to keep.
+            drop_answer_card(tr("Stopped before the answer started: no answer was kept."));
+            emit answerError(message);
+            emit busyChanged(false);
+            return;
+        }
         ChatMessage m = messages_.at(answer_row_);
         m.streaming = false;
         m.failed = true;
@@ -110,12 +166,39 @@ ChatController::ChatController(EngineHost& engine, services::LibraryStore& store
         update_panel(message);
         emit busyChanged(false);
     });
+
+    ChatView* view = panel_.view();
+    connect(view, &ChatView::clicked, this, [this](const QModelIndex& i) { show_turn(i.row()); });
+    connect(view, &ChatView::citationClicked, this, &ChatController::activate_citation);
+    connect(&panel_, &ChatPanel::renameConversationRequested, this, &ChatController::rename_conversation);
+    connect(&panel_, &ChatPanel::deleteConversationRequested, this, &ChatController::delete_conversation);
+    connect(&panel_, &ChatPanel::systemPromptRequested, this, &ChatController::edit_system_prompt);
+    connect(&panel_, &ChatPanel::searchChanged, this, &ChatController::search);
+}
+
+void ChatController::drop_answer_card(const QString& status) {
+    messages_.remove_row(answer_row_);
+    request_id_ = 0;
+    answer_row_ = -1;
+    update_panel(status);
+}
+
+const QString& ChatController::document_text() {
+    if (!document_text_loaded_ && document_id_ >= 0) {
+        document_text_ = QString::fromStdString(store_.document_text(document_id_));
+        document_text_loaded_ = true;
+    }
+    return document_text_;
 }
 
 void ChatController::set_document(int64_t id, const QString& title) {
     stop();
     document_id_ = id;
     document_title_ = title;
+    document_text_.clear();
+    document_text_loaded_ = false;
+    turn_snapshots_.clear();
+    turn_order_.clear();
     conversation_id_ = -1;
     if (id >= 0) {
         const auto list = store_.conversations(id);
@@ -124,6 +207,10 @@ void ChatController::set_document(int64_t id, const QString& title) {
     load_conversations(conversation_id_);
     load_messages();
     panel_.set_speed(QString());
+    // Before the document's prefill is posted (DocumentController does it right after `shown`),
+    // so the document is read with this conversation's system prompt the first time.
+    const std::string prompt = effective_system_prompt().toStdString();
+    engine_.post([prompt](EngineWorker& w) { w.setSystemPrompt(prompt); });
 }
 
 void ChatController::set_engine_state(std::optional<ModelInfo> model, std::optional<DocumentReady> document,
@@ -141,13 +228,22 @@ void ChatController::update_panel(const QString& hint) {
     panel_.set_state(busy(), can_ask(), hint);
 }
 
+QString ChatController::effective_system_prompt() const {
+    return system_prompt_.isEmpty() ? QString::fromStdString(settings_.generation.system_prompt) : system_prompt_;
+}
+
 bool ChatController::ask(const QString& question) {
     if (busy() || !can_ask() || question.trimmed().isEmpty()) return false;
+    // The turns before this question, for the prompt (oldest first).
+    std::vector<HistoryTurn> history = conversation_turns(messages_.messages());
     try {
         if (conversation_id_ < 0) {
-            const QString title = question.size() > 60 ? question.left(57) + QStringLiteral("…") : question;
+            const QString line = question.simplified();
+            const QString title = line.size() > 60 ? line.left(57) + QStringLiteral("…") : line;
             conversation_id_ =
                 store_.create_conversation(document_id_, title.toStdString(), model_->path.toStdString());
+            if (!system_prompt_.isEmpty())
+                store_.set_conversation_system_prompt(conversation_id_, system_prompt_.toStdString());
         }
         ChatMessage user;
         user.role = QStringLiteral("user");
@@ -160,11 +256,12 @@ bool ChatController::ask(const QString& question) {
         return false;
     }
     panel_.question_edit()->clear();
-    start_request(question);
+    start_request(question, std::move(history), 0);
     return true;
 }
 
-void ChatController::start_request(const QString& question) {
+void ChatController::start_request(const QString& question, std::vector<HistoryTurn> history,
+                                   int earlier_versions) {
     ChatMessage a;
     a.role = QStringLiteral("assistant");
     a.streaming = true;
@@ -172,7 +269,14 @@ void ChatController::start_request(const QString& question) {
     request_id_ = next_id_++;
     cancel_ = engine_.new_cancel_token();
     question_ = question;
-    AskRequest req{request_id_, question, settings_.snapkv, settings_.generation, cancel_};
+    request_generation_ = settings_.generation;
+    // A regenerated version must be able to differ from the earlier ones (same seed, same prompt:
+    // the same sampled text), and stay reproducible: seed + k for the k-th regenerated version.
+    request_generation_.sampling.seed += static_cast<uint64_t>(earlier_versions);
+    request_model_ = model_ ? model_->path.toStdString() : std::string();
+    AskRequest req{request_id_, question, settings_.snapkv, request_generation_, cancel_};
+    req.history = std::move(history);
+    req.system_prompt = effective_system_prompt();
     engine_.post([req](EngineWorker& w) { w.ask(req); });
     update_panel(tr("Answering…"));
     emit answerStarted(request_id_);
@@ -185,25 +289,16 @@ void ChatController::stop() {
 
 void ChatController::regenerate() {
     if (busy() || !can_ask()) return;
-    const auto& all = messages_.messages();
-    int user_row = -1;
-    for (int r = static_cast<int>(all.size()) - 1; r >= 0; --r)
-        if (all[static_cast<std::size_t>(r)].role == QLatin1String("user")) {
-            user_row = r;
-            break;
-        }
-    if (user_row < 0) return;
-    const QString question = all[static_cast<std::size_t>(user_row)].text;
-    // Drop the answer(s) after that question, in the store and on screen, then answer again.
-    try {
-        for (std::size_t r = static_cast<std::size_t>(user_row) + 1; r < all.size(); ++r)
-            if (all[r].id > 0) store_.delete_message(all[r].id);
-    } catch (const std::exception& e) {
-        panel_.set_status(tr("Could not remove the old answer: %1").arg(e.what()), true);
-        return;
-    }
-    messages_.remove_from(user_row + 1);
-    start_request(question);
+    const int q = messages_.question_row_of(messages_.rowCount() - 1);
+    if (q < 0) return;
+    // The earlier versions stay (card and store); the new one goes after them, asked with the
+    // same history as the first one (the turns before this question).
+    const std::vector<ChatMessage> before(messages_.messages().begin(), messages_.messages().begin() + q);
+    int versions = 0;
+    for (int r = q + 1; r < messages_.end_of_turn(q); ++r)
+        if (!messages_.at(r).streaming) ++versions;
+    const QString question = messages_.at(q).text;  // a copy: start_request appends to the model
+    start_request(question, conversation_turns(before), versions);
 }
 
 void ChatController::copy_answer() {
@@ -229,12 +324,18 @@ void ChatController::compare(const QString& question_in) {
     if (!compare_dialog_) {
         compare_dialog_ = new CompareDialog(panel_.window());
         compare_dialog_->setAttribute(Qt::WA_DeleteOnClose);
+        // Esc (or closing) in the comparison window closes it; the comparison must stop with it,
+        // not run on unseen and keep the chat busy.
+        connect(compare_dialog_, &QDialog::finished, this, [this] {
+            if (compare_id_ != 0) stop();
+        });
     }
     compare_dialog_->start(question);
     compare_dialog_->show();
     compare_id_ = next_id_++;
     cancel_ = engine_.new_cancel_token();
     AskRequest req{compare_id_, question, settings_.snapkv, settings_.generation, cancel_};
+    req.system_prompt = effective_system_prompt();
     engine_.post([req](EngineWorker& w) { w.compare(req); });
     update_panel(tr("Comparing full cache and SnapKV…"));
     emit busyChanged(true);
@@ -243,6 +344,8 @@ void ChatController::compare(const QString& question_in) {
 void ChatController::new_conversation() {
     if (busy()) return;
     conversation_id_ = -1;  // created with the first question
+    system_prompt_.clear();
+    panel_.set_system_prompt_text(QString());
     messages_.set_messages({});
     load_conversations(-1);
     panel_.set_speed(QString());
@@ -252,6 +355,121 @@ void ChatController::choose_conversation(int row) {
     if (busy() || row < 0 || row >= conversations_.rowCount()) return;
     conversation_id_ = conversations_.at(row).id;
     load_messages();
+}
+
+void ChatController::rename_conversation() {
+    if (busy() || conversation_id_ < 0 || !dialogs_) {
+        if (conversation_id_ < 0) panel_.set_status(tr("Ask a question first: there is no conversation yet."));
+        return;
+    }
+    const auto rec = store_.conversation(conversation_id_);
+    QString title = rec ? QString::fromStdString(rec->title) : QString();
+    if (!dialogs_->edit_text(panel_.window(), tr("Rename conversation"), tr("Title:"), title, false)) return;
+    rename_conversation_to(title);
+}
+
+void ChatController::rename_conversation_to(const QString& title) {
+    const QString t = title.simplified();
+    if (conversation_id_ < 0 || t.isEmpty()) return;
+    try {
+        store_.rename_conversation(conversation_id_, t.toStdString());
+    } catch (const std::exception& e) {
+        panel_.set_status(tr("Could not rename the conversation: %1").arg(e.what()), true);
+        return;
+    }
+    load_conversations(conversation_id_);
+}
+
+void ChatController::delete_conversation() {
+    if (busy() || conversation_id_ < 0) return;
+    const auto rec = store_.conversation(conversation_id_);
+    const QString title = rec ? QString::fromStdString(rec->title) : QString();
+    if (!dialogs_ ||
+        !dialogs_->confirm(panel_.window(), tr("Delete conversation?"),
+                           tr("Delete “%1” and its %2 messages? This cannot be undone.")
+                               .arg(title.toHtmlEscaped())
+                               .arg(rec ? rec->message_count : 0),
+                           tr("Delete")))
+        return;
+    try {
+        store_.delete_conversation(conversation_id_);
+    } catch (const std::exception& e) {
+        panel_.set_status(tr("Could not delete the conversation: %1").arg(e.what()), true);
+        return;
+    }
+    const auto left = store_.conversations(document_id_);
+    conversation_id_ = left.empty() ? -1 : left.front().id;
+    load_conversations(conversation_id_);
+    load_messages();
+    panel_.set_status(tr("Conversation deleted."));
+}
+
+void ChatController::edit_system_prompt() {
+    if (busy() || !dialogs_) return;
+    QString text = system_prompt_;
+    if (!dialogs_->edit_text(panel_.window(), tr("System prompt"),
+                             tr("System prompt of this conversation (empty: the default from Settings):"), text,
+                             true))
+        return;
+    set_system_prompt(text);
+}
+
+void ChatController::set_system_prompt(const QString& prompt) {
+    const QString before = effective_system_prompt();
+    system_prompt_ = prompt.trimmed();
+    panel_.set_system_prompt_text(system_prompt_);
+    try {
+        if (conversation_id_ >= 0)
+            store_.set_conversation_system_prompt(conversation_id_, system_prompt_.toStdString());
+    } catch (const std::exception& e) {
+        panel_.set_status(tr("Could not save the system prompt: %1").arg(e.what()), true);
+        return;
+    }
+    if (effective_system_prompt() != before)
+        panel_.set_status(tr("The system prompt comes before the document in the prompt: the next question "
+                             "reads the document again (as long as its first reading took)."));
+}
+
+void ChatController::search(const QString& text) {
+    search_ = text.trimmed();
+    load_conversations(conversation_id_);
+}
+
+bool ChatController::show_turn(int row) {
+    if (row < 0 || row >= messages_.rowCount()) return false;
+    const int answer = messages_.at(row).role == QLatin1String("assistant")
+                           ? row
+                           : messages_.latest_answer_row(messages_.question_row_of(row));
+    if (answer < 0) return false;
+    const auto it = turn_snapshots_.find(messages_.at(answer).id);
+    if (it == turn_snapshots_.end()) {
+        panel_.set_status(tr("The kept positions of this answer are not held any more (an earlier session, "
+                             "or more than %1 answers ago).")
+                              .arg(kKeptTurns));
+        return false;
+    }
+    inspector_.set_snapshot(it->second);
+    emit selectionShown(it->second);
+    emit answerWeightsChanged(it->second.answer_attention);
+    panel_.set_status(tr("The inspector shows what was kept for this answer."));
+    return true;
+}
+
+void ChatController::activate_citation(int row, int k) {
+    if (row < 0 || row >= messages_.rowCount()) return;
+    const auto& cits = messages_.at(row).citations;
+    if (k < 0 || k >= static_cast<int>(cits.size())) return;
+    const CitationView& c = cits[static_cast<std::size_t>(k)];
+    emit citationActivated(c.first_token, c.last_token, c.begin, c.end);
+}
+
+void ChatController::keep_turn_snapshot(int64_t message_id, const SelectionSnapshot& snap) {
+    turn_snapshots_[message_id] = snap;
+    turn_order_.push_back(message_id);
+    while (turn_order_.size() > kKeptTurns) {
+        turn_snapshots_.erase(turn_order_.front());
+        turn_order_.pop_front();
+    }
 }
 
 void ChatController::reselect(const SnapKvConfig& config) {
@@ -271,36 +489,67 @@ void ChatController::send_reselect() {
 }
 
 void ChatController::load_conversations(int64_t select_id) {
-    conversations_.set_conversations(document_id_ >= 0 ? store_.conversations(document_id_)
-                                                       : std::vector<services::ConversationRecord>{});
+    std::vector<services::ConversationRecord> list;
+    if (document_id_ >= 0)
+        list = search_.isEmpty() ? store_.conversations(document_id_)
+                                 : store_.search_conversations(document_id_, search_.toStdString());
+    conversations_.set_conversations(std::move(list));
     panel_.conversation_picker()->setCurrentIndex(conversations_.row_of(select_id));
 }
 
 void ChatController::load_messages() {
     std::vector<ChatMessage> list;
-    if (conversation_id_ >= 0)
-        for (const auto& m : store_.messages(conversation_id_)) {
-            ChatMessage c;
-            c.id = m.id;
-            c.role = QString::fromStdString(m.role);
-            c.text = QString::fromStdString(m.text);
-            c.settings_json = m.settings_json;
-            c.stats_json = m.stats_json;
-            if (m.role == "assistant") c.meta = meta_line_from_json(m.stats_json);
-            list.push_back(std::move(c));
-        }
+    system_prompt_.clear();
+    if (conversation_id_ >= 0) {
+        if (const auto rec = store_.conversation(conversation_id_))
+            system_prompt_ = QString::fromStdString(rec->system_prompt);
+        for (const auto& m : store_.messages(conversation_id_)) list.push_back(message_of(m));
+    }
+    panel_.set_system_prompt_text(system_prompt_);
     messages_.set_messages(std::move(list));
 }
 
-void ChatController::export_to(const QString& path) const {
+void ChatController::export_to(const QString& path, services::ExportFormat format) const {
     if (conversation_id_ < 0) throw Error(tr("There is no conversation to export yet.").toStdString());
     services::ConversationExport c;
     c.document_title = document_title_.toStdString();
     if (const auto rec = store_.document(document_id_)) c.document_path = rec->path;
-    for (const auto& conv : store_.conversations(document_id_))
-        if (conv.id == conversation_id_) c.model = conv.model;
+    if (const auto conv = store_.conversation(conversation_id_)) {
+        c.model = conv->model;  // only for answers stored before schema 3 (no model of their own)
+        c.system_prompt = conv->system_prompt;
+    }
     c.messages = store_.messages(conversation_id_);
-    services::export_conversation(c, path.toStdString());
+    services::export_conversation(c, path.toStdString(), format);
+}
+
+void ChatController::export_to(const QString& path) const {
+    export_to(path, path.endsWith(QLatin1String(".json")) ? services::ExportFormat::Json
+                                                          : services::ExportFormat::Markdown);
+}
+
+QString ChatController::export_suggestion() const {
+    // Never the working directory (an installed app's is its install tree): the folder of the
+    // last export, else Documents, else home.
+    QString dir;
+    if (const auto last = store_.setting(kExportDirKey)) dir = QString::fromStdString(*last);
+    if (dir.isEmpty() || !QFileInfo(dir).isDir())
+        dir = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+    if (dir.isEmpty() || !QFileInfo(dir).isDir()) dir = QDir::homePath();
+    QString name;
+    if (const auto conv = conversation_id_ >= 0 ? store_.conversation(conversation_id_) : std::nullopt)
+        name = QString::fromStdString(conv->title);
+    name.replace(QRegularExpression(QStringLiteral("[^\\w\\- ]+")), QStringLiteral(" "));
+    name = name.simplified().left(50).trimmed();
+    if (name.isEmpty()) name = QStringLiteral("conversation");
+    return QDir(dir).filePath(name + QStringLiteral(".md"));
+}
+
+void ChatController::remember_export(const QString& path) {
+    try {
+        store_.set_setting(kExportDirKey, QFileInfo(path).absolutePath().toStdString());
+    } catch (const std::exception& e) {
+        spdlog::warn("could not remember the export folder: {}", e.what());
+    }
 }
 
 }  // namespace snapdoc::ui

@@ -123,8 +123,24 @@ void MainWindow::connect_controllers() {
     connect(library_panel_, &LibraryPanel::documentActivated, this, [this](qint64 id) {
         if (id != document_controller_->current_id()) document_controller_->show(id);
     });
-    connect(library_panel_, &LibraryPanel::removeDocumentRequested, document_controller_,
-            &DocumentController::remove);
+    connect(library_panel_, &LibraryPanel::removeDocumentRequested, this, [this](qint64 id) {
+        // Asked first (it deletes the document's conversations too), and the file leaves Recent.
+        const auto rec = store_.document(id);
+        if (!rec) return;
+        const auto conversations = store_.conversations(id);
+        if (!dialogs_->confirm(this, tr("Remove from library?"),
+                               tr("Remove “%1” and its %n conversation(s) from the library? The file on disk "
+                                  "is not touched.",
+                                  nullptr, static_cast<int>(conversations.size()))
+                                   .arg(QString::fromStdString(rec->title).toHtmlEscaped()),
+                               tr("Remove")))
+            return;
+        auto& recent = settings_.recent_documents;
+        recent.erase(std::remove(recent.begin(), recent.end(), rec->path), recent.end());
+        rebuild_recent_menus();
+        save_settings();
+        document_controller_->remove(id);
+    });
     connect(document_controller_, &DocumentController::opened, this, [this](qint64, const QString& path) {
         services::push_recent(settings_.recent_documents, path.toStdString());
         rebuild_recent_menus();
@@ -173,6 +189,14 @@ void MainWindow::connect_controllers() {
             &ChatController::new_conversation);
     connect(chat_panel_, &ChatPanel::conversationChosen, chat_controller_,
             &ChatController::choose_conversation);
+    chat_controller_->set_dialogs(dialogs_.get());
+    connect(chat_controller_, &ChatController::citationActivated, this,
+            [this](int first_token, int, int begin, int end) {
+                if (begin < 0 || !document_panel_->scrollToAndHighlight(begin, end))
+                    document_panel_->view()->scroll_to_position(first_token);
+            });
+    connect(chat_controller_, &ChatController::answerWeightsChanged, document_panel_,
+            qOverload<std::shared_ptr<const std::vector<float>>>(&DocumentPanel::setAnswerWeights));
 
     // Inspector
     connect(inspector_, &InspectorPanel::configChanged, chat_controller_, &ChatController::reselect);

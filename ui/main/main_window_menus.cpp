@@ -8,6 +8,7 @@
 #include <QMessageBox>
 #include <QStandardPaths>
 
+#include "app/services/conversation_export.h"
 #include "app/services/library_store.h"
 #include "ui/chat/chat_panel.h"
 #include "ui/dialogs/dialog_provider.h"
@@ -113,12 +114,17 @@ void MainWindow::export_dialog() {
                              tr("Ask a question first: there is no conversation yet."));
         return;
     }
-    const QString suggested =
-        QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation) + "/conversation.md";
-    const QString path = dialogs_->save_export_file(this, suggested);
-    if (path.isEmpty()) return;
+    // The dialog opens in the last export folder (else Documents, else home), never the working
+    // directory; the chosen filter decides the format and the name gets its suffix.
+    QString filter;
+    const QString typed = dialogs_->save_export_file(this, chat_controller_->export_suggestion(), &filter);
+    if (typed.isEmpty()) return;
+    const auto format = filter.contains(QLatin1String("json"), Qt::CaseInsensitive) ? services::ExportFormat::Json
+                                                                                     : services::ExportFormat::Markdown;
+    const QString path = QString::fromStdString(services::export_file_for(typed.toStdString(), format).string());
     try {
-        chat_controller_->export_to(path);
+        chat_controller_->export_to(path, format);
+        chat_controller_->remember_export(path);
         chat_panel_->set_status(tr("Exported to %1").arg(path));
     } catch (const std::exception& e) {
         dialogs_->show_error(this, tr("Export failed"), QString::fromStdString(e.what()));

@@ -1,11 +1,21 @@
 #include "ui/models/chat_model.h"
 
+#include <algorithm>
+
 namespace snapdoc::ui {
 
 ChatModel::ChatModel(QObject* parent) : QAbstractListModel(parent) {}
 
 int ChatModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : static_cast<int>(messages_.size());
+}
+
+QString citation_label(const CitationView& c) {
+    return QObject::tr("“%1” · tokens %2–%3 · %4%")
+        .arg(c.excerpt)
+        .arg(c.first_token)
+        .arg(c.last_token)
+        .arg(c.weight * 100.0, 0, 'f', 0);
 }
 
 QVariant ChatModel::data(const QModelIndex& index, int role) const {
@@ -27,6 +37,13 @@ QVariant ChatModel::data(const QModelIndex& index, int role) const {
             return m.failed;
         case IdRole:
             return static_cast<qlonglong>(m.id);
+        case HeaderRole:
+            return header_of(index.row());
+        case CitationsRole: {
+            QStringList labels;
+            for (const auto& c : m.citations) labels << citation_label(c);
+            return labels;
+        }
         default:
             return {};
     }
@@ -39,7 +56,49 @@ QHash<int, QByteArray> ChatModel::roleNames() const {
     names[StreamingRole] = "streaming";
     names[FailedRole] = "failed";
     names[IdRole] = "messageId";
+    names[HeaderRole] = "header";
+    names[CitationsRole] = "citations";
     return names;
+}
+
+int ChatModel::question_row_of(int row) const {
+    for (int r = std::min(row, rowCount() - 1); r >= 0; --r)
+        if (messages_[static_cast<std::size_t>(r)].role == QLatin1String("user")) return r;
+    return -1;
+}
+
+int ChatModel::end_of_turn(int question_row) const {
+    int r = question_row + 1;
+    while (r < rowCount() && messages_[static_cast<std::size_t>(r)].role != QLatin1String("user")) ++r;
+    return r;
+}
+
+int ChatModel::latest_answer_row(int question_row) const {
+    if (question_row < 0) return -1;
+    for (int r = end_of_turn(question_row) - 1; r > question_row; --r) {
+        const ChatMessage& m = messages_[static_cast<std::size_t>(r)];
+        if (!m.streaming && !m.failed && !m.text.isEmpty()) return r;
+    }
+    return -1;
+}
+
+QString ChatModel::header_of(int row) const {
+    const ChatMessage& m = messages_[static_cast<std::size_t>(row)];
+    if (m.role == QLatin1String("user")) return tr("Question");
+    const int q = question_row_of(row);
+    const int first = q + 1, count = end_of_turn(q) - first;
+    if (count <= 1) return tr("Answer");
+    return tr("Answer · version %1 of %2").arg(row - first + 1).arg(count);
+}
+
+void ChatModel::changed_turn(int row, int skip_row) {
+    const int q = question_row_of(row);
+    if (q < 0) return;
+    int first = q + 1, last = end_of_turn(q) - 1;
+    // A row just inserted is new to the views already; announcing it again only re-lays out its card.
+    if (skip_row == first) ++first;
+    if (skip_row == last) --last;
+    if (last >= first) emit dataChanged(index(first), index(last), {HeaderRole});
 }
 
 void ChatModel::set_messages(std::vector<ChatMessage> messages) {
@@ -49,10 +108,17 @@ void ChatModel::set_messages(std::vector<ChatMessage> messages) {
 }
 
 int ChatModel::append(ChatMessage message) {
-    const int row = static_cast<int>(messages_.size());
+    return insert(rowCount(), std::move(message));
+}
+
+int ChatModel::insert(int row, ChatMessage message) {
+    row = std::clamp(row, 0, rowCount());
     beginInsertRows({}, row, row);
-    messages_.push_back(std::move(message));
+    messages_.insert(messages_.begin() + row, std::move(message));
     endInsertRows();
+    // The turn's other answers now say "version k of n" (a first answer changes no other card).
+    const int q = question_row_of(row);
+    if (q >= 0 && q != row && end_of_turn(q) - q > 2) changed_turn(row, row);
     return row;
 }
 
@@ -70,11 +136,34 @@ void ChatModel::replace(int row, ChatMessage message) {
     emit dataChanged(i, i);
 }
 
+void ChatModel::remove_row(int row) {
+    if (row < 0 || row >= rowCount()) return;
+    beginRemoveRows({}, row, row);
+    messages_.erase(messages_.begin() + row);
+    endRemoveRows();
+    if (row < rowCount()) changed_turn(row);
+    if (row > 0) changed_turn(row - 1);
+}
+
 void ChatModel::remove_from(int row) {
     if (row < 0 || row >= rowCount()) return;
     beginRemoveRows({}, row, rowCount() - 1);
     messages_.resize(static_cast<std::size_t>(row));
     endRemoveRows();
+    if (row > 0) changed_turn(row - 1);
+}
+
+std::vector<HistoryTurn> conversation_turns(const std::vector<ChatMessage>& messages) {
+    std::vector<HistoryTurn> turns;
+    for (std::size_t q = 0; q < messages.size(); ++q) {
+        if (messages[q].role != QLatin1String("user")) continue;
+        const ChatMessage* answer = nullptr;
+        for (std::size_t r = q + 1; r < messages.size() && messages[r].role != QLatin1String("user"); ++r)
+            if (!messages[r].streaming && !messages[r].failed && !messages[r].text.isEmpty())
+                answer = &messages[r];
+        if (answer) turns.push_back({messages[q].text, answer->text});
+    }
+    return turns;
 }
 
 }  // namespace snapdoc::ui

@@ -14,12 +14,16 @@ QVariant ConversationModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
     const auto& c = items_[static_cast<std::size_t>(index.row())];
     switch (role) {
-        case Qt::DisplayRole:
-            return tr("%1 · %2 messages · %3")
-                .arg(QString::fromStdString(c.title))
-                .arg(c.message_count)
-                .arg(
-                    QDateTime::fromSecsSinceEpoch(c.created_at).toString(QStringLiteral("yyyy-MM-dd hh:mm")));
+        case Qt::DisplayRole: {
+            QString line = tr("%1 · %2 messages · %3")
+                               .arg(QString::fromStdString(c.title))
+                               .arg(c.message_count)
+                               .arg(QDateTime::fromSecsSinceEpoch(c.created_at)
+                                        .toString(QStringLiteral("yyyy-MM-dd hh:mm")));
+            // A search result says where it matched.
+            if (!c.excerpt.empty()) line += QStringLiteral(" — ") + QString::fromStdString(c.excerpt);
+            return line;
+        }
         case Qt::ToolTipRole:
             return QString::fromStdString(c.model);
         case IdRole:

@@ -43,6 +43,9 @@ struct EngineWorker::State {
     qint64 document_id = -1;    // the prefilled document, -1 if none
     bool has_question = false;  // window scores exist (reselect possible)
     uint64_t question_serial = 0;
+    std::shared_ptr<const std::string> document_text;  // of the last loadDocument (re-read on a new system prompt)
+    std::string next_system_prompt;    // what the next loadDocument reads the document with
+    std::string loaded_system_prompt;  // what the prefilled document was read with
     QString question;  // the last question asked
     // The last question's window scores, copied once per question (and window change) for the
     // snapshots: the engine's own are overwritten by the next question.
@@ -139,7 +142,10 @@ void EngineWorker::loadDocument(qint64 document_id, std::shared_ptr<const std::s
     try {
         // The document part is built here (not by DocumentChat::load_document) so its token ids can
         // also give the position -> text map without encoding a 100K-token document twice.
-        const std::vector<int32_t> part = build_document_part(s_->template_kind, *s_->tokenizer, "", *text);
+        s_->document_text = text;
+        const std::string system_prompt = s_->next_system_prompt;
+        const std::vector<int32_t> part =
+            build_document_part(s_->template_kind, *s_->tokenizer, system_prompt, *text);
         // The shared up-front check (engine/session/context_check.h), before any prefill work.
         const ContextRoom room = context_room(static_cast<int64_t>(part.size()), reserve_tokens,
                                               s_->model->config.context_length, "document", ignore_context);
@@ -174,7 +180,7 @@ void EngineWorker::loadDocument(qint64 document_id, std::shared_ptr<const std::s
         // Know before you wait: a short measured probe predicts the prefill (skipped when short).
         // A document in the K/V cache needs no prefill, so no probe either.
         const PrefillEstimate estimate =
-            s_->chat->kv_cache_has(part) ? PrefillEstimate{} : estimate_prefill(*s_->backend, part);
+            s_->chat->kv_cache_has(part, system_prompt) ? PrefillEstimate{} : estimate_prefill(*s_->backend, part);
         emit documentEstimated(document_id, static_cast<int>(part.size()), estimate.measured ? estimate.seconds : -1.0);
         emit documentProgress(document_id, 0, n_layers, 0.0, 0.0);
         QElapsedTimer prefill_timer;
@@ -190,8 +196,9 @@ void EngineWorker::loadDocument(qint64 document_id, std::shared_ptr<const std::s
                 emit documentProgress(document_id, p.layers_done, p.total_layers, fraction,
                                       prefill_timer.elapsed() / 1000.0);
             },
-            cancel.get());
+            cancel.get(), system_prompt);
         s_->document_id = document_id;
+        s_->loaded_system_prompt = system_prompt;
         DocumentReady ready;
         ready.document_id = document_id;
         ready.document_tokens = static_cast<int>(part.size());
@@ -210,6 +217,37 @@ void EngineWorker::loadDocument(qint64 document_id, std::shared_ptr<const std::s
     } catch (const std::exception& e) {
         emit documentFailed(document_id, qstr(e.what()), false);
     }
+}
+
+void EngineWorker::setKvCache(const QString& dir, qint64 cap_bytes) {
+    if (dir.isEmpty())
+        s_->kv_cache.reset();
+    else if (s_->kv_cache && s_->kv_cache->dir() == std::filesystem::path(dir.toStdString()))
+        s_->kv_cache->set_cap_bytes(cap_bytes);
+    else
+        s_->kv_cache = std::make_unique<KvStoreCache>(dir.toStdString(), cap_bytes);
+    if (s_->kv_cache) s_->kv_cache->evict();  // a lower cap applies now, not at the next save
+    s_->attach_kv_cache();
+}
+
+void EngineWorker::setSystemPrompt(const std::string& system_prompt) {
+    s_->next_system_prompt = system_prompt;
+}
+
+double EngineWorker::ensure_system_prompt(const std::string& system_prompt, const AskRequest& request) {
+    if (system_prompt == s_->loaded_system_prompt || !s_->document_text) return 0;
+    QElapsedTimer timer;
+    timer.start();
+    const qint64 id = s_->document_id;
+    s_->next_system_prompt = system_prompt;
+    // The system prompt comes before the document (the template's layout), so the document's K/V
+    // change with it: the document is read again, reported like any document load.
+    loadDocument(id, s_->document_text, request.generation.max_new_tokens, request.generation.ignore_context,
+                 request.cancel);
+    if (request.cancel && request.cancel->load()) throw Cancelled();
+    if (s_->document_id != id)
+        throw Error(tr("The document could not be read again with the new system prompt.").toStdString());
+    return timer.elapsed() / 1000.0;
 }
 
 SelectionSnapshot EngineWorker::snapshot_of(std::shared_ptr<const Selection> selection,
@@ -240,13 +278,18 @@ SelectionSnapshot EngineWorker::snapshot_of(std::shared_ptr<const Selection> sel
 }
 
 AnswerStats EngineWorker::run_ask(const AskRequest& request, const SnapKvConfig& config, int side,
-                                  std::shared_ptr<const Selection>* selection) {
+                                  std::shared_ptr<const Selection>* selection,
+                                  std::shared_ptr<const std::vector<float>>* answer_attention) {
     if (!s_->chat) throw Error(tr("Open a model first.").toStdString());
     if (s_->document_id < 0) throw Error(tr("Open a document first.").toStdString());
+    const double system_prompt_seconds = ensure_system_prompt(request.system_prompt.toStdString(), request);
     const std::string question = request.question.toStdString();
     const auto& gen = request.generation;
+    std::vector<ChatTurn> history;
+    history.reserve(request.history.size());
+    for (const HistoryTurn& t : request.history) history.push_back({t.question.toStdString(), t.answer.toStdString()});
     // The shared check (64-bit, bounded -n) before the question runs through any layer.
-    const ContextRoom room = context_room(s_->chat->prompt_tokens_for(question), gen.max_new_tokens,
+    const ContextRoom room = context_room(s_->chat->prompt_tokens_for(question, history), gen.max_new_tokens,
                                           s_->model->config.context_length, "document + question + answer",
                                           gen.ignore_context);
     const int64_t needed = room.total, ctx = room.context_length;
@@ -262,6 +305,9 @@ AnswerStats EngineWorker::run_ask(const AskRequest& request, const SnapKvConfig&
     opts.sampling = gen.sampling;
     opts.max_new_tokens = gen.max_new_tokens;
     opts.cancel = request.cancel.get();
+    opts.history = std::move(history);
+    opts.ignore_context = gen.ignore_context;
+    opts.citations = side < 0;  // the comparison shows no sources
     TextCoalescer coalescer;
     const auto send = [&](const std::string& text) {
         if (text.empty()) return;
@@ -291,26 +337,23 @@ AnswerStats EngineWorker::run_ask(const AskRequest& request, const SnapKvConfig&
     st.decode_seconds = r.generation.decode_seconds;
     st.kv_bytes_full = r.generation.kv_bytes_full;
     st.kv_bytes_compressed = r.generation.kv_bytes_compressed;
+    st.history_turns = static_cast<int>(request.history.size());
+    st.system_prompt_seconds = system_prompt_seconds;
+    for (const Citation& c : r.citations) st.citations.push_back({c.first_token, c.last_token, c.weight});
     if (selection) *selection = r.selection;
+    if (answer_attention && !r.answer_attention.empty())
+        *answer_attention = std::make_shared<const std::vector<float>>(r.answer_attention);
     return st;
-}
-
-void EngineWorker::setKvCache(const QString& dir, qint64 cap_bytes) {
-    if (dir.isEmpty())
-        s_->kv_cache.reset();
-    else if (s_->kv_cache && s_->kv_cache->dir() == std::filesystem::path(dir.toStdString()))
-        s_->kv_cache->set_cap_bytes(cap_bytes);
-    else
-        s_->kv_cache = std::make_unique<KvStoreCache>(dir.toStdString(), cap_bytes);
-    if (s_->kv_cache) s_->kv_cache->evict();  // a lower cap applies now, not at the next save
-    s_->attach_kv_cache();
 }
 
 void EngineWorker::ask(const AskRequest& request) {
     try {
         std::shared_ptr<const Selection> selection;
-        const AnswerStats st = run_ask(request, request.snapkv, -1, &selection);
-        emit answerFinished(st, snapshot_of(selection, st.select_seconds));
+        std::shared_ptr<const std::vector<float>> attention;
+        const AnswerStats st = run_ask(request, request.snapkv, -1, &selection, &attention);
+        SelectionSnapshot snap = snapshot_of(selection, st.select_seconds);
+        snap.answer_attention = std::move(attention);
+        emit answerFinished(st, snap);
     } catch (const Cancelled&) {
         emit answerFailed(request.id, tr("Stopped before the answer started."));
     } catch (const std::exception& e) {

@@ -36,10 +36,16 @@ public:
     // `reserve_tokens` (question + answer) exceed the context, then prefills it layer by layer.
     void loadDocument(qint64 document_id, std::shared_ptr<const std::string> text, int reserve_tokens,
                       bool ignore_context, CancelToken cancel);
+    // The system prompt the next loadDocument reads the document with (it is part of the document
+    // part: the template puts it first). Kept across model loads.
+    void setSystemPrompt(const std::string& system_prompt);
     // The on-disk K/V cache (engine/kv/kv_store_cache.h) loadDocument consults before prefilling and
     // fills after: `dir` empty turns it off. Kept across model loads; takes effect at once.
     void setKvCache(const QString& dir, qint64 cap_bytes);
-    // Answers by re-snapping over the prefilled document (engine DocumentChat::ask), streaming text.
+    // Answers by re-snapping over the prefilled document and the request's history (engine
+    // DocumentChat::ask), streaming text. When the request's system prompt is not the one the
+    // document was read with, the document is read again first (and documentLoaded is emitted with
+    // the new position -> text map, since positions shift).
     void ask(const AskRequest& request);
     // New selection for the last question with `config`: no forward pass.
     void reselect(const SnapKvConfig& config);
@@ -71,7 +77,11 @@ private:
     struct State;
     SelectionSnapshot snapshot_of(std::shared_ptr<const Selection> selection, double select_seconds) const;
     AnswerStats run_ask(const AskRequest& request, const SnapKvConfig& config, int side,
-                        std::shared_ptr<const Selection>* selection);
+                        std::shared_ptr<const Selection>* selection,
+                        std::shared_ptr<const std::vector<float>>* answer_attention = nullptr);
+    // Reads the document again when `system_prompt` is not the one it was read with; returns the
+    // seconds that took (0: nothing to do). Throws Cancelled when stopped, Error when it failed.
+    double ensure_system_prompt(const std::string& system_prompt, const AskRequest& request);
 
     std::unique_ptr<State> s_;
 };

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "app/services/app_settings.h"
 #include "app/services/token_text_map.h"
@@ -61,12 +62,26 @@ struct DocumentReady {
     QString kv_cache_note;        // why the cache could not be used or written ("" when fine)
 };
 
+// One earlier turn of a conversation, sent with the next question (oldest first).
+struct HistoryTurn {
+    QString question, answer;
+};
+
 struct AskRequest {
     uint64_t id = 0;
     QString question;
     SnapKvConfig snapkv;
-    services::GenerationSettings generation;
+    services::GenerationSettings generation;  // sampling.seed: a fresh one per request (see ChatController)
     CancelToken cancel;
+    std::vector<HistoryTurn> history = {};  // the conversation's previous turns
+    QString system_prompt = {};             // the conversation's effective system prompt ("" = none)
+};
+
+// A document span an answer drew on, in document token positions [first_token, last_token]
+// (inclusive, as the engine's Citation), with its share of the answer's attention.
+struct CitationInfo {
+    int first_token = 0, last_token = 0;
+    double weight = 0;
 };
 
 struct AnswerStats {
@@ -81,6 +96,9 @@ struct AnswerStats {
     double decode_seconds = 0;
     int64_t kv_bytes_full = 0;
     int64_t kv_bytes_compressed = 0;
+    int history_turns = 0;           // earlier turns sent with the question
+    double system_prompt_seconds = 0;  // > 0: the document was read again for a new system prompt
+    std::vector<CitationInfo> citations;  // strongest first
 
     double prefill_tokens_per_s() const {
         return question_seconds > 0 ? question_tokens / question_seconds : 0;
@@ -105,6 +123,9 @@ struct SelectionSnapshot {
     // settings (question stability, difference view) and knows a regenerated question as the same.
     std::shared_ptr<const WindowScores> scores;
     QString question;
+    // Per document position, the attention the answer's tokens paid to it (empty when the engine
+    // gave none, e.g. after a reselect): the document view's "used by this answer" shading.
+    std::shared_ptr<const std::vector<float>> answer_attention;
 
     bool valid() const { return selection != nullptr; }
 };

@@ -21,6 +21,11 @@ public:
     int confirmations = 0;
     bool confirm_answer = true;
     QString next_file;
+    QString next_filter = "Markdown (*.md)";  // what the export dialog "chose"
+    QString last_suggested;                   // where the export dialog would have opened
+    QStringList confirmations_asked;          // titles of confirm() questions
+    bool confirm_answer_generic = true;
+    QStringList texts;  // edit_text answers, taken from the front; none left: cancelled
 
     void show_error(QWidget*, const QString& title, const QString& text) override {
         errors << title + ": " + text;
@@ -31,7 +36,20 @@ public:
     }
     QString open_document_file(QWidget*, const QString&) override { return next_file; }
     QString open_model_path(QWidget*, const QString&, bool) override { return next_file; }
-    QString save_export_file(QWidget*, const QString&) override { return next_file; }
+    QString save_export_file(QWidget*, const QString& suggested, QString* filter) override {
+        last_suggested = suggested;
+        if (filter) *filter = next_filter;
+        return next_file;
+    }
+    bool confirm(QWidget*, const QString& title, const QString&, const QString&) override {
+        confirmations_asked << title;
+        return confirm_answer_generic;
+    }
+    bool edit_text(QWidget*, const QString&, const QString&, QString& text, bool) override {
+        if (texts.isEmpty()) return false;
+        text = texts.takeFirst();
+        return true;
+    }
 };
 
 // Processes events until `done()` or the timeout; returns done().

@@ -1,0 +1,233 @@
+// The chat widgets without an engine: Markdown answers (a code block in a fixed-pitch font, lists)
+// measured at the height they are painted; a card painted in a stale, shorter rectangle does not
+// draw over the card below (the "stray size fragment" in a new answer card: the previous answer's
+// statistics line, "KV … MiB of … MiB", painted past its card before the view re-laid it out);
+// Enter sends and Shift+Enter breaks the line; Copy copies an answer, never a question; citations
+// under an answer are clickable; the history sent to the engine skips answers that are empty.
+#include <QClipboard>
+#include <QPainter>
+#include <QSignalSpy>
+#include <QTextBlock>
+#include <QTextDocument>
+#include <QTextList>
+#include <QtTest>
+#include <cmath>
+
+#include "tests/ui/support/ui_test_support.h"
+#include "ui/chat/chat_delegate.h"
+#include "ui/chat/chat_panel.h"
+#include "ui/chat/chat_view.h"
+#include "ui/chat/citation_format.h"
+#include "ui/chat/question_edit.h"
+#include "ui/models/chat_model.h"
+#include "ui/models/conversation_model.h"
+
+using namespace snapdoc::ui;
+
+namespace {
+
+ChatMessage msg(const char* role, const QString& text, const QString& meta = {}) {
+    ChatMessage m;
+    m.role = QString::fromLatin1(role);
+    m.text = text;
+    m.meta = meta;
+    return m;
+}
+
+const QString kMarkdown = QStringLiteral(
+    "Here is how:\n\n```cpp\nint main() {\n    return 0;\n}\n```\n\n- first item\n- second item\n\nDone.");
+
+}  // namespace
+
+class TestChatWidgets : public QObject {
+    Q_OBJECT
+
+private slots:
+    void answers_render_markdown_at_their_measured_height() {
+        ChatModel model;
+        model.append(msg("user", "How? ```not code```"));
+        model.append(msg("assistant", kMarkdown, "12 tokens · KV 1.2 MiB of 9.6 MiB"));
+        ChatView view;
+        view.setModel(&model);
+        view.resize(420, 600);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        const QModelIndex answer = model.index(1);
+        const auto doc = ChatDelegate::body_document(answer, view.font(), 380);
+        bool fixed_pitch_code = false, list = false;
+        for (QTextBlock b = doc->begin(); b.isValid(); b = b.next()) {
+            if (b.text().contains("return 0;") && (b.charFormat().fontFixedPitch() ||
+                                                    b.blockFormat().hasProperty(QTextFormat::BlockCodeFence)))
+                fixed_pitch_code = true;
+            if (b.textList() && b.text() == "first item") list = true;
+            QVERIFY2(!b.text().contains("```"), qPrintable(b.text()));  // fences are markup, not text
+        }
+        QVERIFY(fixed_pitch_code);
+        QVERIFY(list);
+        // The question is shown as typed (no Markdown).
+        const auto q = ChatDelegate::body_document(model.index(0), view.font(), 380);
+        QVERIFY(q->toPlainText().contains("```not code```"));
+        // The card is as tall as what is painted in it: header + body + meta, margins included.
+        auto* d = qobject_cast<ChatDelegate*>(view.itemDelegate());
+        QStyleOptionViewItem opt;
+        opt.initFrom(&view);
+        opt.widget = &view;
+        opt.rect = view.visualRect(answer);
+        const auto l = d->layout(opt, answer);
+        QCOMPARE(view.visualRect(answer).height(), l.height);
+        const auto painted = ChatDelegate::body_document(answer, view.font(), l.body.width());
+        QCOMPARE(l.body.height(), static_cast<int>(std::ceil(painted->size().height())));
+        QVERIFY(l.meta.bottom() < l.card.bottom());
+    }
+
+    // Defect (issue 12): a stray size fragment in a new answer card.
+    void a_card_never_paints_outside_its_rectangle() {
+        ChatModel model;
+        model.append(msg("assistant", "The batch number for the green office is 4417.",
+                         "12 tokens · question prefill 850 tok/s · generation 42.1 tok/s · KV 1.2 MiB of 9.6 MiB"));
+        ChatView view;
+        view.setModel(&model);
+        view.resize(300, 400);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        auto* d = qobject_cast<ChatDelegate*>(view.itemDelegate());
+        QStyleOptionViewItem opt;
+        opt.initFrom(&view);
+        opt.widget = &view;
+        opt.font = view.font();
+        // A rectangle laid out before the meta line was there (the view re-lays out later).
+        opt.rect = QRect(0, 0, view.viewport()->width(), 60);
+        QImage image(view.viewport()->width(), 300, QImage::Format_ARGB32);
+        image.fill(Qt::transparent);
+        {
+            QPainter p(&image);
+            d->paint(&p, opt, model.index(0));
+        }
+        for (int y = opt.rect.bottom() + 1; y < image.height(); ++y)
+            for (int x = 0; x < image.width(); ++x)
+                QVERIFY2(qAlpha(image.pixel(x, y)) == 0,
+                         qPrintable(QString("painted at (%1, %2), below the card's rectangle").arg(x).arg(y)));
+    }
+
+    void enter_sends_and_shift_enter_breaks_the_line() {
+        QuestionEdit edit;
+        edit.show();
+        QSignalSpy sent(&edit, &QuestionEdit::submitted);
+        QTest::keyClicks(&edit, "first line");
+        QTest::keyClick(&edit, Qt::Key_Return, Qt::ShiftModifier);
+        QTest::keyClicks(&edit, "second");
+        QCOMPARE(sent.count(), 0);
+        QCOMPARE(edit.text(), QString("first line\nsecond"));
+        QTest::keyClick(&edit, Qt::Key_Return);
+        QCOMPARE(sent.count(), 1);
+        QCOMPARE(edit.text(), QString("first line\nsecond"));  // Enter adds no newline
+        QTest::keyClick(&edit, Qt::Key_Enter);  // keypad Enter too
+        QCOMPARE(sent.count(), 2);
+        // The panel asks with the whole multi-line text.
+        ChatModel model;
+        ConversationModel conversations;
+        ChatPanel panel(&model, &conversations);
+        panel.set_state(false, true, {});
+        panel.show();
+        QSignalSpy asked(&panel, &ChatPanel::askRequested);
+        QTest::keyClicks(panel.question_edit(), "a");
+        QTest::keyClick(panel.question_edit(), Qt::Key_Return, Qt::ShiftModifier);
+        QTest::keyClicks(panel.question_edit(), "b");
+        QTest::keyClick(panel.question_edit(), Qt::Key_Return);
+        QCOMPARE(asked.count(), 1);
+        QCOMPARE(asked.at(0).at(0).toString(), QString("a\nb"));
+    }
+
+    // Defect (issue 12): Copy copied the last card clicked even when it was a question.
+    void copy_copies_an_answer_never_a_question() {
+        ChatModel model;
+        model.append(msg("user", "Q1"));
+        model.append(msg("assistant", "A1"));
+        model.append(msg("user", "Q2"));
+        model.append(msg("assistant", "A2 first"));
+        model.append(msg("assistant", "A2 second"));
+        ChatView view;
+        view.setModel(&model);
+        view.resize(400, 900);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.scrollToTop();
+        QCOMPARE(view.current_text(), QString("A2 second"));  // nothing selected: the last answer
+        QTest::mouseClick(view.viewport(), Qt::LeftButton, {}, view.visualRect(model.index(0)).center());
+        QCOMPARE(view.current_text(), QString("A1"));  // a question: its answer
+        view.selectionModel()->setCurrentIndex(model.index(2), QItemSelectionModel::ClearAndSelect);
+        QCOMPARE(view.current_text(), QString("A2 second"));  // its newest version
+        view.selectionModel()->setCurrentIndex(model.index(3), QItemSelectionModel::ClearAndSelect);
+        QCOMPARE(view.current_text(), QString("A2 first"));  // an answer: that one
+    }
+
+    void versions_and_history() {
+        ChatModel model;
+        model.append(msg("user", "Q1"));
+        model.append(msg("assistant", "A1 old"));
+        model.append(msg("assistant", "A1 new"));
+        model.append(msg("user", "Q2"));  // stopped before any text: no answer
+        model.append(msg("user", "Q3"));
+        ChatMessage failed = msg("assistant", "Out of memory");
+        failed.failed = true;
+        model.append(failed);
+        model.append(msg("user", "Q4"));
+        model.append(msg("assistant", "A4"));
+        QCOMPARE(model.index(1).data(ChatModel::HeaderRole).toString(), QString("Answer · version 1 of 2"));
+        QCOMPARE(model.index(2).data(ChatModel::HeaderRole).toString(), QString("Answer · version 2 of 2"));
+        QCOMPARE(model.index(7).data(ChatModel::HeaderRole).toString(), QString("Answer"));
+        const auto turns = conversation_turns(model.messages());
+        QCOMPARE(turns.size(), std::size_t{2});
+        QCOMPARE(turns[0].question, QString("Q1"));
+        QCOMPARE(turns[0].answer, QString("A1 new"));
+        QCOMPARE(turns[1].question, QString("Q4"));
+        QCOMPARE(turns[1].answer, QString("A4"));
+    }
+
+    void citations_resolve_show_and_click() {
+        // Positions 0..2 are template tokens; the document text starts at position 3.
+        snapdoc::services::TokenTextMap map;
+        const QString text = "Filler words here. The batch number for the green office is 4417. More filler.";
+        map.begin = {-1, -1, -1};
+        map.end = {-1, -1, -1};
+        for (int i = 0; i < text.size(); i += 4) {
+            map.begin.push_back(i);
+            map.end.push_back(std::min<int>(i + 4, text.size()));
+        }
+        map.first_text = 3;
+        map.last_text = map.size() - 1;
+        const int start = static_cast<int>(text.indexOf("The batch"));
+        const std::vector<CitationInfo> info = {{3, 5, 0.1}, {3 + start / 4, 3 + (start + 47) / 4, 0.7}};
+        const auto cits = resolve_citations(info, &map, text);
+        QCOMPARE(cits.size(), std::size_t{2});
+        QVERIFY2(cits[0].excerpt.contains("green office is 4417"), qPrintable(cits[0].excerpt));  // strongest first
+        QVERIFY(cits[0].begin <= start && cits[0].end > start + 40);
+        const auto round = parse_citations_json(citations_json(cits));
+        QCOMPARE(round.size(), std::size_t{2});
+        QCOMPARE(round[0].excerpt, cits[0].excerpt);
+        QCOMPARE(round[0].begin, cits[0].begin);
+        QVERIFY(parse_citations_json("{not json").empty());
+
+        ChatModel model;
+        model.append(msg("user", "What is the batch number for the green office?"));
+        ChatMessage a = msg("assistant", "4417.", "5 tokens");
+        a.citations = cits;
+        model.append(a);
+        ChatView view;
+        view.setModel(&model);
+        view.resize(500, 500);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY(model.index(1).data(ChatModel::CitationsRole).toStringList()[0].contains("4417"));
+        QSignalSpy clicked(&view, &ChatView::citationClicked);
+        const QRect r = view.citation_rect(1, 0);
+        QVERIFY(!r.isEmpty());
+        QTest::mouseClick(view.viewport(), Qt::LeftButton, {}, r.center());
+        QCOMPARE(clicked.count(), 1);
+        QCOMPARE(clicked.at(0).at(0).toInt(), 1);
+        QCOMPARE(clicked.at(0).at(1).toInt(), 0);
+    }
+};
+
+QTEST_MAIN(TestChatWidgets)
+#include "test_chat_widgets.moc"

@@ -1,0 +1,77 @@
+#include "ui/chat/citation_format.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+namespace snapdoc::ui {
+
+QString excerpt_of(const QString& text, int max_chars) {
+    QString s = text.simplified();
+    if (s.size() <= max_chars) return s;
+    int cut = s.lastIndexOf(QLatin1Char(' '), max_chars - 1);
+    if (cut < max_chars / 2) cut = max_chars - 1;
+    return s.left(cut) + QStringLiteral("…");
+}
+
+std::vector<CitationView> resolve_citations(const std::vector<CitationInfo>& citations,
+                                            const services::TokenTextMap* map, const QString& document,
+                                            int max_count) {
+    std::vector<CitationInfo> sorted = citations;
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](const CitationInfo& a, const CitationInfo& b) { return a.weight > b.weight; });
+    if (static_cast<int>(sorted.size()) > max_count) sorted.resize(static_cast<std::size_t>(max_count));
+    std::vector<CitationView> out;
+    for (const CitationInfo& c : sorted) {
+        CitationView v;
+        v.first_token = c.first_token;
+        v.last_token = c.last_token;
+        v.weight = c.weight;
+        if (map) {
+            // The engine's span is inclusive; text_range takes [p0, p1).
+            const auto [b, e] = map->text_range(c.first_token, c.last_token + 1);
+            if (b >= 0 && e > b && e <= document.size()) {
+                v.begin = b;
+                v.end = e;
+                v.excerpt = excerpt_of(document.mid(b, e - b));
+            }
+        }
+        out.push_back(std::move(v));
+    }
+    return out;
+}
+
+std::string citations_json(const std::vector<CitationView>& citations) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& c : citations)
+        j.push_back({{"first_token", c.first_token},
+                     {"last_token", c.last_token},
+                     {"weight", c.weight},
+                     {"begin", c.begin},
+                     {"end", c.end},
+                     {"excerpt", c.excerpt.toStdString()}});
+    return j.dump();
+}
+
+std::vector<CitationView> parse_citations_json(const std::string& json) {
+    const auto j = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+    std::vector<CitationView> out;
+    if (!j.is_array()) return out;
+    for (const auto& e : j) {
+        if (!e.is_object()) continue;
+        auto num = [&](const char* key, auto fallback) {
+            return e.contains(key) && e[key].is_number() ? e[key].get<decltype(fallback)>() : fallback;
+        };
+        CitationView c;
+        c.first_token = num("first_token", 0);
+        c.last_token = num("last_token", 0);
+        c.weight = num("weight", 0.0);
+        c.begin = num("begin", -1);
+        c.end = num("end", -1);
+        if (e.contains("excerpt") && e["excerpt"].is_string())
+            c.excerpt = QString::fromStdString(e["excerpt"].get<std::string>());
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
+}  // namespace snapdoc::ui

@@ -1,0 +1,31 @@
+// Citations as the chat shows and stores them: the engine's token spans (CitationInfo) resolved to
+// document text through the position -> text map, with a short excerpt, and their JSON form in
+// the messages table (citations_json, schema 3; exported as is):
+//   [{"first_token":120,"last_token":140,"weight":0.61,"begin":400,"end":470,"excerpt":"…"}]
+#pragma once
+
+#include <QString>
+#include <string>
+#include <vector>
+
+#include "app/services/token_text_map.h"
+#include "ui/models/chat_model.h"
+#include "ui/worker/worker_types.h"
+
+namespace snapdoc::ui {
+
+inline constexpr int kShownCitations = 3;      // the top passages under an answer
+inline constexpr int kCitationExcerptChars = 90;
+
+// The strongest `max_count` citations with their text range and excerpt. `map` may be null or
+// not match `document` (then begin/end stay -1 and the excerpt is empty).
+std::vector<CitationView> resolve_citations(const std::vector<CitationInfo>& citations,
+                                            const services::TokenTextMap* map, const QString& document,
+                                            int max_count = kShownCitations);
+// One line of text, at most `max_chars` characters, cut at a word where possible, "…" marking cuts.
+QString excerpt_of(const QString& text, int max_chars = kCitationExcerptChars);
+
+std::string citations_json(const std::vector<CitationView>& citations);
+std::vector<CitationView> parse_citations_json(const std::string& json);  // [] on anything malformed
+
+}  // namespace snapdoc::ui
