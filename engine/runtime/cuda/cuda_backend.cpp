@@ -337,6 +337,7 @@ private:
         gate_up_.ensure(c * 2 * cfg_.ffn_dim * 4, "chunk scratch");
         pos_.ensure(c * 4, "chunk scratch");
         logits_.ensure(static_cast<std::size_t>(cfg_.vocab_size) * 4, "logits");
+        if (block_weights_) matmul_->reserve(xin_width(), kernels::kGemvMaxRows, dt_);
     }
 
     void run_attention(const float* q, int64_t q_stride, const int32_t* q_pos, int n, const kernels::KvLayerView& view,

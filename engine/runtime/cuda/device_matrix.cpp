@@ -61,6 +61,12 @@ int64_t MatMul::scratch_bytes(int max_cols, int max_n, kernels::Dt dt) {
     return std::max(kTileBytes, int64_t{max_cols} * es) + int64_t{max_n} * max_cols * es;
 }
 
+void MatMul::reserve(int max_cols, int max_n, kernels::Dt dt) {
+    const int64_t es = static_cast<int64_t>(kernels::dt_size(dt));
+    tile_.ensure(static_cast<std::size_t>(std::max(tile_bytes_, int64_t{max_cols} * es)), "dequantized weight tile");
+    x_conv_.ensure(static_cast<std::size_t>(int64_t{max_n} * max_cols * es), "matmul input conversion");
+}
+
 void MatMul::operator()(const DeviceMatrix& w, const void* x, kernels::Dt x_dt, int n, float* y, float beta) {
     if (n <= 0) return;
     if (x_dt != kernels::Dt::F32 && x_dt != w.dt) throw Error("internal: matmul input dtype differs from the weights'");

@@ -64,6 +64,9 @@ public:
     // The scratch operator() allocates at most for matrices of up to `max_cols` columns, inputs of
     // up to `max_n` rows and GEMM dtype dt (tile + converted input), for up-front memory checks.
     static int64_t scratch_bytes(int max_cols, int max_n, kernels::Dt dt);
+    // Allocates that scratch now, so no product allocates later (nothing is half built when memory
+    // runs out, and a captured CUDA graph never meets a cudaMalloc).
+    void reserve(int max_cols, int max_n, kernels::Dt dt);
 
 private:
     const Gemm& gemm_;
