@@ -161,7 +161,9 @@ void save_settings(LibraryStore& store, const AppSettings& s, AppSettings& basel
     const auto mine = rows(s);
     const auto before = rows(baseline);
     for (std::size_t i = 0; i < mine.size(); ++i) {
-        const auto& [key, value] = mine[i];
+        // Named references, not a structured binding: clang 14 cannot capture bindings in a lambda.
+        const auto& key = mine[i].first;
+        const auto& value = mine[i].second;
         if (value == before[i].second) continue;  // unchanged here: leave whatever is stored
         store.update_setting(key, [&](const std::optional<std::string>& stored) {
             json current = stored ? json::parse(*stored, nullptr, /*allow_exceptions=*/false) : json();
