@@ -22,6 +22,7 @@
 #include "app/common/args.h"
 #include "bench/benches.h"
 #include "engine/common/error.h"
+#include "engine/common/stopwatch.h"
 #include "engine/runtime/cpu/attention.h"
 #include "engine/runtime/cpu/attention_baseline.h"
 #include "engine/runtime/cpu/attention_vec.h"
@@ -44,10 +45,6 @@ const Shape& shape_named(const std::string& name) {
     for (const Shape& s : kShapes)
         if (name == s.name) return s;
     throw Error("snapdoc-bench attention: unknown shape '" + name + "' (demo, 125m, 1b, 7b)");
-}
-
-double seconds_since(Clock::time_point t0) {
-    return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
 double cpu_seconds() {

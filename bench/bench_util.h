@@ -5,13 +5,13 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/common/stopwatch.h"
 #include "engine/kv/selection.h"
 #include "engine/session/document_session.h"
 
 namespace snapdoc::bench {
 
 using Clock = std::chrono::steady_clock;
-inline double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // Seeded pseudo-random ids in [3, vocab): a timing input that never hits the usual control ids.
 std::vector<int32_t> random_ids(int n, int vocab, uint32_t seed);

@@ -85,7 +85,7 @@ int bench_kv_cache(int argc, char** argv) {
         if (!b.served) throw Error("the reopen was not served from the cache: " + b.note);
         const auto t_ask = Clock::now();
         mapped.ask(question, ask);
-        const double ask_s = since(t_ask);
+        const double ask_s = seconds_since(t_ask);
 
         // The alternative: read the file into a RAM store.
         DocumentSession read(*backend);
@@ -94,7 +94,7 @@ int bench_kv_cache(int argc, char** argv) {
                               compute_identity(backend->config(), opts.context_length), kind, "", part);
         const auto t_read = Clock::now();
         read.restore_document_cache(a.file, key, part, KvFileLoad::Read);
-        const double read_s = since(t_read);
+        const double read_s = seconds_since(t_read);
         std::printf("%8d %10s %10.2f %9.3f %9.3f %10.3f %9.0fx %9.2f\n", n,
                     format_bytes(a.file_bytes).c_str(), a.prefill_seconds, a.save_seconds, b.load_seconds,
                     read_s, a.prefill_seconds / b.load_seconds, ask_s);

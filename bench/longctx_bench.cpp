@@ -57,13 +57,13 @@ int bench_longctx(int argc, char** argv) {
             auto kv = make_full_kv_cache(*backend, ctx);
             const auto t0 = Clock::now();
             prefill(*backend, ids, 0, *kv);
-            token_major_tps = ctx / since(t0);
+            token_major_tps = ctx / seconds_since(t0);
         }
         DocumentSession session(*backend);
         const auto t0 = Clock::now();
         session.prefill_document(std::span(ids).first(ctx - kQuestion));
         session.set_question(std::span(ids).last(kQuestion), snap.window);
-        const double layer_major_tps = ctx / since(t0);
+        const double layer_major_tps = ctx / seconds_since(t0);
         const double full_tps = decode_tps(session, *session.select(full), gen);
         const double snap_tps = decode_tps(session, *session.select(snap), gen);
         std::printf("%8d %14.1f %14.1f %12.2f %12.2f\n", ctx, token_major_tps, layer_major_tps, full_tps, snap_tps);

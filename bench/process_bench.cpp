@@ -17,6 +17,7 @@
 #include "app/common/args.h"
 #include "bench/benches.h"
 #include "engine/common/error.h"
+#include "engine/common/stopwatch.h"
 #include "engine/model/gguf_file.h"
 #include "engine/model/model.h"
 #include "engine/runtime/backend.h"
@@ -29,8 +30,6 @@ namespace snapdoc::bench {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 int thread_count(const cli::Args& args) {
     const int t = args.integer("threads", 0);

@@ -91,7 +91,7 @@ int bench_snapkv(int argc, char** argv) {
             throw Error("--memory must be token-major, resnap or oneshot");
         }
         std::printf("memory mode %-12s %7.2f s  peak RSS %s (process before prefill: %s)  peak resident KV %s\n",
-                    mode.c_str(), since(t0), format_bytes(peak_rss_bytes()).c_str(), format_bytes(rss0).c_str(),
+                    mode.c_str(), seconds_since(t0), format_bytes(peak_rss_bytes()).c_str(), format_bytes(rss0).c_str(),
                     format_bytes(KvCache::peak_live_bytes()).c_str());
         return 0;
     }
@@ -103,7 +103,7 @@ int bench_snapkv(int argc, char** argv) {
         auto kv = make_full_kv_cache(*backend, L);
         prefill(*backend, prompt, 0, *kv);
     }
-    const double token_major_s = since(t0);
+    const double token_major_s = seconds_since(t0);
     const int64_t token_major_kv = KvCache::peak_live_bytes();
 
     // Layer-major document prefill + question.
@@ -114,11 +114,11 @@ int bench_snapkv(int argc, char** argv) {
     t0 = Clock::now();
     s.prefill_document(doc);
     s.set_question(q1, cfg.window);
-    const double layer_major_s = since(t0);
+    const double layer_major_s = seconds_since(t0);
     const int64_t layer_major_kv = KvCache::peak_live_bytes();
     t0 = Clock::now();
     const auto sel = s.select(cfg);
-    const double select_s = since(t0);
+    const double select_s = seconds_since(t0);
 
     std::printf("\nprefill (%d tokens)\n", L);
     std::printf("  token-major, full cache:     %8.2f s  %7.1f tok/s  resident KV %s\n", token_major_s, L / token_major_s,
@@ -137,7 +137,7 @@ int bench_snapkv(int argc, char** argv) {
     t0 = Clock::now();
     s.set_question(q2, cfg.window);
     s.select(cfg);
-    const double resnap_s = since(t0);
+    const double resnap_s = seconds_since(t0);
     t0 = Clock::now();
     {
         DocumentSession fresh(*backend, so);
@@ -145,7 +145,7 @@ int bench_snapkv(int argc, char** argv) {
         fresh.set_question(q2, cfg.window);
         fresh.select(cfg);
     }
-    const double reprefill_s = since(t0);
+    const double reprefill_s = seconds_since(t0);
     std::printf("\nnew question: re-snap %.3f s vs re-prefill %.2f s (%.0fx faster)\n", resnap_s, reprefill_s,
                 reprefill_s / resnap_s);
 

@@ -14,6 +14,7 @@
 #include "app/common/args.h"
 #include "bench/benches.h"
 #include "engine/common/error.h"
+#include "engine/common/stopwatch.h"
 #include "engine/model/gguf_file.h"
 #include "engine/model/gguf_vocab.h"
 #include "engine/model/model.h"
@@ -23,10 +24,6 @@ namespace snapdoc::bench {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) {
-    return std::chrono::duration<double>(Clock::now() - t0).count();
-}
 
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());

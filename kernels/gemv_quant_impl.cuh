@@ -135,4 +135,26 @@ cudaError_t dequant_legacy(const void* w, BlockType t, int cols, int64_t row0, c
 cudaError_t dequant_k(const void* w, BlockType t, int cols, int64_t row0, const int32_t* row_ids, int rows, void* dst,
                       Dt dst_dt, int64_t dst_stride, cudaStream_t stream);
 
+// Defines one family's two entry points (gemv_NAME, dequant_NAME) as a switch over FORMATS, a list
+// X(BlockType, format) of the family's types: each family file is its list plus this one line.
+#define SNAPDOC_QUANT_GEMV_CASE(type, fmt) \
+    case BlockType::type: return launch_gemv<fmt>(w, rows, cols, x, x_stride, n, y, y_stride, beta, stream);
+#define SNAPDOC_QUANT_DEQUANT_CASE(type, fmt) \
+    case BlockType::type: return launch_dequant<fmt>(w, cols, row0, row_ids, rows, dst, dst_dt, dst_stride, stream);
+#define SNAPDOC_DEFINE_QUANT_FAMILY(NAME, FORMATS)                                                              \
+    cudaError_t gemv_##NAME(const void* w, BlockType t, int rows, int cols, const float* x, int64_t x_stride,    \
+                            int n, float* y, int64_t y_stride, float beta, cudaStream_t stream) {                \
+        switch (t) {                                                                                            \
+            FORMATS(SNAPDOC_QUANT_GEMV_CASE)                                                                    \
+            default: return cudaErrorInvalidValue;                                                              \
+        }                                                                                                       \
+    }                                                                                                           \
+    cudaError_t dequant_##NAME(const void* w, BlockType t, int cols, int64_t row0, const int32_t* row_ids,       \
+                               int rows, void* dst, Dt dst_dt, int64_t dst_stride, cudaStream_t stream) {        \
+        switch (t) {                                                                                            \
+            FORMATS(SNAPDOC_QUANT_DEQUANT_CASE)                                                                 \
+            default: return cudaErrorInvalidValue;                                                              \
+        }                                                                                                       \
+    }
+
 }  // namespace snapdoc::kernels::quant

@@ -11,26 +11,6 @@ namespace snapdoc::kernels::quant {
     X(Q8_0, FmtQ8_0)              \
     X(IQ4_NL, FmtIq4Nl)
 
-cudaError_t gemv_legacy(const void* w, BlockType t, int rows, int cols, const float* x, int64_t x_stride, int n, float* y,
-                        int64_t y_stride, float beta, cudaStream_t stream) {
-    switch (t) {
-#define X(type, fmt) \
-    case BlockType::type: return launch_gemv<fmt>(w, rows, cols, x, x_stride, n, y, y_stride, beta, stream);
-        SNAPDOC_LEGACY_FORMATS(X)
-#undef X
-        default: return cudaErrorInvalidValue;
-    }
-}
-
-cudaError_t dequant_legacy(const void* w, BlockType t, int cols, int64_t row0, const int32_t* row_ids, int rows, void* dst,
-                           Dt dst_dt, int64_t dst_stride, cudaStream_t stream) {
-    switch (t) {
-#define X(type, fmt) \
-    case BlockType::type: return launch_dequant<fmt>(w, cols, row0, row_ids, rows, dst, dst_dt, dst_stride, stream);
-        SNAPDOC_LEGACY_FORMATS(X)
-#undef X
-        default: return cudaErrorInvalidValue;
-    }
-}
+SNAPDOC_DEFINE_QUANT_FAMILY(legacy, SNAPDOC_LEGACY_FORMATS)
 
 }  // namespace snapdoc::kernels::quant

@@ -6,15 +6,11 @@
 #include <spdlog/spdlog.h>
 
 #include "engine/common/error.h"
+#include "engine/common/stopwatch.h"
 #include "engine/common/message_text.h"
 #include "engine/session/context_check.h"
 
 namespace snapdoc {
-
-namespace {
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-}  // namespace
 
 ChatTemplateKind choose_chat_template(const std::string& model_template_text, const std::string& name) {
     if (!name.empty()) return parse_chat_template_name(name);
@@ -35,9 +31,9 @@ int DocumentChat::load_document(std::string_view text, const DocumentSession::Pr
 
 int DocumentChat::load_document_tokens(std::span<const int32_t> document_part, const DocumentSession::Progress& progress,
                                        const std::atomic<bool>* cancel, std::string_view system_prompt) {
-    const auto t0 = Clock::now();
+    const auto t0 = SteadyClock::now();
     load_or_prefill(document_part, system_prompt, progress, cancel);
-    document_seconds_ = since(t0);
+    document_seconds_ = seconds_since(t0);
     remember_document(document_part);
     return static_cast<int>(document_part.size());
 }
@@ -116,9 +112,9 @@ AskResult DocumentChat::ask_turn(std::string_view question, const AskOptions& op
         r.question_tokens = static_cast<int>(question_part.size());
         r.forwarded_tokens = r.question_tokens;
         r.history_kept_from = D + r.question_tokens;
-        auto t0 = Clock::now();
+        auto t0 = SteadyClock::now();
         session_.set_question(question_part, options.snapkv.window, options.cancel);
-        r.question_seconds = since(t0);
+        r.question_seconds = seconds_since(t0);
     } else {
         const ConversationPart part = conversation_part(kind_, tokenizer_, options.history, question);
         const int T = static_cast<int>(part.ids.size());
@@ -131,20 +127,20 @@ AskResult DocumentChat::ask_turn(std::string_view question, const AskOptions& op
                            options.ignore_context);
         const int keep = history_keep_start(part, options.history_keep_tokens);
         r.history_kept_from = keep < part.question_start ? D + keep : D + T;
-        auto t0 = Clock::now();
+        auto t0 = SteadyClock::now();
         r.reused_tokens =
             session_.set_turns(part.ids, options.snapkv.window, keep < part.question_start ? D + keep : -1, options.cancel);
-        r.question_seconds = since(t0);
+        r.question_seconds = seconds_since(t0);
         r.forwarded_tokens = T - r.reused_tokens;
     }
-    const auto t0 = Clock::now();
+    const auto t0 = SteadyClock::now();
     r.selection = session_.select(options.snapkv);
-    r.select_seconds = since(t0);
+    r.select_seconds = seconds_since(t0);
     return r;
 }
 
 void DocumentChat::add_citations(const AskOptions& options, AskResult& r) {
-    const auto t0 = Clock::now();
+    const auto t0 = SteadyClock::now();
     const ModelConfig& cfg = backend_.config();
     const int D = session_.document_tokens();
     std::vector<float> acc(D, 0.0f);
@@ -162,7 +158,7 @@ void DocumentChat::add_citations(const AskOptions& options, AskResult& r) {
                                  sentence_end_.size() == static_cast<std::size_t>(D) ? std::span<const uint8_t>(sentence_end_)
                                                                                     : std::span<const uint8_t>());
     r.answer_attention = std::move(acc);
-    r.citation_seconds = since(t0);
+    r.citation_seconds = seconds_since(t0);
 }
 
 std::shared_ptr<const Selection> DocumentChat::reselect(const SnapKvConfig& config) {

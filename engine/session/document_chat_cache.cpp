@@ -6,16 +6,10 @@
 #include <chrono>
 
 #include "engine/common/error.h"
+#include "engine/common/stopwatch.h"
 #include "engine/session/document_chat.h"
 
 namespace snapdoc {
-
-namespace {
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t0) {
-    return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-}  // namespace
 
 void DocumentChat::set_kv_cache(KvStoreCache* cache, const ModelIdentity& model, int run_context_length) {
     kv_cache_ = cache;
@@ -37,7 +31,7 @@ void DocumentChat::load_or_prefill(std::span<const int32_t> part, std::string_vi
                                    const std::atomic<bool>* cancel) {
     cache_report_ = {};
     if (!kv_cache_) {
-        const auto t0 = Clock::now();
+        const auto t0 = SteadyClock::now();
         session_.prefill_document(part, progress, cancel);
         cache_report_.prefill_seconds = seconds_since(t0);
         return;
@@ -49,7 +43,7 @@ void DocumentChat::load_or_prefill(std::span<const int32_t> part, std::string_vi
     cache_report_.file = file;
     std::error_code ec;
     if (std::filesystem::exists(file, ec)) {
-        const auto t0 = Clock::now();
+        const auto t0 = SteadyClock::now();
         try {
             session_.restore_document_cache(file, key, part);
             cache_report_.load_seconds = seconds_since(t0);
@@ -67,12 +61,12 @@ void DocumentChat::load_or_prefill(std::span<const int32_t> part, std::string_vi
             kv_cache_->remove(file);
         }
     }
-    auto t0 = Clock::now();
+    auto t0 = SteadyClock::now();
     session_.prefill_document(part, progress, cancel);
     cache_report_.prefill_seconds = seconds_since(t0);
 
     if (cancel && cancel->load()) return;
-    t0 = Clock::now();
+    t0 = SteadyClock::now();
     try {
         kv_cache_->ensure_dir();
         const int64_t bytes = kv_store_file_bytes(

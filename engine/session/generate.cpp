@@ -4,17 +4,12 @@
 #include <chrono>
 
 #include "engine/common/error.h"
+#include "engine/common/stopwatch.h"
 #include "engine/model/special_tokens.h"
 #include "engine/session/context_check.h"
 #include "engine/session/prefill.h"
 
 namespace snapdoc {
-
-namespace {
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-}  // namespace
 
 const char* stop_reason_name(StopReason r) {
     switch (r) {

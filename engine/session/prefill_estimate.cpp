@@ -7,19 +7,10 @@
 #include <numeric>
 
 #include "engine/common/error.h"
+#include "engine/common/stopwatch.h"
 #include "engine/session/prefill.h"
 
 namespace snapdoc {
-
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) {
-    return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-}  // namespace
 
 double PrefillCostModel::fraction_done(int64_t tokens, int n_layers, int layers_done, int64_t rows_done) const {
     const double layer = chunk_seconds(tokens, 0);
@@ -104,7 +95,7 @@ PrefillEstimate estimate_prefill(Backend& backend, std::span<const int32_t> toke
     }
     if (depth < 2 * rows) return est;  // too shallow to tell attention from the weights
 
-    const auto t_probe = Clock::now();
+    const auto t_probe = SteadyClock::now();
     const int kvh = cfg.n_kv_heads, hd = cfg.head_dim;
     auto act = backend.create_activations(rows);
     std::vector<int32_t> pos(rows);
@@ -112,7 +103,7 @@ PrefillEstimate estimate_prefill(Backend& backend, std::span<const int32_t> toke
     auto timed_run = [&](KvCache& cache, int64_t at) {
         backend.embed(tokens.data(), rows, *act, 0);
         std::iota(pos.begin(), pos.end(), static_cast<int32_t>(at));
-        const auto t0 = Clock::now();
+        const auto t0 = SteadyClock::now();
         backend.run_layer(0, *act, 0, rows, pos.data(), cache, nullptr);
         // Reading one entry back waits for an asynchronous backend (a GPU stream) to finish.
         backend.read_kv(cache, 0, 0, static_cast<int>(at + rows - 1), 1, sync_k.data(), sync_v.data());
