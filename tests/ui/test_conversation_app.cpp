@@ -39,17 +39,12 @@ using namespace snapdoc;
 using namespace snapdoc::ui;
 using snapdoc::test::wait_until;
 
+using snapdoc::test::child;
+
 namespace {
 
 QString repo_file(const char* rel) {
     return QFileInfo(QStringLiteral(__FILE__)).dir().absoluteFilePath(QStringLiteral("../../") + rel);
-}
-
-template <typename T>
-T* child(QWidget& w, const char* name) {
-    T* c = w.findChild<T*>(name);
-    if (!c) qFatal("no child %s", name);
-    return c;
 }
 
 }  // namespace

@@ -24,6 +24,8 @@ using namespace snapdoc;
 using namespace snapdoc::ui;
 using snapdoc::test::wait_until;
 
+using snapdoc::test::child;
+
 namespace {
 
 // Window scores of a made-up question: 2 layers × 4 query heads (2 KV heads), random per seed.
@@ -70,13 +72,6 @@ SelectionSnapshot snapshot(const std::shared_ptr<const WindowScores>& ws, const 
 
 QString percent(double f) {
     return QString::number(100.0 * f, 'f', 1) + "%";
-}
-
-template <typename T>
-T* child(QWidget& w, const char* name) {
-    T* c = w.findChild<T*>(name);
-    if (!c) qFatal("no child %s", name);
-    return c;
 }
 
 bool shown(InspectorPanel& p, const SelectionSnapshot& s) {

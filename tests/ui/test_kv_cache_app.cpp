@@ -25,6 +25,8 @@ using namespace snapdoc;
 using namespace snapdoc::ui;
 using snapdoc::test::wait_until;
 
+using snapdoc::test::child;
+
 namespace {
 
 QString demo_model() {
@@ -36,13 +38,6 @@ QString demo_model() {
 
 int cache_files(const QString& dir) {
     return static_cast<int>(QDir(dir).entryList({"*.snapkv"}, QDir::Files).size());
-}
-
-template <typename T>
-T* child(QWidget& w, const char* name) {
-    T* c = w.findChild<T*>(name);
-    if (!c) qFatal("no child %s", name);
-    return c;
 }
 
 }  // namespace

@@ -24,6 +24,8 @@ using namespace snapdoc;
 using namespace snapdoc::ui;
 using snapdoc::test::wait_until;
 
+using snapdoc::test::child;
+
 namespace {
 
 QString repo_file(const QString& relative) {
@@ -32,13 +34,6 @@ QString repo_file(const QString& relative) {
 
 QString demo_model() {
     return repo_file("resources/models/snapdoc-demo.gguf");
-}
-
-template <typename T>
-T* child(QWidget& w, const char* name) {
-    T* c = w.findChild<T*>(name);
-    if (!c) qFatal("no child %s", name);
-    return c;
 }
 
 QAction* action(QWidget& w, const QString& text) {

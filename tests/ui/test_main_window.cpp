@@ -37,14 +37,9 @@ using namespace snapdoc;
 using namespace snapdoc::ui;
 using snapdoc::test::wait_until;
 
-namespace {
+using snapdoc::test::child;
 
-template <typename T>
-T* child(QWidget& w, const char* name) {
-    T* c = w.findChild<T*>(name);
-    if (!c) qFatal("no child %s", name);
-    return c;
-}
+namespace {
 
 QAction* action(QWidget& w, const QString& text) {
     for (QAction* a : w.findChildren<QAction*>())

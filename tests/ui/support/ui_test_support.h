@@ -4,6 +4,7 @@
 
 #include <QString>
 #include <QStringList>
+#include <QWidget>
 #include <functional>
 
 #include "ui/dialogs/dialog_provider.h"
@@ -51,6 +52,14 @@ public:
         return true;
     }
 };
+
+// The child of `w` with object name `name` and type T; a test that cannot find it stops, naming it.
+template <typename T>
+T* child(QWidget& w, const char* name) {
+    T* c = w.findChild<T*>(name);
+    if (!c) qFatal("no child %s", name);
+    return c;
+}
 
 // Processes events until `done()` or the timeout; returns done().
 bool wait_until(const std::function<bool()>& done, int timeout_ms = 60000);
