@@ -36,7 +36,7 @@ std::unique_ptr<Backend> make_backend(const Model& model, const BackendOptions& 
     const std::string chosen = resolve_device(device);
     if (chosen == "cpu") return make_cpu_backend(model, options);
 #ifdef SNAPDOC_HAVE_CUDA
-    // "auto" runs what the CUDA kernels lack (Qwen biases, llama3/YaRN/LongRoPE rope...) on the CPU;
+    // "auto" runs what the CUDA kernels lack (Qwen2 biases, Qwen3 q/k norms) on the CPU;
     // an explicit "cuda" gets the backend's error naming the feature.
     if (device == "auto") {
         if (const std::string feature = cuda_unsupported_feature(model); !feature.empty()) {

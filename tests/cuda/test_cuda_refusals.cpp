@@ -1,5 +1,5 @@
 // The CUDA backend refuses, with one message naming the feature, every model part its kernels do
-// not implement yet (q/k/v biases, q/k norms, llama3 / YaRN / LongRoPE rope scaling), and
+// not implement yet (q/k/v biases, q/k norms), and
 // make_backend("auto") runs such a model on the CPU instead. The check comes before any device
 // work, so these run without a GPU too.
 #include <gtest/gtest.h>
@@ -25,16 +25,6 @@ std::vector<RefusalCase> refusal_cases() {
     v.push_back({"qwen2_biases", s, "q/k/v projection biases"});
     s.arch = "qwen3";
     v.push_back({"qwen3_norms", s, "per-head q/k RMS norms"});
-    s.arch = "llama";
-    s.rope = {RopeScalingKind::Llama3, 8.f, 256, 1.f, 4.f};
-    v.push_back({"llama3_rope", s, "llama3 rope scaling"});
-    s.rope = {RopeScalingKind::Yarn, 4.f, 128};
-    v.push_back({"yarn_rope", s, "yarn rope scaling"});
-    s.arch = "phi3";
-    s.n_kv_heads = 4;
-    s.context_length = 4096;
-    s.rope = {RopeScalingKind::LongRope, 1.f, 512};
-    v.push_back({"phi3_longrope", s, "longrope rope scaling"});
     return v;
 }
 
@@ -63,6 +53,21 @@ TEST(CudaRefusals, PlainLlamaAndFusedPhi3WithoutScalingAreAccepted) {
     EXPECT_EQ(cuda_unsupported_feature(*cudatest::load_tiny(s, DType::F32)->model), "");
     s.arch = "phi3";  // fused qkv / gate_up arrive as row slices, which the CUDA upload concatenates
     s.n_kv_heads = 4;
+    EXPECT_EQ(cuda_unsupported_feature(*cudatest::load_tiny(s, DType::F32)->model), "");
+}
+
+// Every rope scaling kind runs on the device (the CPU backend's frequency table; compared with the
+// CPU in test_cuda_rope_scaling.cpp).
+TEST(CudaRefusals, EveryRopeScalingKindIsAccepted) {
+    testing::TinyModelSpec s;
+    s.rope = {RopeScalingKind::Llama3, 8.f, 256, 1.f, 4.f};
+    EXPECT_EQ(cuda_unsupported_feature(*cudatest::load_tiny(s, DType::F32)->model), "");
+    s.rope = {RopeScalingKind::Yarn, 4.f, 128};
+    EXPECT_EQ(cuda_unsupported_feature(*cudatest::load_tiny(s, DType::F32)->model), "");
+    s.arch = "phi3";
+    s.n_kv_heads = 4;
+    s.context_length = 4096;
+    s.rope = {RopeScalingKind::LongRope, 1.f, 512};
     EXPECT_EQ(cuda_unsupported_feature(*cudatest::load_tiny(s, DType::F32)->model), "");
 }
 

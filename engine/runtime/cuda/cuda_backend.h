@@ -41,7 +41,7 @@ std::string cuda_device_description(int device = 0);
 DType cuda_weight_dtype(const Model& model, const CudaBackendOptions& options = {});
 
 // The first part of `model` the CUDA kernels do not implement yet ("q/k/v projection biases",
-// "yarn rope scaling", ...), or "" when the CUDA backend can run it.
+// "per-head q/k RMS norms"), or "" when the CUDA backend can run it.
 std::string cuda_unsupported_feature(const Model& model);
 
 // Throws Error when the model uses a part the kernels lack (naming it; see above), when no device
