@@ -12,12 +12,8 @@
 
 #include "engine/common/error.h"
 #include "engine/model/model.h"
-#include "engine/session/sampler.h"
 #include "engine/runtime/cuda/cuda_check.h"
-#include "engine/runtime/cuda/cuda_decode_step.h"
-#include "engine/runtime/cuda/cuda_full_kv_store.h"
 #include "engine/runtime/cuda/cuda_kv_cache.h"
-#include "engine/runtime/cuda/cuda_snapkv_select.h"
 #include "engine/runtime/cuda/device_matrix.h"
 #include "engine/runtime/cuda/device_weights.h"
 #include "engine/runtime/cuda/gemm.h"
@@ -25,8 +21,6 @@
 #include "kernels/convert.h"
 #include "kernels/elementwise.h"
 #include "kernels/embedding.h"
-#include "kernels/flash_prefill.h"
-#include "kernels/flash_window_scores.h"
 #include "kernels/kv_cache.h"
 #include "kernels/norm.h"
 #include "kernels/rope.h"
@@ -139,7 +133,6 @@ public:
                                                     "-row chunks)");
         w_ = upload_weights(model, dt_, stream_, keep_blocks_);
         matmul_ = std::make_unique<MatMul>(*gemm_, stream_);
-        context_length_ = options.context_length;
         allocate_scratch();
         upload_rope_frequencies(options);
     }
@@ -147,7 +140,6 @@ public:
     ~CudaBackend() override {
         if (stream_) {
             cudaStreamSynchronize(stream_);
-            decode_step_.reset();
             matmul_.reset();
             gemm_.reset();
             cudaStreamDestroy(stream_);
@@ -218,40 +210,6 @@ public:
         check(cudaStreamSynchronize(stream_), "logits");
     }
 
-    // The whole step as one CUDA graph with device sampling (cuda_decode_step.h), one host sync per
-    // token. The default composition serves what the graph does not: logits wanted on the host,
-    // a repetition penalty (host-side history), a row past a sliding window (masked by the
-    // prefill kernel only).
-    int32_t decode_next(int32_t token, int32_t pos, KvCache& kv, Activations& act, Sampler& sampler,
-                        std::span<const int32_t> history, std::span<float> logits_out) override {
-        const SamplingParams& p = sampler.params();
-        const bool penalty = p.repetition_penalty != 1.0f && p.repetition_window > 0;
-        const bool windowed = cfg_.sliding_window > 0 && pos >= cfg_.sliding_window;
-        if (!logits_out.empty() || penalty || windowed)
-            return Backend::decode_next(token, pos, kv, act, sampler, history, logits_out);
-        DeviceScope scope(device_);
-        if (!decode_step_) {
-            DecodeStepContext ctx;
-            ctx.cfg = &cfg_;
-            ctx.weights = &w_;
-            ctx.matmul = matmul_.get();
-            ctx.stream = stream_;
-            ctx.input_dt = input_dt(1);
-            ctx.sm_count = sm_count_;
-            ctx.context_length = context_length_;
-            decode_step_ = std::make_unique<CudaDecodeStep>(ctx);
-        }
-        kernels::DeviceSamplingParams sp;  // greedy: the other fields stay 0 (one graph for all)
-        if (p.temperature > 0.0f) {
-            sp.temperature = p.temperature;
-            sp.top_k = p.top_k;
-            sp.top_p = p.top_p;
-            sp.min_p = p.min_p;
-            sp.seed = p.seed;
-        }
-        return decode_step_->run(token, pos, cast(kv), sp);
-    }
-
     void window_scores(const KvCache& kv, int layer, const float* q_window, const int32_t* q_positions, int n_window,
                        int n_prefix, float* out) override {
         DeviceScope scope(device_);
@@ -263,6 +221,8 @@ public:
         if (n_window <= 0) return;
         win_q_.ensure(static_cast<std::size_t>(n_window) * qd * 4, "window queries");
         win_pos_.ensure(static_cast<std::size_t>(n_window) * 4, "window positions");
+        win_out_.ensure(static_cast<std::size_t>(n_window) * qd * 4, "window attention output");
+        win_lse_.ensure(static_cast<std::size_t>(n_window) * H * 4, "window log-sum-exp");
         scores_.ensure(static_cast<std::size_t>(H) * n_prefix * 4, "window scores");
         check(cudaMemcpyAsync(win_q_.get(), q_window, static_cast<std::size_t>(n_window) * qd * 4, cudaMemcpyHostToDevice,
                               stream_),
@@ -270,25 +230,23 @@ public:
         check(cudaMemcpyAsync(win_pos_.get(), q_positions, static_cast<std::size_t>(n_window) * 4, cudaMemcpyHostToDevice,
                               stream_),
               "window position upload");
-        // Tensor cores, two passes (kernels/flash_window_scores.h): each window row's log-sum-exp
-        // over every key it sees, then Σ over the window of exp(score - lse) per prefix key.
-        kernels::FlashWindowScoreArgs w;
+        const kernels::KvLayerView view = cache.layer_view(layer);
+        // Pass 1: each window row's softmax normaliser (log-sum-exp) over every key it sees.
+        run_attention(win_q_.as<float>(), qd, win_pos_.as<int32_t>(), n_window, view, cache.max_length(layer),
+                      win_out_.as<float>(), qd, win_lse_.as<float>());
+        // Pass 2: Σ over the window of exp(score - lse) per prefix key, never storing W × L.
+        kernels::WindowScoreArgs w;
         w.q = win_q_.as<float>();
         w.q_stride = qd;
         w.q_pos = win_pos_.as<int32_t>();
+        w.lse = win_lse_.as<float>();
         w.n_window = n_window;
         w.n_heads = H;
         w.scale = scale();
-        w.sliding_window = cfg_.sliding_window;
-        w.cache = cache.layer_view(layer);
-        w.max_len = cache.max_length(layer);
+        w.cache = view;
         w.n_prefix = n_prefix;
         w.out = scores_.as<float>();
-        w.sm_count = sm_count_;
-        const int64_t floats = kernels::flash_window_scores_scratch_floats(n_window, H, w.cache.n_heads, w.max_len, sm_count_);
-        win_lse_.ensure(static_cast<std::size_t>(floats) * 4, "window score statistics");
-        w.scratch = win_lse_.as<float>();
-        check(kernels::flash_window_scores(w, stream_), "flash_window_scores kernel");
+        check(kernels::window_scores(w, stream_), "window_scores kernel");
         check(cudaMemcpyAsync(out, scores_.get(), static_cast<std::size_t>(H) * n_prefix * 4, cudaMemcpyDeviceToHost, stream_),
               "window score download");
         check(cudaStreamSynchronize(stream_), "window scores");
@@ -332,20 +290,6 @@ public:
         // The staging buffer may be reused by the next call before these kernels ran otherwise.
         check(cudaStreamSynchronize(stream_), "append_kv");
         cache.commit_append(layer, head, positions, n);
-    }
-
-    // The document's full K/V on the GPU when it fits, else staged through pinned host memory
-    // (engine/runtime/cuda/cuda_full_kv_store.h).
-    std::unique_ptr<BackendFullKv> attach_full_kv(FullKvStore& host) override {
-        DeviceScope scope(device_);
-        return std::make_unique<CudaFullKvStore>(host, cfg_, device_, stream_);
-    }
-
-    // Pooling and top-k on the device (engine/runtime/cuda/cuda_snapkv_select.h); same positions.
-    void snapkv_select_layer(const WindowScores& scores, int layer, Selection& selection) override {
-        DeviceScope scope(device_);
-        if (!select_) select_ = std::make_unique<CudaSnapKvSelect>(stream_);
-        select_->select_layer(scores, layer, selection);
     }
 
 private:
@@ -406,22 +350,6 @@ private:
         const std::size_t bytes = f.inv_freq.size() * sizeof(double);
         rope_freq_.ensure(bytes, "rope frequencies");
         check(cudaMemcpy(rope_freq_.get(), f.inv_freq.data(), bytes, cudaMemcpyHostToDevice), "rope frequency upload");
-    }
-
-    void run_flash_attention(const float* q, int64_t q_stride, const int32_t* q_pos, int n,
-                             const kernels::KvLayerView& view, float* out, int64_t out_stride) {
-        kernels::FlashAttentionArgs a;
-        a.q = q;
-        a.q_stride = q_stride;
-        a.q_pos = q_pos;
-        a.n = n;
-        a.n_heads = cfg_.n_heads;
-        a.scale = scale();
-        a.sliding_window = cfg_.sliding_window;
-        a.cache = view;
-        a.out = out;
-        a.out_stride = out_stride;
-        check(kernels::flash_attention(a, stream_), "flash_attention kernel");
     }
 
     void run_attention(const float* q, int64_t q_stride, const int32_t* q_pos, int n, const kernels::KvLayerView& view,
@@ -490,12 +418,7 @@ private:
 
         // With f32 inputs the attention output is already the o-projection's input type.
         float* attn_out = xdt == Dt::F32 ? xin_.as<float>() : attn_.as<float>();
-        // Prefill rows on tensor cores (kernels/flash_prefill.h). A decode row keeps the split-KV
-        // CUDA-core kernel, except past a sliding window, which only the flash kernel masks (the
-        // window bounds the keys such a row sees, so it needs no split).
-        const bool windowed = cfg_.sliding_window > 0 && positions[n - 1] >= cfg_.sliding_window;
-        if (n > 1 || windowed) run_flash_attention(qkv_.as<float>(), stride, pos, n, kv.layer_view(layer), attn_out, qd);
-        else run_attention(qkv_.as<float>(), stride, pos, n, kv.layer_view(layer), kv.max_length(layer), attn_out, qd, nullptr);
+        run_attention(qkv_.as<float>(), stride, pos, n, kv.layer_view(layer), kv.max_length(layer), attn_out, qd, nullptr);
         if (xdt != Dt::F32)
             check(kernels::convert(attn_out, Dt::F32, xin_.get(), xdt, int64_t{n} * qd, stream_), "convert kernel");
         (*matmul_)(w.wo, xin_.get(), xdt, n, h, 1.0f);
@@ -520,10 +443,7 @@ private:
     bool block_weights_ = false; // and the model has some
     DeviceWeights w_;
     DeviceBuffer xin_, qkv_, attn_, gate_up_, pos_, logits_, tokens_;
-    int context_length_ = 0;
-    std::unique_ptr<CudaDecodeStep> decode_step_;  // created at the first decode_next
-    DeviceBuffer win_q_, win_pos_, win_lse_, scores_, stage_, split_;
-    std::unique_ptr<CudaSnapKvSelect> select_;
+    DeviceBuffer win_q_, win_pos_, win_out_, win_lse_, scores_, stage_, split_;
     DeviceBuffer rope_freq_;  // [head_dim / 2] f64 inverse frequencies
     float rope_attention_factor_ = 1.0f;
 };
