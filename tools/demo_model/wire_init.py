@@ -37,6 +37,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import spm_lite  # noqa: E402
+import wire_answer  # noqa: E402
 import wordlists as W  # noqa: E402
 from model import Config, Llama  # noqa: E402
 
@@ -59,7 +60,7 @@ def special_tokens(sp):
 
 @torch.no_grad()
 def wire(model, ents, vals, seed=0, prev_gain=40.0, match_gain=10.0, flag_gain=10.0, copy_gain=8.0, const=3.0,
-         flag=0.5, match_pairs=8):
+         flag=0.5, match_pairs=8, prev_n=PREV_N):
     cfg = model.cfg
     g = torch.Generator().manual_seed(seed)
     hd = cfg.head_dim
@@ -88,20 +89,20 @@ def wire(model, ents, vals, seed=0, prev_gain=40.0, match_gain=10.0, flag_gain=1
     a0.wv.weight[0:hd].zero_()
     a0.wv.weight[0:64, TOK:TOK + 64] = torch.eye(64)   # value: the token identity (normed input)
     a0.wo.weight[:, 0:2 * hd].zero_()          # ... and head 1 writes nothing
-    a0.wo.weight[PREV0:PREV0 + PREV_N, 0:PREV_N] = torch.eye(PREV_N) * 0.125
+    a0.wo.weight[PREV0:PREV0 + prev_n, 0:prev_n] = torch.eye(prev_n) * 0.125
 
     # Layer 1, head 2 (kv head 1): induction. Content match through the `match_pairs` slowest pairs
     # (2 * match_pairs dims; 8 in the short-context model, 16 in the long-context one).
     a1 = model.layers[1].attn
-    R = torch.randn(2 * match_pairs, PREV_N, generator=g) / math.sqrt(PREV_N)
+    R = torch.randn(2 * match_pairs, prev_n, generator=g) / math.sqrt(prev_n)
     q2 = slice(2 * hd, 3 * hd)
     a1.wq.weight[q2].zero_()
     a1.wk.weight[hd:2 * hd].zero_()
     slow = [j for j in range(half - match_pairs, half)]
     dims = slow + [j + half for j in slow]
     for r, d in enumerate(dims):
-        a1.wq.weight[2 * hd + d, TOK:TOK + PREV_N] = R[r] * match_gain
-        a1.wk.weight[hd + d, PREV0:PREV0 + PREV_N] = R[r] * 8.0   # undo the 0.125 of layer 0's output
+        a1.wq.weight[2 * hd + d, TOK:TOK + prev_n] = R[r] * match_gain
+        a1.wk.weight[hd + d, PREV0:PREV0 + prev_n] = R[r] * 8.0   # undo the 0.125 of layer 0's output
     jf = half - match_pairs - 1                                 # flag pair: entity query x value key
     a1.wq.weight[2 * hd + jf, ENT] = flag_gain
     a1.wk.weight[hd + jf, VAL] = 1.0
@@ -120,6 +121,8 @@ def main():
     for n, d in [("prev-gain", 40.0), ("match-gain", 10.0), ("flag-gain", 10.0), ("copy-gain", 8.0)]:
         ap.add_argument("--" + n, type=float, default=d)
     ap.add_argument("--match-pairs", type=int, default=8, help="slowest RoPE pairs the induction match uses")
+    ap.add_argument("--wire-answer", action="store_true",
+                    help="also wire the question echo, start and stop (wire_answer.py): no training needed")
     ap.add_argument("--rope-theta", type=float, default=100000.0,
                     help="RoPE base (train.py and export take it from here on); 1e12 keeps 16 pairs still at 128K")
     args = ap.parse_args()
@@ -131,7 +134,9 @@ def main():
                  rope_theta=args.rope_theta, head_size=64, max_seq_len=2048)
     model = Llama(cfg)
     wire(model, ents, vals, args.seed, args.prev_gain, args.match_gain, args.flag_gain, args.copy_gain,
-         match_pairs=args.match_pairs)
+         match_pairs=args.match_pairs, prev_n=wire_answer.PREV_N if args.wire_answer else PREV_N)
+    if args.wire_answer:
+        wire_answer.wire_answer(model, sp, args.seed)
     torch.save(dict(model=model.state_dict(), config=cfg.to_dict()), args.out)
 
 
