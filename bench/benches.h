@@ -31,5 +31,10 @@ int bench_longctx(int argc, char** argv);
 // snapdoc-bench kvcache -m MODEL --text FILE --cache-dir DIR [--tokens 8192,32768,100000] [--threads N]
 //   reopening a document from the on-disk K/V cache (mapped, read) vs prefilling it
 int bench_kv_cache(int argc, char** argv);
+// snapdoc-bench cuda-longctx [--shape mistral-7b-bf16|llama3.1-8b-q4km|tiny-bf16|tiny-q4km] [--context 100000]
+//     [--budget 2048] [--window 32] [--question 24] [--gen-tokens 32] [--device cuda] [--layers N] [--chunk 512]
+//     [--measure prefill,decode,resnap,fit] [--prefill-seconds 300] [--fit-seconds 20] [--fit-max-tokens N]
+//     [--results FILE]   the issue-13 GPU table on random weights made in memory (appended to FILE)
+int bench_cuda_longctx(int argc, char** argv);
 
 }  // namespace snapdoc::bench

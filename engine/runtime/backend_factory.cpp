@@ -6,6 +6,7 @@
 
 #ifdef SNAPDOC_HAVE_CUDA
 #include "engine/runtime/cuda/cuda_backend.h"
+#include "engine/runtime/cuda/cuda_check.h"
 #endif
 
 namespace snapdoc {
@@ -23,6 +24,18 @@ bool cuda_backend_usable() {
     return cuda_device_count() > 0;
 #else
     return false;
+#endif
+}
+
+DeviceMemoryUse cuda_memory_use() {
+#ifdef SNAPDOC_HAVE_CUDA
+    if (cuda_device_count() == 0) return {};
+    // The device is per thread: a sampler thread starts on device 0, as the backend's default.
+    if (cudaSetDevice(0) != cudaSuccess) return {};
+    const cuda::MemoryInfo m = cuda::memory_info();
+    return {m.total - m.free, m.total};
+#else
+    return {};
 #endif
 }
 
