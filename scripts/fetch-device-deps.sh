@@ -3,8 +3,9 @@
 # machine has CUDA, CMake, ninja and a C++ compiler but no Debian package registry and no Qt. Each
 # package below is fetched with `apt-get download` and unpacked with `dpkg-deb -x` (no install, no
 # root needed for the unpack) into build-device-deps/root, which is gitignored (/build*/) and is
-# carried to the GPU machine by the device tool (`carry: ["build-device-deps"]`, 64 MiB limit in all).
-# scripts/gpu-check.sh points CMake, pkg-config and the loader at it.
+# carried to the GPU machine by the device tool as one archive (`carry: ["build-device-deps/deps.tar.gz"]`,
+# 64 MiB limit in all, working tree included). scripts/gpu-check.sh unpacks it and points CMake,
+# pkg-config and the loader at it.
 #
 #   scripts/fetch-device-deps.sh [DEST]     default DEST: build-device-deps
 set -euo pipefail
@@ -17,6 +18,7 @@ packages=(
     libspdlog1.10 libspdlog-dev               # logging: .so + headers + spdlogConfig.cmake
     libfmt9 libfmt-dev                        # spdlog's formatter (spdlog is built with external fmt)
     nlohmann-json3-dev                        # header-only JSON + nlohmann_jsonConfig.cmake
+    libpcre2-dev libpcre2-8-0                 # byte-level BPE pre-tokenizer regexes: headers, .so, libpcre2-8.pc
     libopenblas0-pthread libopenblas-pthread-dev  # the CPU backend's sgemm (+ cblas.h)
     libgfortran5 libquadmath0                 # OpenBLAS's runtime dependencies
     libgtest-dev                              # GoogleTest static libs + GTestConfig.cmake
@@ -55,19 +57,42 @@ ln -sfn openblas-pthread/libopenblas.so.0 "$multiarch/libopenblas.so.0"
 ln -sfn openblas-pthread/libopenblas.so "$multiarch/libopenblas.so"
 ln -sfn openblas-pthread/cblas.h "$DEST/root/usr/include/x86_64-linux-gnu/cblas.h"
 
-# The shared test fixtures (stories260K, tokenizers, texts: ~5 MB) live outside the checkout, so
-# they would not travel with it; gpu-check.sh points SNAPDOC_FIXTURES_DIR here.
+# The shared test fixtures live outside the checkout, so they would not travel with it;
+# gpu-check.sh points SNAPDOC_FIXTURES_DIR here. Only the small ones (stories260K, the Llama 2
+# tokenizer, texts: ~5 MB): the whole folder (modelzoo: 180 MB) is far over the 64 MiB the device
+# tool carries, so the modelzoo tests skip there with their message.
 fixtures="$ROOT/../shared/fixtures"
 if [[ -d "$fixtures" ]]; then
-    cp -r "$fixtures" "$DEST/fixtures"
+    mkdir -p "$DEST/fixtures"
+    for f in README.md stories260K llama2-tokenizer texts; do
+        [[ -e "$fixtures/$f" ]] && cp -r "$fixtures/$f" "$DEST/fixtures/"
+    done
 else
     echo "fetch-device-deps: $fixtures not found; the fixture tests will skip on the GPU machine"
 fi
 
-# sentencepiece.pc says prefix=/usr; make it relative to the .pc file itself so the tree works
+# The .pc files say prefix=/usr; make them relative to the .pc file itself so the tree works
 # wherever it is unpacked (pkgconf and pkg-config both define ${pcfiledir}).
 # shellcheck disable=SC2016  # ${pcfiledir} is for pkg-config, not the shell
-sed -i 's|^prefix=/usr$|prefix=${pcfiledir}/../../..|' "$multiarch/pkgconfig/sentencepiece.pc"
+sed -i 's|^prefix=/usr$|prefix=${pcfiledir}/../../..|' "$multiarch"/pkgconfig/*.pc
 
 size="$(du -sh "$DEST" | cut -f1)"
 echo "fetch-device-deps: $(wc -l <"$DEST/packages.txt") packages unpacked into $DEST ($size)"
+
+# The same as one archive (OpenBLAS alone is 35 MB unpacked, a third of that packed), which is what
+# the device call carries: carry=["build-device-deps/deps.tar.gz"]; gpu-check.sh unpacks it there.
+tar -C "$DEST" -czf "$DEST/deps.tar.gz.part" root fixtures packages.txt
+mv "$DEST/deps.tar.gz.part" "$DEST/deps.tar.gz"
+
+# What the device tool carries: the archive plus the working tree (tracked and untracked files
+# that git does not ignore), 64 MiB in all.
+if git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1; then
+    tree_bytes="$(cd "$ROOT" && { git ls-files -z; git ls-files -z --others --exclude-standard; } |
+        xargs -0 du -cb 2>/dev/null | awk '$2 == "total" { t += $1 } END { print t + 0 }')"
+    deps_bytes="$(stat -c %s "$DEST/deps.tar.gz")"
+    total_mib=$(((tree_bytes + deps_bytes) / 1048576))
+    echo "fetch-device-deps: working tree $((tree_bytes / 1048576)) MiB + deps.tar.gz $((deps_bytes / 1048576)) MiB = $total_mib MiB of the 64 MiB the device tool carries"
+    if ((total_mib >= 64)); then
+        echo "fetch-device-deps: WARNING: over the 64 MiB limit; the device call would be refused" >&2
+    fi
+fi

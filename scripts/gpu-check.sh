@@ -1,24 +1,43 @@
 #!/usr/bin/env bash
 # The one script a GPU session runs (NVIDIA machine with CUDA, CMake, ninja, a C++ compiler; no
-# Debian registry, no Qt). It configures the non-UI build against the libraries prepared by
-# scripts/fetch-device-deps.sh (build-device-deps/, carried along), builds for sm_90, runs the
-# `cuda` tests, the unit and golden tests, the CUDA perf mode and snapdoc-bench, and writes logs
-# plus summary.txt into OUTDIR. Exits non-zero when a step failed (the summary is written anyway).
+# Debian registry, no Qt). It configures the non-UI build (-DSNAPDOC_BUILD_UI=OFF) for sm_90 only
+# against the libraries prepared by scripts/fetch-device-deps.sh (build-device-deps/deps.tar.gz,
+# carried along and unpacked here), builds what the steps need, and runs, most valuable first:
+#   cuda             the `cuda` test suite (every kernel and the backend vs the CPU backend)
+#   longctx-mistral  the issue-13 table on the Mistral-7B shape in BF16 at 100K tokens
+#   longctx-llama    the same on the Llama-3.1-8B shape in Q4_K_M           (snapdoc-bench cuda-longctx:
+#   fit-mistral      the longest prompt that fits, predicted + one real run  random weights made in
+#   fit-llama        the same for the Q4_K_M model                           memory, no files)
+# and, when asked for in STEPS: unit (unit + golden tests), perf (the CUDA perf mode), bench (the
+# synthetic GGUF through snapdoc-bench and the end-to-end perf test).
 #
-#   scripts/gpu-check.sh OUTDIR                   everything (aim: well under 8 minutes on an H200)
-#   STEPS="build cuda" scripts/gpu-check.sh OUT   a subset of: build cuda unit perf bench
+# Everything lands in OUTDIR, at most 8 files (what the device tool brings back): summary.txt
+# (each step's result, the table's rows, peak device memory), the benchmark table
+# YYYY-MM-DD-cuda-longctx-<gpu>.txt (rows appended as they are measured, so a step cut short
+# keeps what it got; copy it to bench/results/), build.log, tests.log, bench.log, env.txt,
+# gpu-memory.csv. Exits non-zero when a step failed (the summary is written anyway).
+#
+#   scripts/gpu-check.sh OUTDIR                   the default steps (well inside one ~10-minute call)
+#   STEPS="build cuda" scripts/gpu-check.sh OUT   a subset of: build cuda longctx-mistral longctx-llama
+#                                                 fit-mistral fit-llama unit perf bench
 #   scripts/gpu-check.sh --configure-only OUT     only configure + check every library comes from
-#                                                 build-device-deps (runs on any machine)
+#                                                 build-device-deps (runs on any machine; NO_CUDA=1
+#                                                 configures without the toolkit)
+#   scripts/gpu-check.sh --dry-run OUT            the whole flow on a machine without a GPU: CUDA OFF,
+#                                                 snapdoc-bench on the CPU backend at tiny shapes and
+#                                                 a few hundred tokens, no GPU test step
 #   scripts/gpu-check.sh --tree-hash              print the source fingerprint the summary shows when the
 #                                                 tree came without .git (compare with this checkout)
 # Knobs: BUILD_DIR (default build-gpu), CUDA_ARCHS (default 90), JOBS (default nproc),
-#        BENCH_SHAPE (default llama-1b), BENCH_PROMPT (default 1024),
-#        BUDGET_S (default 530: every step's time limit is cut to what is left of it, so the whole
-#        script ends inside one device call of at most ~9 minutes; steps that no longer fit are skipped).
+#        LONGCTX_CONTEXT (default 100000), LONGCTX_BUDGET (default 2048),
+#        BENCH_SHAPE / BENCH_PROMPT (the `bench` step: llama-1b, 1024),
+#        BUDGET_S (default 570: the default steps' limits add up to 560, and every step's limit is also
+#        cut to what is left of the budget, so the script ends inside one device call of at most
+#        10 minutes; steps that no longer fit are skipped and said so).
 #
 # Device tool call, from this repo's root here:
-#   bash scripts/fetch-device-deps.sh      # once per machine, here (apt); ~45 MB
-#   run(command="bash scripts/gpu-check.sh $OUT", carry=["build-device-deps"], timeout_s=580)
+#   bash scripts/fetch-device-deps.sh      # once, here (apt); prints what the call will carry
+#   run(command="bash scripts/gpu-check.sh $OUT", carry=["build-device-deps/deps.tar.gz"], timeout_s=590)
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT" || exit 1
@@ -32,23 +51,27 @@ tree_hash() {
 if [[ "${1:-}" == "--tree-hash" ]]; then tree_hash; exit 0; fi
 
 configure_only=0
+dry_run=0
 if [[ "${1:-}" == "--configure-only" ]]; then configure_only=1; shift; fi
-OUT="${1:?usage: scripts/gpu-check.sh [--configure-only] OUTDIR}"
+if [[ "${1:-}" == "--dry-run" ]]; then dry_run=1; shift; fi
+OUT="${1:?usage: scripts/gpu-check.sh [--configure-only|--dry-run] OUTDIR}"
 mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
 BUILD="${BUILD_DIR:-build-gpu}"
 JOBS="${JOBS:-$(nproc)}"
-STEPS="${STEPS:-build cuda unit perf bench}"
+STEPS="${STEPS:-build cuda longctx-mistral longctx-llama fit-mistral fit-llama}"
 DEPS_TOP="$ROOT/build-device-deps"
 DEPS="$DEPS_TOP/root"
 MA="$DEPS/usr/lib/x86_64-linux-gnu"
 SUMMARY="$OUT/summary.txt"
-BUDGET_S="${BUDGET_S:-530}"
+BUDGET_S="${BUDGET_S:-570}"
+CONTEXT="${LONGCTX_CONTEXT:-100000}"
+SNAP_BUDGET="${LONGCTX_BUDGET:-2048}"
 status=0
 
 say() { echo "$*" | tee -a "$SUMMARY"; }
 step_ok() { [[ " $STEPS " == *" $1 "* ]]; }
-# Runs a step with a time limit, its output to OUT/<log>; records pass/fail in the summary.
+# Runs a step with a time limit, its output appended to OUT/<log>; records pass/fail in the summary.
 run_step() {
     local name="$1" limit="$2" log="$3"
     shift 3
@@ -59,9 +82,12 @@ run_step() {
         return 124
     fi
     ((limit > left)) && limit=$left
+    echo "== $name (limit ${limit}s): $*" >>"$OUT/$log"
     timeout "$limit" "$@" >>"$OUT/$log" 2>&1
     rc=$?
-    say "$(printf '%-28s rc=%-3s %4ss  (log: %s)' "$name" "$rc" "$((SECONDS - t0))" "$log")"
+    local note=""
+    [[ $rc -eq 124 ]] && note="  TIMED OUT at ${limit}s"
+    say "$(printf '%-28s rc=%-3s %4ss  (log: %s)%s' "$name" "$rc" "$((SECONDS - t0))" "$log" "$note")"
     [[ $rc -eq 0 ]] || status=1
     return $rc
 }
@@ -72,7 +98,7 @@ if git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1; then
 else
     revision="no .git (copied tree), sources $(tree_hash) (scripts/gpu-check.sh --tree-hash here to compare)"
 fi
-say "snapdoc gpu-check $(date -u +%Y-%m-%dT%H:%M:%SZ)  $revision"
+say "snapdoc gpu-check $(date -u +%Y-%m-%dT%H:%M:%SZ)  $revision$([[ $dry_run -eq 1 ]] && echo '  DRY RUN (no GPU, CPU backend, tiny shapes)')"
 
 # Peak device memory: nvidia-smi sampled every second in the background while the steps run;
 # reported (and the sampler stopped) when the script exits, whichever way it exits.
@@ -102,11 +128,19 @@ trap report_memory EXIT
     echo "== c++"; c++ --version 2>&1 | head -1
     echo "== ninja"; ninja --version 2>&1
     echo "== nproc"; nproc
+    echo "== memory"; free -g 2>&1 || true
 } >"$OUT/env.txt" 2>&1
+gpu_name="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
 say "gpu: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo 'none found')"
+gpu_tag="$(echo "${gpu_name:-no-gpu}" | tr 'A-Z ' 'a-z-' | tr -cd 'a-z0-9-')"
+RESULTS="$OUT/$(date -u +%Y-%m-%d)-cuda-longctx-${gpu_tag:-gpu}.txt"
 
+# The deps travel packed (scripts/fetch-device-deps.sh): unpack them where the build expects them.
+if [[ ! -d "$DEPS/usr" && -f "$DEPS_TOP/deps.tar.gz" ]]; then
+    tar -C "$DEPS_TOP" -xzf "$DEPS_TOP/deps.tar.gz" || say "FAIL: could not unpack $DEPS_TOP/deps.tar.gz"
+fi
 if [[ ! -d "$DEPS/usr" ]]; then
-    say "FAIL: $DEPS is missing: run scripts/fetch-device-deps.sh on the build machine and carry build-device-deps"
+    say "FAIL: $DEPS is missing: run scripts/fetch-device-deps.sh on the build machine and carry build-device-deps/deps.tar.gz"
     exit 1
 fi
 
@@ -127,17 +161,20 @@ fixtures_flag=()
 if ! command -v nvcc >/dev/null 2>&1 && [[ -z "${CUDACXX:-}" && ! -x /usr/local/cuda/bin/nvcc ]]; then
     for c in /usr/local/cuda-*/bin/nvcc; do [[ -x "$c" ]] && export CUDACXX="$c"; done
 fi
+# Only the H200's architecture (sm_90) unless told otherwise, so the kernels compile once each.
 cuda_flag=(-DSNAPDOC_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90}")
-if [[ $configure_only -eq 1 && -n "${NO_CUDA:-}" ]]; then cuda_flag=(-DSNAPDOC_CUDA=OFF); fi
+if [[ $dry_run -eq 1 || ( $configure_only -eq 1 && -n "${NO_CUDA:-}" ) ]]; then cuda_flag=(-DSNAPDOC_CUDA=OFF); fi
+# The emulated suite (tests/cuda_emu) is for machines without the toolkit; a GPU build never needs it.
+emu_flag=(-DSNAPDOC_CUDA_EMU=OFF)
 
-run_step configure 300 configure.log cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DSNAPDOC_BUILD_UI=OFF "${cuda_flag[@]}" \
+run_step configure 40 build.log cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DSNAPDOC_BUILD_UI=OFF "${cuda_flag[@]}" "${emu_flag[@]}" \
     -DCMAKE_PREFIX_PATH="$DEPS/usr" -DCMAKE_POLICY_VERSION_MINIMUM=3.5 \
     -DOPENBLAS_LIB="$MA/openblas-pthread/libopenblas.so" \
     -DCBLAS_INCLUDE_DIR="$DEPS/usr/include/x86_64-linux-gnu/openblas-pthread" \
     -DSENTENCEPIECE_TRAIN_LIB="$MA/libsentencepiece_train.so" \
     -DCMAKE_EXE_LINKER_FLAGS="-Wl,-rpath-link,$MA:$MA/openblas-pthread" \
-    "${pkg_config_flag[@]}" "${fixtures_flag[@]}" || { say "configure failed"; exit 1; }
+    "${pkg_config_flag[@]}" "${fixtures_flag[@]}" || { say "configure failed: see build.log"; exit 1; }
 
 # Every third-party library must come from build-device-deps, or the check proves nothing.
 outside=0
@@ -148,7 +185,7 @@ while IFS= read -r line; do
         say "  NOT from build-device-deps: $key = $val"
         outside=1
     fi
-done < <(grep -E '^(spdlog_DIR|fmt_DIR|nlohmann_json_DIR|GTest_DIR|OPENBLAS_LIB|CBLAS_INCLUDE_DIR|SENTENCEPIECE_TRAIN_LIB|pkgcfg_lib_SENTENCEPIECE_sentencepiece|SENTENCEPIECE_INCLUDEDIR):' \
+done < <(grep -E '^(spdlog_DIR|fmt_DIR|nlohmann_json_DIR|GTest_DIR|OPENBLAS_LIB|CBLAS_INCLUDE_DIR|SENTENCEPIECE_TRAIN_LIB|pkgcfg_lib_SENTENCEPIECE_sentencepiece|SENTENCEPIECE_INCLUDEDIR|pkgcfg_lib_PCRE2_pcre2-8|PCRE2_INCLUDEDIR):' \
     "$BUILD/CMakeCache.txt" | sed 's/:[A-Z]*=/=/')
 if [[ $outside -eq 0 ]]; then
     say "dependencies: every library and config comes from build-device-deps"
@@ -157,44 +194,81 @@ else
 fi
 if [[ $configure_only -eq 1 ]]; then exit $status; fi
 
-# --- build ------------------------------------------------------------------------------------
+# --- build: only the targets the chosen steps run -----------------------------------------------
+targets=(snapdoc-bench)
+[[ $dry_run -eq 0 ]] && { step_ok cuda || step_ok perf || step_ok bench; } && targets+=(snapdoc_cuda_tests)
+step_ok unit && targets+=(snapdoc_unit_tests snapdoc_golden_tests snapdoc-cli)
 if step_ok build; then
-    run_step "build (-j$JOBS)" 420 build.log cmake --build "$BUILD" -j "$JOBS" || { say "build failed: see build.log"; exit 1; }
+    run_step "build (-j$JOBS)" 200 build.log cmake --build "$BUILD" -j "$JOBS" --target "${targets[@]}" ||
+        { say "build failed: see build.log"; exit 1; }
 fi
 
-count_results() {  # ctest's summary line and failures, into the summary
-    grep -E 'tests passed|tests failed' "$OUT/$1" | tail -1 | sed 's/^/  /' | tee -a "$SUMMARY"
-    grep -E '\((Failed|Timeout|SEGFAULT|Subprocess aborted|Exception)\)' "$OUT/$1" | head -20 | sed 's/^/  /' | tee -a "$SUMMARY"
+lines_of() { [[ -f "$OUT/$1" ]] && wc -l <"$OUT/$1" || echo 0; }
+count_results() {  # count_results LOG FROM_LINE: ctest's summary line and failures since FROM_LINE, into the summary
+    local part
+    part="$(tail -n +"$(($2 + 1))" "$OUT/$1")"
+    grep -E 'tests passed|tests failed' <<<"$part" | tail -1 | sed 's/^/  /' | tee -a "$SUMMARY"
+    grep -E '\((Failed|Timeout|SEGFAULT|Subprocess aborted|Exception)\)' <<<"$part" | head -20 | sed 's/^/  /' | tee -a "$SUMMARY"
 }
-if step_ok cuda; then
-    run_step "ctest -L cuda" 240 ctest-cuda.log ctest --test-dir "$BUILD" -L cuda --output-on-failure -j 4
-    count_results ctest-cuda.log
-    grep -E 'logits NMSE|cuda vs cpu' "$OUT/ctest-cuda.log" | sort -u | head -12 | sed 's/^/  /' | tee -a "$SUMMARY"
+if step_ok cuda && [[ $dry_run -eq 0 ]]; then
+    from=$(lines_of tests.log)
+    run_step "ctest -L cuda" 90 tests.log ctest --test-dir "$BUILD" -L cuda --output-on-failure -j 8 --timeout 60
+    count_results tests.log "$from"
+    grep -E 'logits NMSE|cuda vs cpu' "$OUT/tests.log" | sort -u | head -12 | sed 's/^/  /' | tee -a "$SUMMARY"
 fi
+
+# The benchmark table: one process per step, rows appended to $RESULTS as they are measured (the
+# engine's cancel points stop a prefill at --prefill-seconds / --fit-seconds, well inside the step's
+# limit, so the rows after it still come). Its rows go into the summary after each step, also when
+# the step ran out of time.
+BENCH="$BUILD/bench/snapdoc-bench"
+longctx() {  # longctx NAME LIMIT SHAPE ARGS...
+    local name="$1" limit="$2" shape="$3"
+    shift 3
+    local before=0
+    [[ -f "$RESULTS" ]] && before=$(wc -l <"$RESULTS")
+    run_step "$name" "$limit" bench.log "$BENCH" cuda-longctx --shape "$shape" --results "$RESULTS" "$@"
+    [[ -f "$RESULTS" ]] && tail -n +"$((before + 1))" "$RESULTS" | grep ' | ' | sed 's/^/  /' | tee -a "$SUMMARY"
+}
+if [[ $dry_run -eq 1 ]]; then
+    # The same steps on the CPU backend at tiny shapes: checks the flow, the flags and the files.
+    dry=(--device cpu --context 600 --budget 64 --window 8 --question 16 --gen-tokens 4)
+    step_ok longctx-mistral && longctx longctx-mistral 100 tiny-bf16 "${dry[@]}" --measure prefill,decode,resnap
+    step_ok longctx-llama && longctx longctx-llama 70 tiny-q4km "${dry[@]}" --measure prefill,decode,resnap
+    step_ok fit-mistral && longctx fit-mistral 30 tiny-bf16 "${dry[@]}" --measure fit
+else
+    step_ok longctx-mistral && longctx longctx-mistral 100 mistral-7b-bf16 --context "$CONTEXT" --budget "$SNAP_BUDGET" \
+        --measure prefill,decode,resnap --prefill-seconds 60 --gen-tokens 32
+    step_ok longctx-llama && longctx longctx-llama 70 llama3.1-8b-q4km --context "$CONTEXT" --budget "$SNAP_BUDGET" \
+        --measure prefill,decode,resnap --prefill-seconds 40 --gen-tokens 32
+    step_ok fit-mistral && longctx fit-mistral 30 mistral-7b-bf16 --context "$CONTEXT" --budget "$SNAP_BUDGET" \
+        --measure fit --fit-seconds 8
+    step_ok fit-llama && longctx fit-llama 30 llama3.1-8b-q4km --context "$CONTEXT" --budget "$SNAP_BUDGET" \
+        --measure fit --fit-seconds 8
+fi
+
+# --- on request (STEPS=...): the CPU suites, the perf mode, the synthetic-GGUF bench -------------
 if step_ok unit; then
-    run_step "ctest unit+golden" 240 ctest-unit.log ctest --test-dir "$BUILD" -L 'unit|golden' --output-on-failure -j "$JOBS"
-    count_results ctest-unit.log
+    from=$(lines_of tests.log)
+    run_step "ctest unit+golden" 240 tests.log ctest --test-dir "$BUILD" -L 'unit|golden' --output-on-failure -j "$JOBS"
+    count_results tests.log "$from"
 fi
-if step_ok perf; then
-    run_step "cuda perf mode" 150 perf.log "$BUILD/tests/snapdoc_cuda_tests" --gtest_also_run_disabled_tests \
+if step_ok perf && [[ $dry_run -eq 0 ]]; then
+    run_step "cuda perf mode" 150 tests.log "$BUILD/tests/snapdoc_cuda_tests" --gtest_also_run_disabled_tests \
         --gtest_filter='CudaPerf.DISABLED_GemmBf16:CudaPerf.DISABLED_AttentionPrefillAndDecode:CudaPerf.DISABLED_WindowScores:CudaGemvQuantPerf.DISABLED_Llama8BShapes'
-    grep -E '^(device|PERF)' "$OUT/perf.log" | sed 's/^/  /' | tee -a "$SUMMARY"
+    grep -E '^(device|PERF)' "$OUT/tests.log" | sed 's/^/  /' | tee -a "$SUMMARY"
 fi
-if step_ok bench; then
+if step_ok bench && [[ $dry_run -eq 0 ]]; then
     shape="${BENCH_SHAPE:-llama-1b}"
     model="$ROOT/$BUILD/bench-$shape-bf16.gguf"
-    # snapdoc-bench writes the synthetic model and times the CPU backend on it.
-    run_step "snapdoc-bench synthetic cpu" 150 bench.log "$BUILD/bench/snapdoc-bench" synthetic --shape "$shape" \
-        --dtype bf16 --out "$model" --prompt-tokens 256 --gen-tokens 16
-    if "$BUILD/bench/snapdoc-bench" --help 2>&1 | grep -q -- '--device'; then
-        run_step "snapdoc-bench synthetic cuda" 120 bench.log "$BUILD/bench/snapdoc-bench" synthetic --shape "$shape" \
-            --dtype bf16 --out "$model" --prompt-tokens "${BENCH_PROMPT:-1024}" --gen-tokens 64 --device cuda
-    fi
+    run_step "snapdoc-bench synthetic cuda" 150 bench.log "$BENCH" synthetic --shape "$shape" \
+        --dtype bf16 --out "$model" --prompt-tokens "${BENCH_PROMPT:-1024}" --gen-tokens 64 --device cuda
     # Both backends end to end through the engine API (the perf mode's model test).
     SNAPDOC_BENCH_MODEL="$model" SNAPDOC_BENCH_PROMPT="${BENCH_PROMPT:-1024}" SNAPDOC_BENCH_DEVICES=cuda,cpu \
         run_step "e2e cuda+cpu ($shape)" 150 bench.log "$BUILD/tests/snapdoc_cuda_tests" --gtest_also_run_disabled_tests \
         --gtest_filter='CudaPerf.DISABLED_EndToEndModel'
-    grep -E 'PERF|tok/s|tokens/s|prefill|decode' "$OUT/bench.log" | head -30 | sed 's/^/  /' | tee -a "$SUMMARY"
+    grep -E 'PERF|tok/s|tokens/s' "$OUT/bench.log" | grep -v ' | ' | head -20 | sed 's/^/  /' | tee -a "$SUMMARY"
 fi
+[[ -f "$RESULTS" ]] && say "benchmark table: $(basename "$RESULTS") (copy it to bench/results/)"
 say "gpu-check: $([[ $status -eq 0 ]] && echo PASS || echo FAIL)"
 exit $status
