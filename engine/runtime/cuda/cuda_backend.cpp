@@ -21,6 +21,8 @@
 #include "kernels/convert.h"
 #include "kernels/elementwise.h"
 #include "kernels/embedding.h"
+#include "kernels/flash_prefill.h"
+#include "kernels/flash_window_scores.h"
 #include "kernels/kv_cache.h"
 #include "kernels/norm.h"
 #include "kernels/rope.h"
@@ -186,7 +188,6 @@ public:
         auto& a = cast(act);
         check_rows(a, row0, n);
         if (layer < 0 || layer >= cfg_.n_layers) throw Error("run_layer: layer out of range");
-        check_sliding_window(positions, n);
         auto& cache = cast(kv);
         for (int c0 = 0; c0 < n; c0 += chunk_) {
             const int c = std::min(chunk_, n - c0);
@@ -221,8 +222,6 @@ public:
         if (n_window <= 0) return;
         win_q_.ensure(static_cast<std::size_t>(n_window) * qd * 4, "window queries");
         win_pos_.ensure(static_cast<std::size_t>(n_window) * 4, "window positions");
-        win_out_.ensure(static_cast<std::size_t>(n_window) * qd * 4, "window attention output");
-        win_lse_.ensure(static_cast<std::size_t>(n_window) * H * 4, "window log-sum-exp");
         scores_.ensure(static_cast<std::size_t>(H) * n_prefix * 4, "window scores");
         check(cudaMemcpyAsync(win_q_.get(), q_window, static_cast<std::size_t>(n_window) * qd * 4, cudaMemcpyHostToDevice,
                               stream_),
@@ -230,23 +229,25 @@ public:
         check(cudaMemcpyAsync(win_pos_.get(), q_positions, static_cast<std::size_t>(n_window) * 4, cudaMemcpyHostToDevice,
                               stream_),
               "window position upload");
-        const kernels::KvLayerView view = cache.layer_view(layer);
-        // Pass 1: each window row's softmax normaliser (log-sum-exp) over every key it sees.
-        run_attention(win_q_.as<float>(), qd, win_pos_.as<int32_t>(), n_window, view, cache.max_length(layer),
-                      win_out_.as<float>(), qd, win_lse_.as<float>());
-        // Pass 2: Σ over the window of exp(score - lse) per prefix key, never storing W × L.
-        kernels::WindowScoreArgs w;
+        // Tensor cores, two passes (kernels/flash_window_scores.h): each window row's log-sum-exp
+        // over every key it sees, then Σ over the window of exp(score - lse) per prefix key.
+        kernels::FlashWindowScoreArgs w;
         w.q = win_q_.as<float>();
         w.q_stride = qd;
         w.q_pos = win_pos_.as<int32_t>();
-        w.lse = win_lse_.as<float>();
         w.n_window = n_window;
         w.n_heads = H;
         w.scale = scale();
-        w.cache = view;
+        w.sliding_window = cfg_.sliding_window;
+        w.cache = cache.layer_view(layer);
+        w.max_len = cache.max_length(layer);
         w.n_prefix = n_prefix;
         w.out = scores_.as<float>();
-        check(kernels::window_scores(w, stream_), "window_scores kernel");
+        w.sm_count = sm_count_;
+        const int64_t floats = kernels::flash_window_scores_scratch_floats(n_window, H, w.cache.n_heads, w.max_len, sm_count_);
+        win_lse_.ensure(static_cast<std::size_t>(floats) * 4, "window score statistics");
+        w.scratch = win_lse_.as<float>();
+        check(kernels::flash_window_scores(w, stream_), "flash_window_scores kernel");
         check(cudaMemcpyAsync(out, scores_.get(), static_cast<std::size_t>(H) * n_prefix * 4, cudaMemcpyDeviceToHost, stream_),
               "window score download");
         check(cudaStreamSynchronize(stream_), "window scores");
@@ -352,6 +353,22 @@ private:
         check(cudaMemcpy(rope_freq_.get(), f.inv_freq.data(), bytes, cudaMemcpyHostToDevice), "rope frequency upload");
     }
 
+    void run_flash_attention(const float* q, int64_t q_stride, const int32_t* q_pos, int n,
+                             const kernels::KvLayerView& view, float* out, int64_t out_stride) {
+        kernels::FlashAttentionArgs a;
+        a.q = q;
+        a.q_stride = q_stride;
+        a.q_pos = q_pos;
+        a.n = n;
+        a.n_heads = cfg_.n_heads;
+        a.scale = scale();
+        a.sliding_window = cfg_.sliding_window;
+        a.cache = view;
+        a.out = out;
+        a.out_stride = out_stride;
+        check(kernels::flash_attention(a, stream_), "flash_attention kernel");
+    }
+
     void run_attention(const float* q, int64_t q_stride, const int32_t* q_pos, int n, const kernels::KvLayerView& view,
                        int max_len, float* out, int64_t out_stride, float* lse) {
         kernels::AttentionArgs a;
@@ -374,18 +391,6 @@ private:
             a.scratch = split_.as<float>();
         }
         check(kernels::attention(a, stream_), "attention kernel");
-    }
-
-    // The attention kernels have no sliding-window mask yet. Below the window it makes no difference,
-    // so only prompts that reach past it are refused (clearly, instead of answering differently
-    // from the model's definition); the CPU backend implements the window.
-    void check_sliding_window(const int32_t* positions, int n) const {
-        if (cfg_.sliding_window <= 0 || n <= 0) return;
-        const int32_t last = *std::max_element(positions, positions + n);
-        if (last >= cfg_.sliding_window)
-            throw Error("this model uses sliding-window attention (window " + std::to_string(cfg_.sliding_window) +
-                        " tokens), which the CUDA backend does not implement yet; prompts longer than the window "
-                        "need the CPU backend (--device cpu)");
     }
 
     void run_chunk(int layer, float* h, int n, const int32_t* positions, CudaKvCache& kv, float* q_capture) {
@@ -418,7 +423,12 @@ private:
 
         // With f32 inputs the attention output is already the o-projection's input type.
         float* attn_out = xdt == Dt::F32 ? xin_.as<float>() : attn_.as<float>();
-        run_attention(qkv_.as<float>(), stride, pos, n, kv.layer_view(layer), kv.max_length(layer), attn_out, qd, nullptr);
+        // Prefill rows on tensor cores (kernels/flash_prefill.h). A decode row keeps the split-KV
+        // CUDA-core kernel, except past a sliding window, which only the flash kernel masks (the
+        // window bounds the keys such a row sees, so it needs no split).
+        const bool windowed = cfg_.sliding_window > 0 && positions[n - 1] >= cfg_.sliding_window;
+        if (n > 1 || windowed) run_flash_attention(qkv_.as<float>(), stride, pos, n, kv.layer_view(layer), attn_out, qd);
+        else run_attention(qkv_.as<float>(), stride, pos, n, kv.layer_view(layer), kv.max_length(layer), attn_out, qd, nullptr);
         if (xdt != Dt::F32)
             check(kernels::convert(attn_out, Dt::F32, xin_.get(), xdt, int64_t{n} * qd, stream_), "convert kernel");
         (*matmul_)(w.wo, xin_.get(), xdt, n, h, 1.0f);
@@ -443,7 +453,7 @@ private:
     bool block_weights_ = false; // and the model has some
     DeviceWeights w_;
     DeviceBuffer xin_, qkv_, attn_, gate_up_, pos_, logits_, tokens_;
-    DeviceBuffer win_q_, win_pos_, win_out_, win_lse_, scores_, stage_, split_;
+    DeviceBuffer win_q_, win_pos_, win_lse_, scores_, stage_, split_;
     DeviceBuffer rope_freq_;  // [head_dim / 2] f64 inverse frequencies
     float rope_attention_factor_ = 1.0f;
 };

@@ -11,11 +11,18 @@
 #include <cstdio>
 #include <vector>
 
+#include "cuda_emu/control.h"
 #include "runtime_internal.h"
 
 struct cublasContext {
     cudaStream_t stream = nullptr;
 };
+
+namespace {
+cuda_emu::CublasStats g_cublas_stats;  // counted when a GEMM is issued (a captured one once)
+}  // namespace
+
+cuda_emu::CublasStats cuda_emu::cublas_stats() { return g_cublas_stats; }
 
 namespace {
 
@@ -116,6 +123,11 @@ cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cub
     if (!operand_ok(A, Atype, ar, ac, lda, "A") || !operand_ok(B, Btype, br, bc, ldb, "B") ||
         !operand_ok(C, Ctype, m, n, ldc, "C"))
         return CUBLAS_STATUS_INVALID_VALUE;
+    ++g_cublas_stats.gemms;
+    if (Atype == CUDA_R_32F) ++g_cublas_stats.f32_inputs;
+    else if (Atype == CUDA_R_16F) ++g_cublas_stats.f16_inputs;
+    else ++g_cublas_stats.bf16_inputs;
+    if (computeType == CUBLAS_COMPUTE_32F) ++g_cublas_stats.compute_32f;
     const float al = *static_cast<const float*>(alpha), be = *static_cast<const float*>(beta);
     // Captured into a graph: the operands are read when the graph runs (alpha/beta by value now).
     auto run = [=] {

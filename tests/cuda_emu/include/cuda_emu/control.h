@@ -19,6 +19,14 @@ DeviceConfig device_config();
 // Returns false (and changes nothing) when the new memory size is below what is allocated now.
 bool set_device_config(const DeviceConfig& c);
 
+// cuBLAS GEMMs issued (cublasGemmEx, cublasSgemm), by input type, and how many asked for
+// CUBLAS_COMPUTE_32F: tests check that BF16/F16 weights reach cuBLAS as 16-bit inputs with f32
+// accumulation (the tensor-core path on a GPU), not widened to f32 first.
+struct CublasStats {
+    int64_t gemms = 0, f32_inputs = 0, f16_inputs = 0, bf16_inputs = 0, compute_32f = 0;
+};
+CublasStats cublas_stats();
+
 struct MemoryStats {
     int64_t allocated = 0, peak = 0, allocations = 0;
 };
