@@ -28,7 +28,9 @@
 #                                                 a few hundred tokens, no GPU test step
 #   scripts/gpu-check.sh --tree-hash              print the source fingerprint the summary shows when the
 #                                                 tree came without .git (compare with this checkout)
-# Knobs: BUILD_DIR (default build-gpu), CUDA_ARCHS (default 90), JOBS (default nproc),
+# Knobs: BUILD_DIR (default build-gpu), CUDA_ARCHS (default 90), JOBS (default nproc), BUILD_LIMIT_S
+#        (default 200; a build cut short resumes where it stopped when the same warm machine is
+#        called again, since build-gpu/ stays there between calls),
 #        LONGCTX_CONTEXT (default 100000), LONGCTX_BUDGET (default 2048),
 #        BENCH_SHAPE / BENCH_PROMPT (the `bench` step: llama-1b, 1024),
 #        BUDGET_S (default 570: the default steps' limits add up to 560, and every step's limit is also
@@ -199,7 +201,7 @@ targets=(snapdoc-bench)
 [[ $dry_run -eq 0 ]] && { step_ok cuda || step_ok perf || step_ok bench; } && targets+=(snapdoc_cuda_tests)
 step_ok unit && targets+=(snapdoc_unit_tests snapdoc_golden_tests snapdoc-cli)
 if step_ok build; then
-    run_step "build (-j$JOBS)" 200 build.log cmake --build "$BUILD" -j "$JOBS" --target "${targets[@]}" ||
+    run_step "build (-j$JOBS)" "${BUILD_LIMIT_S:-200}" build.log cmake --build "$BUILD" -j "$JOBS" --target "${targets[@]}" ||
         { say "build failed: see build.log"; exit 1; }
 fi
 
