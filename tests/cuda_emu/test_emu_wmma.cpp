@@ -1,5 +1,6 @@
 // The CUDA emulation's WMMA fragment API (include/mma.h): a tensor-core style GEMM kernel, one warp
-// per 16x16 output tile, 4 warps a block, f16 and bf16 inputs, against a double-precision loop.
+// per 16x16 output tile, 4 warps a block, f16 and bf16 inputs, against a double-precision loop;
+// divergent and misaligned fragment operations fail the launch.
 #include <gtest/gtest.h>
 
 #include <mma.h>
@@ -81,6 +82,39 @@ TEST(CudaEmuWmma, PartOfAWarpAtAFragmentOpFailsTheLaunch) {
     EXPECT_EQ(cudaGetLastError(), cudaErrorLaunchFailure);
     EXPECT_NE(cuda_emu::last_launch_diagnostic().find("wmma::fill_fragment"), std::string::npos)
         << cuda_emu::last_launch_diagnostic();
+    cudaFree(dc);
+}
+
+// WMMA operands must be 256-bit aligned with a leading dimension of a multiple of 16 bytes; a GPU
+// computes garbage otherwise, the emulation fails the launch and names the call.
+__global__ void wmma_load_at(const __half* a, unsigned ldm, float* c) {
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::col_major> fb;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
+    wmma::fill_fragment(acc, 0.0f);
+    wmma::load_matrix_sync(fa, a, ldm);
+    wmma::load_matrix_sync(fb, a, ldm);
+    wmma::mma_sync(acc, fa, fb, acc);
+    wmma::store_matrix_sync(c, acc, 16, wmma::mem_row_major);
+}
+
+TEST(CudaEmuWmma, MisalignedOperandOrLeadingDimensionFailsTheLaunch) {
+    __half* da;
+    float* dc;
+    ASSERT_EQ(cudaMalloc(&da, 64 * 64 * sizeof(__half)), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&dc, 256 * sizeof(float)), cudaSuccess);
+    cudaMemset(da, 0, 64 * 64 * sizeof(__half));
+    CUDA_EMU_LAUNCH(1, 32, 0, nullptr, wmma_load_at)(da + 16, 24, dc);  // aligned, ld 48 bytes: fine
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess) << cuda_emu::last_launch_diagnostic();
+    CUDA_EMU_LAUNCH(1, 32, 0, nullptr, wmma_load_at)(da + 8, 24, dc);  // 16-byte aligned only
+    EXPECT_EQ(cudaGetLastError(), cudaErrorLaunchFailure);
+    EXPECT_NE(cuda_emu::last_launch_diagnostic().find("wmma::load_matrix_sync: pointer not 256-bit aligned"), std::string::npos)
+        << cuda_emu::last_launch_diagnostic();
+    CUDA_EMU_LAUNCH(1, 32, 0, nullptr, wmma_load_at)(da, 20, dc);  // ld 40 bytes
+    EXPECT_EQ(cudaGetLastError(), cudaErrorLaunchFailure);
+    EXPECT_NE(cuda_emu::last_launch_diagnostic().find("ldm 20 is not a multiple of 16 bytes"), std::string::npos)
+        << cuda_emu::last_launch_diagnostic();
+    cudaFree(da);
     cudaFree(dc);
 }
 

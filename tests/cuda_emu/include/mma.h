@@ -11,6 +11,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <cstdint>
+#include <string>
 #include <type_traits>
 
 #include "cuda_emu/executor.h"
@@ -40,6 +42,16 @@ struct tile_shape<accumulator, M, N, K> {
     static constexpr int rows = M, cols = N;
 };
 inline void converge(const char* what) { ::cuda_emu::detail::warp_exchange(::cuda_emu::detail::WarpOp::Sync, 0xffffffffu, 0, 0, 32, what, 0); }
+// What the CUDA programming guide requires of a load/store operand, and a GPU does not check (the
+// result is undefined): a 256-bit aligned pointer and a leading dimension that is a multiple of 16
+// bytes (8 halves, 4 floats). Here a violation fails the launch, naming the call.
+template <typename T>
+inline void check_operand(const T* p, unsigned ldm, const char* what) {
+    if (reinterpret_cast<uintptr_t>(p) % 32 != 0)
+        ::cuda_emu::detail::device_fault(std::string(what) + ": pointer not 256-bit aligned");
+    if ((ldm * sizeof(T)) % 16 != 0)
+        ::cuda_emu::detail::device_fault(std::string(what) + ": ldm " + std::to_string(ldm) + " is not a multiple of 16 bytes");
+}
 }  // namespace detail
 
 template <typename Use, int M, int N, int K, typename T, typename Layout = void>
@@ -66,6 +78,7 @@ template <typename Use, int M, int N, int K, typename T, typename L>
 inline void load_matrix_sync(fragment<Use, M, N, K, T, L>& f, const T* p, unsigned ldm) {
     static_assert(!std::is_same_v<Use, accumulator>, "an accumulator load needs the memory layout");
     detail::converge("wmma::load_matrix_sync");
+    detail::check_operand(p, ldm, "wmma::load_matrix_sync");
     using F = fragment<Use, M, N, K, T, L>;
     for (int r = 0; r < F::rows; ++r)
         for (int c = 0; c < F::cols; ++c)
@@ -75,6 +88,7 @@ inline void load_matrix_sync(fragment<Use, M, N, K, T, L>& f, const T* p, unsign
 template <int M, int N, int K, typename T>
 inline void load_matrix_sync(fragment<accumulator, M, N, K, T, void>& f, const T* p, unsigned ldm, layout_t layout) {
     detail::converge("wmma::load_matrix_sync");
+    detail::check_operand(p, ldm, "wmma::load_matrix_sync");
     for (int r = 0; r < M; ++r)
         for (int c = 0; c < N; ++c) f.x[r * N + c] = layout == mem_row_major ? p[r * ldm + c] : p[c * ldm + r];
 }
@@ -82,6 +96,7 @@ inline void load_matrix_sync(fragment<accumulator, M, N, K, T, void>& f, const T
 template <int M, int N, int K, typename T>
 inline void store_matrix_sync(T* p, const fragment<accumulator, M, N, K, T, void>& f, unsigned ldm, layout_t layout) {
     detail::converge("wmma::store_matrix_sync");
+    detail::check_operand(p, ldm, "wmma::store_matrix_sync");
     if (::cuda_emu::detail::lane_id() != 0) return;  // one copy of the tile is written
     for (int r = 0; r < M; ++r)
         for (int c = 0; c < N; ++c) (layout == mem_row_major ? p[r * ldm + c] : p[c * ldm + r]) = f.x[r * N + c];

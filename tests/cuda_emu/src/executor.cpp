@@ -522,6 +522,7 @@ uint64_t warp_exchange(WarpOp op, unsigned mask, uint64_t value, int param, int 
     return ex().warp_arrive(op, mask, value, param, width, file, line);
 }
 unsigned lane_id() { return ex().lane(); }
+void device_fault(const std::string& what) { ex().fail(what); }
 }  // namespace detail
 
 }  // namespace cuda_emu

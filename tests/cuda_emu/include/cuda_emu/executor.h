@@ -63,6 +63,9 @@ enum class WarpOp { Sync, Idx, Xor, Down, Up, Ballot, Any, All };
 // Deposits `value` for this lane, waits for the lanes of `mask`, returns this lane's result.
 uint64_t warp_exchange(WarpOp op, unsigned mask, uint64_t value, int param, int width, const char* file, int line);
 unsigned lane_id();
+// Fails the running launch with `what` as its diagnostic (device code that a GPU would reject or
+// run undefined, e.g. a misaligned WMMA operand).
+[[noreturn]] void device_fault(const std::string& what);
 }  // namespace detail
 
 template <typename... P>
