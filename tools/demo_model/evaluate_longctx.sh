@@ -14,9 +14,9 @@ FLAGS="--budgets full,1024,2048 --window 32 --kernel 7 --pool max --gqa kv-head 
 # 4K: 5 depths x 2 documents.
 "$CLI" eval-niah -m "$MODEL" --lengths 4096 --depths 0,25,50,75,100 --trials 2 $FLAGS \
     --csv "$OUT/niah-4k.csv" --trials-csv "$OUT/niah-4k-trials.csv"
-# 16K and 32K: 3 depths x 1 document; heatmaps niah-16k-32k-{full,b1024,b2048}.png.
-"$CLI" eval-niah -m "$MODEL" --lengths 16384,32768 --depths 10,50,90 --trials 1 $FLAGS \
+# 16K and 32K: 5 depths x 1 document; heatmaps niah-16k-32k-{full,b1024,b2048}.png.
+"$CLI" eval-niah -m "$MODEL" --lengths 16384,32768 --depths 10,30,50,70,90 --trials 1 $FLAGS \
     --csv "$OUT/niah-16k-32k.csv" --trials-csv "$OUT/niah-16k-32k-trials.csv" --png "$OUT/niah-16k-32k.png"
-# 64K and 128K: 2 depths x 1 document (a 128K prefill is minutes here).
-"$CLI" eval-niah -m "$MODEL" --lengths 65536,131072 --depths 25,75 --trials 1 $FLAGS \
+# 64K and 128K: 3 depths x 1 document (a 128K prefill is minutes here).
+"$CLI" eval-niah -m "$MODEL" --lengths 65536,131072 --depths 10,50,90 --trials 1 $FLAGS \
     --csv "$OUT/niah-64k-128k.csv" --trials-csv "$OUT/niah-64k-128k-trials.csv" --png "$OUT/niah-64k-128k.png"
