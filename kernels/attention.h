@@ -5,6 +5,10 @@
 // head h reads cache head h / (n_heads / cache.n_heads), and the query heads of a group share each
 // K/V tile loaded into shared memory. Long rows with few query rows (decode) are split over the keys
 // ("split-KV") and the partial softmaxes combined, so a single token still fills the GPU.
+// A single query row (decode, n == 1) has its own kernel: a block per (key split, cache head) whose
+// 8 warps each take batches of keys for all the group's query heads (lanes on head dimensions, K/V
+// read coalesced straight from the cache), merge their partial (max, sum, acc) in shared memory,
+// and the splits are merged across blocks as above.
 #pragma once
 
 #include "kernels/types.h"
@@ -28,6 +32,10 @@ struct AttentionArgs {
     float* lse = nullptr;            // optional [n, n_heads]: log Σ_j exp(scale * q·k_j) over visible j
     float* scratch = nullptr;        // attention_scratch_floats(...) floats for split-KV partials
     int sm_count = 1;                // multiprocessors of the device (decides the split)
+    // Optional, n == 1 only: [cache.n_heads] device segment lengths read when the kernel runs,
+    // instead of cache.seg.length (a captured decode graph replays while the cache grows; the
+    // split count stays the one planned from max_len, each split's share of keys follows the length).
+    const int32_t* seg_length = nullptr;
 };
 
 // How the keys are split for these shapes (1 = no split).

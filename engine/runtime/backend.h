@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "engine/kv/kv_cache.h"
@@ -13,6 +14,7 @@
 namespace snapdoc {
 
 struct Model;
+class Sampler;
 
 // Hidden states [rows, dim] held wherever the backend computes (host memory for the CPU backend).
 class Activations {
@@ -54,6 +56,17 @@ public:
 
     // Final norm + output projection of one row; writes vocab_size floats to host memory `out`.
     virtual void logits(const Activations& act, int row, float* out) = 0;
+
+    // One batch-1 decode step: `token` at position `pos` through embed, every layer (its keys and
+    // values appended to `kv`) and the logits, then the next token picked by `sampler` (`history`:
+    // the tokens so far, `token` included, for its penalties); returns that token. `act` lends its
+    // row 0. When `logits_out` is not empty (vocab_size floats) it receives the step's logits before
+    // sampling. The default (backend_decode.cpp) composes embed / run_layer / logits and samples on
+    // the host; a backend may run the whole step its own way (CUDA: one captured graph, sampling on
+    // the device), picking the default's token for greedy sampling, and falls back to the default
+    // for what it cannot do there.
+    virtual int32_t decode_next(int32_t token, int32_t pos, KvCache& kv, Activations& act, Sampler& sampler,
+                                std::span<const int32_t> history, std::span<float> logits_out = {});
 
     // SnapKV scoring of one layer. `kv` is an uncompressed cache (cache heads = KV heads) holding
     // the prompt's keys for `layer`; `q_window` [n_window, n_heads * head_dim] are the post-RoPE

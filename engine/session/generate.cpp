@@ -61,13 +61,17 @@ void decode_loop(Backend& backend, KvCache& kv, std::vector<float> logits, int n
     auto act = backend.create_activations(1);
     const auto t0 = std::chrono::steady_clock::now();
     result.stop = StopReason::TokenLimit;
+    // The first token is sampled from the prompt's logits here; each later one by the backend's
+    // whole decode step (Backend::decode_next: on CUDA a captured graph sampling on the device),
+    // which also hands back the step's logits when on_logits wants them.
+    int32_t next = -1;
     for (int i = 0; i < request.max_new_tokens; ++i) {
         if (request.cancel && request.cancel->load()) {
             result.stop = StopReason::Cancelled;
             break;
         }
         if (request.on_logits) request.on_logits(logits);
-        const int32_t token = sampler.sample(logits, history);
+        const int32_t token = i == 0 ? sampler.sample(logits, history) : next;
         const bool is_stop = (request.stop_at_eos && ends_generation(cfg, token)) ||
                              std::find(request.stop_tokens.begin(), request.stop_tokens.end(), token) !=
                                  request.stop_tokens.end();
@@ -79,10 +83,8 @@ void decode_loop(Backend& backend, KvCache& kv, std::vector<float> logits, int n
         history.push_back(token);
         if (request.on_token) request.on_token(token);
         if (i + 1 == request.max_new_tokens) break;  // the last token's logits are never needed
-        const int32_t pos = next_pos + i;
-        backend.embed(&token, 1, *act, 0);
-        for (int l = 0; l < cfg.n_layers; ++l) backend.run_layer(l, *act, 0, 1, &pos, kv, nullptr);
-        backend.logits(*act, 0, logits.data());
+        next = backend.decode_next(token, next_pos + i, kv, *act, sampler, history,
+                                   request.on_logits ? std::span<float>(logits) : std::span<float>());
     }
     result.decode_seconds = seconds_since(t0);
 }

@@ -12,7 +12,9 @@
 
 #include "engine/common/error.h"
 #include "engine/model/model.h"
+#include "engine/session/sampler.h"
 #include "engine/runtime/cuda/cuda_check.h"
+#include "engine/runtime/cuda/cuda_decode_step.h"
 #include "engine/runtime/cuda/cuda_kv_cache.h"
 #include "engine/runtime/cuda/device_matrix.h"
 #include "engine/runtime/cuda/device_weights.h"
@@ -135,6 +137,7 @@ public:
                                                     "-row chunks)");
         w_ = upload_weights(model, dt_, stream_, keep_blocks_);
         matmul_ = std::make_unique<MatMul>(*gemm_, stream_);
+        context_length_ = options.context_length;
         allocate_scratch();
         upload_rope_frequencies(options);
     }
@@ -142,6 +145,7 @@ public:
     ~CudaBackend() override {
         if (stream_) {
             cudaStreamSynchronize(stream_);
+            decode_step_.reset();
             matmul_.reset();
             gemm_.reset();
             cudaStreamDestroy(stream_);
@@ -209,6 +213,40 @@ public:
                               stream_),
               "logits download");
         check(cudaStreamSynchronize(stream_), "logits");
+    }
+
+    // The whole step as one CUDA graph with device sampling (cuda_decode_step.h), one host sync per
+    // token. The default composition serves what the graph does not: logits wanted on the host,
+    // a repetition penalty (host-side history), a row past a sliding window (masked by the
+    // prefill kernel only).
+    int32_t decode_next(int32_t token, int32_t pos, KvCache& kv, Activations& act, Sampler& sampler,
+                        std::span<const int32_t> history, std::span<float> logits_out) override {
+        const SamplingParams& p = sampler.params();
+        const bool penalty = p.repetition_penalty != 1.0f && p.repetition_window > 0;
+        const bool windowed = cfg_.sliding_window > 0 && pos >= cfg_.sliding_window;
+        if (!logits_out.empty() || penalty || windowed)
+            return Backend::decode_next(token, pos, kv, act, sampler, history, logits_out);
+        DeviceScope scope(device_);
+        if (!decode_step_) {
+            DecodeStepContext ctx;
+            ctx.cfg = &cfg_;
+            ctx.weights = &w_;
+            ctx.matmul = matmul_.get();
+            ctx.stream = stream_;
+            ctx.input_dt = input_dt(1);
+            ctx.sm_count = sm_count_;
+            ctx.context_length = context_length_;
+            decode_step_ = std::make_unique<CudaDecodeStep>(ctx);
+        }
+        kernels::DeviceSamplingParams sp;  // greedy: the other fields stay 0 (one graph for all)
+        if (p.temperature > 0.0f) {
+            sp.temperature = p.temperature;
+            sp.top_k = p.top_k;
+            sp.top_p = p.top_p;
+            sp.min_p = p.min_p;
+            sp.seed = p.seed;
+        }
+        return decode_step_->run(token, pos, cast(kv), sp);
     }
 
     void window_scores(const KvCache& kv, int layer, const float* q_window, const int32_t* q_positions, int n_window,
@@ -453,6 +491,8 @@ private:
     bool block_weights_ = false; // and the model has some
     DeviceWeights w_;
     DeviceBuffer xin_, qkv_, attn_, gate_up_, pos_, logits_, tokens_;
+    int context_length_ = 0;
+    std::unique_ptr<CudaDecodeStep> decode_step_;  // created at the first decode_next
     DeviceBuffer win_q_, win_pos_, win_lse_, scores_, stage_, split_;
     DeviceBuffer rope_freq_;  // [head_dim / 2] f64 inverse frequencies
     float rope_attention_factor_ = 1.0f;

@@ -52,6 +52,7 @@ struct State {
     std::set<cudaStream_t> streams;
     std::set<cudaEvent_t> events;
     MemoryStats mem;
+    SyncStats syncs;
     cudaError_t last_error = cudaSuccess;
     int device = 0;
 
@@ -71,6 +72,11 @@ cudaError_t fail(cudaError_t e, const std::string& why) {
     std::fprintf(stderr, "cuda_emu: %s\n", why.c_str());
     st().last_error = e;
     return e;
+}
+
+void count_sync() {
+    std::lock_guard<std::mutex> lock(st().mu);
+    ++st().syncs.host_syncs;
 }
 
 cudaError_t record(cudaError_t e) {
@@ -215,6 +221,10 @@ void reset_peak_memory() {
     std::lock_guard<std::mutex> lock(st().mu);
     st().mem.peak = st().mem.allocated;
 }
+SyncStats sync_stats() {
+    std::lock_guard<std::mutex> lock(st().mu);
+    return st().syncs;
+}
 
 }  // namespace cuda_emu
 
@@ -323,7 +333,10 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
     return record(cudaErrorInvalidValue);
 }
 
-cudaError_t cudaDeviceSynchronize() { return cuda_emu::refuse_during_capture("cudaDeviceSynchronize"); }  // all done already
+cudaError_t cudaDeviceSynchronize() {  // all done already
+    cuda_emu::count_sync();
+    return cuda_emu::refuse_during_capture("cudaDeviceSynchronize");
+}
 cudaError_t cudaDeviceReset() { return cudaSuccess; }
 
 cudaError_t cudaMemGetInfo(std::size_t* free, std::size_t* total) {
@@ -400,6 +413,7 @@ cudaError_t cudaFreeHost(void* ptr) {
 
 cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
     if (const cudaError_t e = cuda_emu::refuse_during_capture("cudaMemcpy"); e != cudaSuccess) return e;
+    cuda_emu::count_sync();
     return cuda_emu::copy(dst, src, bytes, kind, "cudaMemcpy");
 }
 
@@ -413,6 +427,7 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaM
 cudaError_t cudaMemcpy2D(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width,
                          std::size_t height, cudaMemcpyKind kind) {
     if (const cudaError_t e = cuda_emu::refuse_during_capture("cudaMemcpy2D"); e != cudaSuccess) return e;
+    cuda_emu::count_sync();
     return cuda_emu::copy2d(dst, dpitch, src, spitch, width, height, kind);
 }
 
@@ -456,6 +471,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
     if (!cuda_emu::runtime::stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
+    cuda_emu::count_sync();
     return cuda_emu::refuse_during_capture("cudaStreamSynchronize");
 }
 
@@ -484,6 +500,7 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
 }
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+    cuda_emu::count_sync();
     return event ? cudaSuccess : record(cudaErrorInvalidResourceHandle);
 }
 
@@ -517,6 +534,7 @@ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph) {
     stream->ops.clear();
     if (stream->invalidated) return record(cudaErrorStreamCaptureInvalidated);
     *graph = new CUgraph_st{std::move(ops)};
+    ++st().syncs.graph_captures;
     return cudaSuccess;
 }
 
@@ -539,6 +557,10 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, unsig
 cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
     if (!exec) return record(cudaErrorInvalidValue);
     if (!cuda_emu::runtime::stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
+    {
+        std::lock_guard<std::mutex> lock(st().mu);
+        ++st().syncs.graph_launches;
+    }
     auto run = [ops = exec->ops] {
         for (const auto& op : ops)
             if (const cudaError_t e = op(); e != cudaSuccess) return e;

@@ -33,4 +33,14 @@ struct MemoryStats {
 MemoryStats memory_stats();
 void reset_peak_memory();
 
+// Host syncs: the calls that make the host wait for the device (cudaStreamSynchronize,
+// cudaDeviceSynchronize, cudaEventSynchronize, the blocking cudaMemcpy and cudaMemcpy2D; an async
+// copy into pageable memory is not counted, the backend follows each by a stream sync), and the
+// graphs captured (successful cudaStreamEndCapture) and launched: a captured decode step's budget
+// of at most one sync per token is checked with them.
+struct SyncStats {
+    int64_t host_syncs = 0, graph_captures = 0, graph_launches = 0;
+};
+SyncStats sync_stats();
+
 }  // namespace cuda_emu
