@@ -26,7 +26,8 @@ class CudaLongKeys : public ::testing::Test {
 protected:
     void SetUp() override {
         SNAPDOC_REQUIRE_CUDA();
-        testing::TinyModelSpec s;  // dim 64, 4 query heads, 2 KV heads, head_dim 16, 2 layers
+        testing::TinyModelSpec s;  // dim 64, 4 query heads, 2 KV heads, head_dim 16
+        s.n_layers = 1;            // one layer: the emulated tensor-core tiles over 33K keys dominate the time
         s.seed = 51;
         s.context_length = 65536;
         tiny = load_tiny(s, DType::F32);
@@ -71,7 +72,7 @@ TEST_F(CudaLongKeys, WindowScoresOver33000KeysMatchCpu) {
         for (int i = 0; i < hd; ++i) q[static_cast<std::size_t>(r) * c.q_dim() + i] = 4.0f * dir[i];
     std::vector<int32_t> qpos(kWindow);
     for (int r = 0; r < kWindow; ++r) qpos[r] = prefix + r;
-    for (int layer : {0, 1}) {
+    for (int layer = 0; layer < c.n_layers; ++layer) {
         std::vector<float> want(static_cast<std::size_t>(c.n_heads) * prefix), got(want.size());
         cpu->window_scores(*cpu_kv, layer, q.data(), qpos.data(), kWindow, prefix, want.data());
         gpu->window_scores(*gpu_kv, layer, q.data(), qpos.data(), kWindow, prefix, got.data());
@@ -96,7 +97,7 @@ TEST_F(CudaLongKeys, WindowScoresOver33000KeysMatchCpu) {
 }
 
 // Rows attending over all 33,000 keys (+ their own): one row per call (the split-KV decode path),
-// then a 3-row chunk (the prefill path). The hidden states go through both layers to the logits.
+// then a 3-row chunk (the prefill path). The hidden states go through the layer to the logits.
 TEST_F(CudaLongKeys, AttentionOver33000KeysMatchesCpu) {
     const ModelConfig& c = tiny->model->config;
     const auto ids = random_ids(4, c.vocab_size, 54);
