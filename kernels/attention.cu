@@ -145,6 +145,15 @@ __global__ void __launch_bounds__(kWarps * 32) attention_kernel(KernelArgs ka) {
     }
 }
 
+// Output element `idx` (row * out_stride + head * head_dim + d): f32 to `out`, or in the projection's
+// input type to `out_cast` (single-row launches).
+__device__ __forceinline__ void store_out(const AttentionArgs& a, int64_t idx, float v) {
+    if (!a.out_cast) a.out[idx] = v;
+    else if (a.out_cast_dt == Dt::F16) static_cast<__half*>(a.out_cast)[idx] = detail::from_float<__half>(v);
+    else if (a.out_cast_dt == Dt::BF16) static_cast<__nv_bfloat16*>(a.out_cast)[idx] = detail::from_float<__nv_bfloat16>(v);
+    else static_cast<float*>(a.out_cast)[idx] = v;
+}
+
 // One warp per (row, query head): rescales each split's partial to the common maximum and sums.
 __global__ void attention_combine_kernel(AttentionArgs a, int n_split) {
     const int64_t slots = static_cast<int64_t>(a.n) * a.n_heads;
@@ -159,9 +168,9 @@ __global__ void attention_combine_kernel(AttentionArgs a, int n_split) {
     for (int s = lane; s < n_split; s += 32) mx = fmaxf(mx, part_m[s * slots + slot]);
     mx = detail::warp_max(mx);
     const int row = static_cast<int>(slot / a.n_heads), h = static_cast<int>(slot % a.n_heads);
-    float* out = a.out + row * a.out_stride + static_cast<int64_t>(h) * D;
+    const int64_t out0 = row * a.out_stride + static_cast<int64_t>(h) * D;
     if (mx == -INFINITY) {  // no split saw a visible key
-        for (int d = lane; d < D; d += 32) out[d] = 0.0f;
+        for (int d = lane; d < D; d += 32) store_out(a, out0 + d, 0.0f);
         if (a.lse && lane == 0) a.lse[slot] = -INFINITY;
         return;
     }
@@ -171,7 +180,7 @@ __global__ void attention_combine_kernel(AttentionArgs a, int n_split) {
     for (int d = lane; d < D; d += 32) {
         float sum = 0.0f;
         for (int s = 0; s < n_split; ++s) sum += part_acc[(s * slots + slot) * D + d] * expf(part_m[s * slots + slot] - mx);
-        out[d] = sum / total;
+        store_out(a, out0 + d, sum / total);
     }
     if (a.lse && lane == 0) a.lse[slot] = mx + logf(total);
 }
@@ -317,7 +326,7 @@ __global__ void __launch_bounds__(kDecodeWarps * 32) decode_attention_kernel(Dec
                 sum += s_acc[w][g][d] * f;
             }
         if (da.n_split == 1) {
-            a.out[static_cast<int64_t>(h) * D + d] = L > 0.0f ? sum / L : 0.0f;  // no visible key: zeros, like the CPU
+            store_out(a, static_cast<int64_t>(h) * D + d, L > 0.0f ? sum / L : 0.0f);  // no visible key: zeros, like the CPU
             if (a.lse && d == 0) a.lse[h] = L > 0.0f ? M + logf(L) : -INFINITY;
         } else {
             // This split's unnormalised partial, in attention_combine_kernel's layout.
@@ -392,7 +401,7 @@ cudaError_t attention(const AttentionArgs& args, cudaStream_t stream) {
             SNAPDOC_LAUNCH(detail::ceil_div(args.n_heads, 4), 128, 0, stream, attention_combine_kernel)(args, plan.n_split);
         return cudaGetLastError();
     }
-    if (args.seg_length) return cudaErrorInvalidValue;  // device lengths: single-row launches only
+    if (args.seg_length || args.out_cast) return cudaErrorInvalidValue;  // single-row launches only
     const dim3 grid(detail::ceil_div(static_cast<int64_t>(args.n) * group, kItems), c.n_heads, plan.n_split);
     const KernelArgs ka{args, plan.split_len, plan.n_split};
     if (c.head_dim <= 64) SNAPDOC_LAUNCH(grid, kWarps * 32, 0, stream, attention_kernel<64>)(ka);

@@ -36,6 +36,10 @@ struct AttentionArgs {
     // instead of cache.seg.length (a captured decode graph replays while the cache grows; the
     // split count stays the one planned from max_len, each split's share of keys follows the length).
     const int32_t* seg_length = nullptr;
+    // Optional, n == 1 only: the output goes here in `out_cast_dt` (F32/F16/BF16: the input type of
+    // the output projection) instead of to `out` as f32, which saves a decode step the conversion launch.
+    void* out_cast = nullptr;
+    Dt out_cast_dt = Dt::F32;
 };
 
 // How the keys are split for these shapes (1 = no split).

@@ -3,7 +3,7 @@
 // every head keeps its own number of keys (1, 31, 4097, ...), some entries lie after the query's
 // position (invisible), one head sees no key at all; GQA groups of 1 to 16 query heads (more than
 // one block per cache head), head dims 8 to 128, one split or many; segment lengths read from the
-// device (the captured decode step's way) or from the table.
+// device (the captured decode step's way) or from the table; output in f32 or straight in f16.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -110,6 +110,16 @@ TEST_P(DecodeAttention, MatchesDoubleReferenceOnRaggedCache) {
     cuda::check(kernels::attention(a, nullptr), "decode attention");
     const auto got = from_device<float>(dout.get(), q.size());
     const auto lse = from_device<float>(dlse.get(), n_heads);
+
+    // Written in the output projection's input type instead (the captured step's fused conversion):
+    // the same values, rounded once.
+    cuda::DeviceBuffer dcast(q.size() * 2, "f16 out");
+    a.out_cast = dcast.get();
+    a.out_cast_dt = kernels::Dt::F16;
+    a.lse = nullptr;
+    cuda::check(kernels::attention(a, nullptr), "decode attention (f16 output)");
+    const auto got16 = from_device<uint16_t>(dcast.get(), q.size());
+    for (std::size_t i = 0; i < q.size(); ++i) ASSERT_EQ(got16[i], f32_to_f16(got[i])) << s << " element " << i;
 
     for (int qh = 0; qh < n_heads; ++qh) {
         const int h = qh / s.group;

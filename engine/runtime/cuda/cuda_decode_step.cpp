@@ -8,7 +8,6 @@
 #include "engine/common/error.h"
 #include "engine/model/rope_scaling.h"
 #include "kernels/attention.h"
-#include "kernels/convert.h"
 #include "kernels/decode_fused.h"
 #include "kernels/elementwise.h"
 #include "kernels/norm.h"
@@ -116,13 +115,13 @@ void CudaDecodeStep::enqueue(CudaKvCache& kv, const kernels::DeviceSamplingParam
         a.cache = view;
         a.max_len = kv.max_length(l) + 1;  // plans the split count (splits_[l])
         a.seg_length = ra.length;
-        float* attn_out = xdt == Dt::F32 ? xin_.as<float>() : attn_.as<float>();
-        a.out = attn_out;
+        a.out = attn_.as<float>();  // unused: written in the projection's input type instead
         a.out_stride = qd;
+        a.out_cast = xin_.get();
+        a.out_cast_dt = xdt;
         a.scratch = splits_[l] > 1 ? split_.as<float>() : nullptr;
         a.sm_count = ctx_.sm_count;
         check(kernels::attention(a, st), "decode attention kernel");
-        if (xdt != Dt::F32) check(kernels::convert(attn_out, Dt::F32, xin_.get(), xdt, qd, st), "convert kernel");
         mm(lw.wo, xin_.get(), xdt, 1, h, 1.0f);
 
         check(kernels::rms_norm(h, lw.ffn_norm.as<float>(), xin_.get(), xdt, 1, dim, c.norm_eps, st), "rms_norm kernel");

@@ -1,6 +1,6 @@
 // The whole batch-1 decode step of the CUDA backend as one CUDA graph: embedding of the token id
 // held in device memory, every layer (RMSNorm, QKV product, fused RoPE + K/V append, split-KV
-// attention, output product + residual, RMSNorm, gate/up product, SwiGLU, down product + residual),
+// attention written in the output product's input type, output product + residual, RMSNorm, gate/up product, SwiGLU, down product + residual),
 // the final norm, the logits and the sampling on the device (kernels/sampling.h), which writes the
 // next token id back to device memory, and the position's advance. Per token the host replays the
 // graph and copies the 4-byte sampled id back: one host sync per token.
