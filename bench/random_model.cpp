@@ -165,7 +165,8 @@ const RandomModelShape& find_random_model_shape(const std::string& name) {
     std::string known;
     for (const auto& s : random_model_shapes()) {
         if (s.name == name) return s;
-        known += (known.empty() ? "" : ", ") + s.name;
+        if (!known.empty()) known += ", ";
+        known += s.name;
     }
     throw Error("unknown shape '" + name + "' (known: " + known + ")");
 }
@@ -210,7 +211,12 @@ std::string random_model_type_mix(const Model& model) {
         for (const TensorView* v : l.views())
             if (v->valid()) ++count[v->dtype];
     std::string out;
-    for (const auto& [t, n] : count) out += (out.empty() ? "" : " ") + std::string(dtype_name(t)) + "x" + std::to_string(n);
+    for (const auto& [t, n] : count) {
+        if (!out.empty()) out += ' ';
+        out += dtype_name(t);
+        out += 'x';
+        out += std::to_string(n);
+    }
     return out;
 }
 
