@@ -10,6 +10,7 @@
 
 #include "engine/runtime/cpu/elementwise.h"
 #include "engine/session/prefill.h"
+#include "engine/session/sampler.h"
 #include "kernels/rope.h"
 #include "tests/cuda/cuda_model_fixture.h"
 #include "tests/cuda/cuda_test_support.h"
@@ -166,6 +167,35 @@ TEST_P(CudaRopeScalingModels, PrefillAndStepsMatchCpu) {
     auto plain = load_tiny(plain_spec, DType::F32, c.hf);
     const auto unscaled = prefill_logits(*make_cpu_backend(*plain->model), ids, 128);
     EXPECT_GT(nmse(unscaled, want), 1e-3);
+}
+
+// The decode step captured as one graph rotates with its own copy of the table (fused with the K/V
+// append): greedy tokens through it equal those of the uncaptured composition (run_layer above).
+TEST_P(CudaRopeScalingModels, GraphDecodeStepEqualsUncapturedPath) {
+    const ModelCase& c = GetParam();
+    auto tiny = load_tiny(c.spec, DType::F32, c.hf);
+    auto gpu = make_cuda_backend(*tiny->model);
+    const auto prompt = random_ids(200, tiny->model->config.vocab_size, 37);
+    const int n = 8;
+    std::vector<int32_t> runs[2];
+    for (int graph : {0, 1}) {
+        auto kv = make_full_kv_cache(*gpu, static_cast<int>(prompt.size()) + n);
+        std::vector<float> logits = prefill(*gpu, prompt, 0, *kv);
+        SamplingParams greedy;
+        greedy.temperature = 0.0f;
+        Sampler sampler(greedy);
+        std::vector<int32_t> history(prompt);
+        auto act = gpu->create_activations(1);
+        int32_t token = sampler.sample(logits, history);
+        for (int i = 0; i < n; ++i) {
+            runs[graph].push_back(token);
+            history.push_back(token);
+            const int32_t pos = static_cast<int32_t>(prompt.size()) + i;
+            token = graph ? gpu->decode_next(token, pos, *kv, *act, sampler, history)
+                          : gpu->Backend::decode_next(token, pos, *kv, *act, sampler, history);
+        }
+    }
+    EXPECT_EQ(runs[1], runs[0]);
 }
 
 INSTANTIATE_TEST_SUITE_P(Kinds, CudaRopeScalingModels, ::testing::ValuesIn(model_cases()),
