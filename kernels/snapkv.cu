@@ -6,22 +6,59 @@ namespace {
 
 constexpr int kThreads = 256;
 
-// One thread per (output head, prefix position): the group's pooled scores, averaged.
-__global__ void pool_kernel(SnapPoolArgs a) {
+// The pooled scores equal engine/kv/selection.cpp's bit for bit (so both backends keep the same
+// positions): a group's mean is the sum of its heads' pooled scores in head order, divided once by
+// the group size (additions and one division round the same with or without FMA contraction).
+//
+// Max pooling: one thread per (output head, prefix position); a maximum is exact in any order.
+__global__ void max_pool_kernel(SnapPoolArgs a) {
     const int out_heads = a.n_heads / a.group;
     const int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (idx >= static_cast<int64_t>(out_heads) * a.n_prefix) return;
     const int c = static_cast<int>(idx / a.n_prefix), p = static_cast<int>(idx % a.n_prefix), r = a.kernel / 2;
     const int lo = max(p - r, 0), hi = min(p + r, a.n_prefix - 1);
-    const float w = 1.0f / static_cast<float>(a.group);
     float acc = 0.0f;
     for (int g = 0; g < a.group; ++g) {
         const float* s = a.scores + static_cast<int64_t>(c * a.group + g) * a.n_prefix;
-        float v = a.max_pool ? -INFINITY : 0.0f;
-        for (int j = lo; j <= hi; ++j) v = a.max_pool ? fmaxf(v, s[j]) : v + s[j];
-        acc += w * (a.max_pool ? v : v / static_cast<float>(a.kernel));
+        float v = -INFINITY;
+        for (int j = lo; j <= hi; ++j) v = fmaxf(v, s[j]);
+        acc += v;
     }
-    a.pooled[idx] = acc;
+    a.pooled[idx] = a.group > 1 ? acc / static_cast<float>(a.group) : acc;
+}
+
+// Average pooling: one thread per output head runs the host's running sum (in double, the same
+// additions in the same order: add the entering score, then drop the leaving one), because a
+// floating-point window sum depends on its order. Sequential over the prefix — about a
+// millisecond per layer at 100K positions on a GPU, next to a prefill of seconds.
+__global__ void avg_pool_kernel(SnapPoolArgs a) {
+    const int out_heads = a.n_heads / a.group;
+    const int c = static_cast<int>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (c >= out_heads) return;
+    const int64_t n = a.n_prefix, r = a.kernel / 2;
+    float* out = a.pooled + static_cast<int64_t>(c) * n;
+    for (int g = 0; g < a.group; ++g) {
+        const float* s = a.scores + static_cast<int64_t>(c * a.group + g) * n;
+        double sum = 0;
+        for (int64_t j = 0; j <= min(r, n - 1); ++j) sum += s[j];
+        for (int64_t i = 0; i < n; ++i) {
+            const float v = static_cast<float>(sum / a.kernel);
+            out[i] = g == 0 ? 0.0f + v : out[i] + v;
+            const int64_t add = i + r + 1, drop = i - r;
+            if (add < n) sum += s[add];
+            if (drop >= 0) sum -= s[drop];
+        }
+    }
+    if (a.group > 1)
+        for (int64_t i = 0; i < n; ++i) out[i] = out[i] / static_cast<float>(a.group);
+}
+
+// One thread per taken entry: row h, position taken[h * k + i] becomes -inf.
+__global__ void mask_kernel(float* values, int rows, int n, const int32_t* taken, int k) {
+    const int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (idx >= static_cast<int64_t>(rows) * k) return;
+    const int64_t h = idx / k;
+    values[h * n + taken[idx]] = -INFINITY;
 }
 
 // Float -> unsigned key with the same order (negative values flipped below positive ones).
@@ -127,8 +164,25 @@ cudaError_t snapkv_pool(const SnapPoolArgs& a, cudaStream_t stream) {
     if (a.n_prefix <= 0) return cudaSuccess;
     if (a.n_heads <= 0 || a.group <= 0 || a.n_heads % a.group != 0 || a.kernel <= 0 || a.kernel % 2 == 0)
         return cudaErrorInvalidValue;
-    const int64_t total = static_cast<int64_t>(a.n_heads / a.group) * a.n_prefix;
-    SNAPDOC_LAUNCH(detail::ceil_div(total, kThreads), kThreads, 0, stream, pool_kernel)(a);
+    const int out_heads = a.n_heads / a.group;
+    if (a.max_pool) {
+        const int64_t total = static_cast<int64_t>(out_heads) * a.n_prefix;
+        SNAPDOC_LAUNCH(detail::ceil_div(total, kThreads), kThreads, 0, stream, max_pool_kernel)(a);
+    } else {
+        SNAPDOC_LAUNCH(detail::ceil_div(static_cast<int64_t>(out_heads), 32), 32, 0, stream, avg_pool_kernel)(a);
+    }
+    return cudaGetLastError();
+}
+
+cudaError_t mask_taken(const float* values, int rows, int n, const int32_t* taken, int k, float* out,
+                       cudaStream_t stream) {
+    if (rows <= 0 || n <= 0) return cudaSuccess;
+    if (k < 0 || k > n) return cudaErrorInvalidValue;
+    const cudaError_t e = cudaMemcpyAsync(out, values, static_cast<std::size_t>(rows) * n * sizeof(float),
+                                          cudaMemcpyDeviceToDevice, stream);
+    if (e != cudaSuccess || k == 0) return e;
+    SNAPDOC_LAUNCH(detail::ceil_div(static_cast<int64_t>(rows) * k, kThreads), kThreads, 0, stream, mask_kernel)(
+        out, rows, n, taken, k);
     return cudaGetLastError();
 }
 

@@ -43,9 +43,12 @@ std::vector<int32_t> top_k_positions(const float* scores, int n, int k) {
     k = std::clamp(k, 0, n);
     std::vector<int32_t> idx(n);
     std::iota(idx.begin(), idx.end(), 0);
+    // Ties at the cut-off go to the lowest positions, so the choice is the same on every backend
+    // (the device top-k, kernels/snapkv.h, does the same).
     if (k < n)
-        std::nth_element(idx.begin(), idx.begin() + k, idx.end(),
-                         [scores](int32_t a, int32_t b) { return scores[a] > scores[b]; });
+        std::nth_element(idx.begin(), idx.begin() + k, idx.end(), [scores](int32_t a, int32_t b) {
+            return scores[a] > scores[b] || (scores[a] == scores[b] && a < b);
+        });
     idx.resize(k);
     std::sort(idx.begin(), idx.end());
     return idx;
@@ -71,7 +74,10 @@ std::vector<std::vector<int32_t>> adaptive_split(const std::vector<const float*>
     auto score_of = [&](int64_t i) { return scores[i / n_prefix][i % n_prefix]; };
     if (rest < static_cast<int64_t>(cand.size()))
         std::nth_element(cand.begin(), cand.begin() + rest, cand.end(),
-                         [&](int64_t a, int64_t b) { return score_of(a) > score_of(b); });
+                         [&](int64_t a, int64_t b) {
+                             // Ties: the lowest (head, position) first, as on the device.
+                             return score_of(a) > score_of(b) || (score_of(a) == score_of(b) && a < b);
+                         });
     for (int64_t j = 0; j < rest; ++j) kept[cand[j] / n_prefix].push_back(static_cast<int32_t>(cand[j] % n_prefix));
     for (auto& k : kept) std::sort(k.begin(), k.end());
     return kept;
@@ -106,9 +112,14 @@ void select_layer(const WindowScores& ws, int l, Selection& sel) {
     for (int h = 0; h < ws.n_heads; ++h) {
         pool_1d({ws.head(l, h), static_cast<std::size_t>(n_prefix)}, pooled, config.kernel, config.pooling);
         auto& dst = heads[per_query ? h : h / qgroup].pooled;
-        const float w = per_query ? 1.0f : 1.0f / qgroup;
-        for (int p = 0; p < n_prefix; ++p) dst[p] += w * pooled[p];
+        for (int p = 0; p < n_prefix; ++p) dst[p] += pooled[p];
     }
+    // The group's mean as its sum (in head order) divided once: only additions and one division,
+    // which round the same with or without FMA contraction and on the device (kernels/snapkv.cu),
+    // so both backends keep the same positions.
+    if (!per_query && qgroup > 1)
+        for (auto& h : heads)
+            for (float& v : h.pooled) v /= static_cast<float>(qgroup);
     if (!sel.compressed) {
         for (auto& h : heads) {
             h.kept.resize(n_prefix);

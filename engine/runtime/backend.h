@@ -9,11 +9,14 @@
 #include <string>
 
 #include "engine/kv/kv_cache.h"
+#include "engine/kv/selection.h"
+#include "engine/runtime/backend_full_kv.h"
 #include "engine/model/model_config.h"
 
 namespace snapdoc {
 
 struct Model;
+class FullKvStore;
 class Sampler;
 
 // Hidden states [rows, dim] held wherever the backend computes (host memory for the CPU backend).
@@ -81,6 +84,22 @@ public:
     // Appends n entries from host arrays to one segment (positions ascending, after the segment's last).
     virtual void append_kv(KvCache& kv, int layer, int head, const int32_t* positions, int n, const float* k,
                            const float* v) = 0;
+
+    // Optional: the backend's own keeping of a document's full K/V (`host`, which must outlive the
+    // result) — engine/runtime/backend_full_kv.h. nullptr (the default): the session copies rows
+    // with read_kv / append_kv.
+    virtual std::unique_ptr<BackendFullKv> attach_full_kv(FullKvStore& host) {
+        (void)host;
+        return nullptr;
+    }
+
+    // SnapKV's selection of one layer from host window scores (pooling, per-head top-k or AdaKV's
+    // split) into selection.layers[layer]. The default is engine/kv/selection's select_layer on the
+    // host; a GPU backend may run it on the device but must keep exactly the same positions and
+    // pooled scores (ties to the lowest positions).
+    virtual void snapkv_select_layer(const WindowScores& scores, int layer, Selection& selection) {
+        select_layer(scores, layer, selection);
+    }
 };
 
 std::unique_ptr<Backend> make_cpu_backend(const Model& model, const BackendOptions& options = {});

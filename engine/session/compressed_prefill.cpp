@@ -62,7 +62,7 @@ CompressedPrompt prefill_compressed(Backend& backend, std::span<const int32_t> p
         }
         ws.layers[l].assign(static_cast<std::size_t>(cfg.n_heads) * (L - W), 0.0f);
         backend.window_scores(*full, l, q_window.data(), positions.data() + (L - W), W, L - W, ws.layers[l].data());
-        select_layer(ws, l, *sel);
+        backend.snapkv_select_layer(ws, l, *sel);
         std::vector<float>().swap(ws.layers[l]);  // raw scores are not needed once pooled
 
         for (int h = 0; h < cfg.n_kv_heads; ++h) {

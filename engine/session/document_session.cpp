@@ -36,6 +36,7 @@ void DocumentSession::run_layer(int layer, Activations& act, int row0, int n, co
 }
 
 void DocumentSession::drop_document() {
+    device_kv_.reset();  // it refers to the store
     store_.reset();
     question_.clear();
     continuation_ = {};
@@ -62,6 +63,15 @@ void DocumentSession::prefill_document(std::span<const int32_t> tokens, const Pr
     const int tail_start = D - doc_tail_rows_;
 
     auto act = backend_.create_activations(D);
+    // After the activations, so the backend's choice (device-resident or staged) sees what is left.
+    if (options_.backend_kv_store) {
+        try {
+            device_kv_ = backend_.attach_full_kv(*store_);
+        } catch (...) {
+            store_.reset();  // refused (e.g. too little device memory, with the numbers): no document
+            throw;
+        }
+    }
     const int chunk = std::min(options_.chunk_rows, D);
     for (int c0 = 0; c0 < D; c0 += chunk) backend_.embed(tokens.data() + c0, std::min(chunk, D - c0), *act, c0);
     std::vector<int32_t> positions(D);
@@ -83,6 +93,7 @@ void DocumentSession::prefill_document(std::span<const int32_t> tokens, const Pr
         prefill_peak_cache_bytes_ = std::max<int64_t>(prefill_peak_cache_bytes_, cache->reserved_bytes());
         for (int c0 = 0; c0 < D; c0 += chunk) {
             if (cancel && cancel->load()) {
+                device_kv_.reset();
                 store_.reset();
                 throw Cancelled();
             }
@@ -97,15 +108,22 @@ void DocumentSession::prefill_document(std::span<const int32_t> tokens, const Pr
             }
             if (progress && c0 + c < D) report(l, c0 + c);  // the layer's last chunk reports below
         }
-        // Layer ℓ is done: its full K/V leave the backend for the host store (rounded to f16 there).
-        for (int h = 0; h < cfg_.n_kv_heads; ++h)
-            for (int r0 = 0; r0 < D; r0 += kStoreCopyRows) {
-                const int n = std::min(kStoreCopyRows, D - r0);
-                backend_.read_kv(*cache, l, h, r0, n, copy_k.data(), copy_v.data());
-                store_->store_rows(l, h, r0, n, copy_k.data(), copy_v.data());
-            }
+        // Layer ℓ is done: its full K/V leave the backend's cache for the store — the backend's own
+        // way when it has one (kept on the GPU and/or copied out while the next layer computes),
+        // else through the host here (rounded to f16 by the store).
+        if (device_kv_) {
+            device_kv_->store_layer(*cache, l);
+        } else {
+            for (int h = 0; h < cfg_.n_kv_heads; ++h)
+                for (int r0 = 0; r0 < D; r0 += kStoreCopyRows) {
+                    const int n = std::min(kStoreCopyRows, D - r0);
+                    backend_.read_kv(*cache, l, h, r0, n, copy_k.data(), copy_v.data());
+                    store_->store_rows(l, h, r0, n, copy_k.data(), copy_v.data());
+                }
+        }
         if (progress) report(l, D);
     }
+    if (device_kv_) device_kv_->finish();  // the host store is complete from here on
     (void)hd;
     doc_len_ = D;
 }
@@ -114,10 +132,12 @@ void DocumentSession::load_layer(int layer, KvCache& cache, bool with_question) 
     const int D = doc_len_, Q = static_cast<int>(question_.size()), hd = cfg_.head_dim;
     std::vector<int32_t> pos(D + Q);
     std::iota(pos.begin(), pos.end(), 0);
-    // The f16 store goes to the backend in f32, a bounded block of rows at a time.
-    std::vector<float> kbuf(static_cast<std::size_t>(std::min(kStoreCopyRows, D)) * hd), vbuf(kbuf.size());
+    // The backend's own copy when it has one (device to device when resident); else the f16 store
+    // goes to the backend in f32, a bounded block of rows at a time.
+    if (device_kv_) device_kv_->load_layer(cache, layer);
+    std::vector<float> kbuf(device_kv_ ? 0 : static_cast<std::size_t>(std::min(kStoreCopyRows, D)) * hd), vbuf(kbuf.size());
     for (int h = 0; h < cfg_.n_kv_heads; ++h) {
-        for (int r0 = 0; r0 < D; r0 += kStoreCopyRows) {
+        for (int r0 = 0; !device_kv_ && r0 < D; r0 += kStoreCopyRows) {
             const int n = std::min(kStoreCopyRows, D - r0);
             store_->load_rows(layer, h, r0, n, kbuf.data(), vbuf.data());
             backend_.append_kv(cache, layer, h, pos.data() + r0, n, kbuf.data(), vbuf.data());
@@ -158,6 +178,7 @@ void DocumentSession::set_question(std::span<const int32_t> question_tokens, int
         throw Error("window " + std::to_string(W) + " reaches further back than the question (" + std::to_string(Q) +
                     " tokens) plus the kept document tail (" + std::to_string(doc_tail_rows_) + " tokens)");
     question_.assign(question_tokens.begin(), question_tokens.end());
+    if (device_kv_) device_kv_->clear_tail();
     continuation_ = {};
     keep_whole_from_ = -1;
     const int qd = cfg_.q_dim(), hd = cfg_.head_dim;
@@ -184,6 +205,7 @@ void DocumentSession::set_question(std::span<const int32_t> question_tokens, int
         auto cache = layer_cache(l, L);
         load_layer(l, *cache, /*with_question=*/false);
         run_layer(l, *act, 0, Q, pos.data(), *cache, question_q_[l].data());
+        if (device_kv_) device_kv_->store_tail(*cache, l, Q);  // the question's rows, for answer's gather
         for (int h = 0; h < cfg_.n_kv_heads; ++h)
             backend_.read_kv(*cache, l, h, D, Q, question_k_[l].data() + static_cast<std::size_t>(h) * Q * hd,
                              question_v_[l].data() + static_cast<std::size_t>(h) * Q * hd);
@@ -216,7 +238,10 @@ std::shared_ptr<const Selection> DocumentSession::select(const SnapKvConfig& con
                     "; call set_window first");
     if (config.enabled && keep_whole_from_ >= 0 && keep_whole_from_ < scores_.n_prefix())
         return select_keeping_history(config);
-    return select_positions(config, scores_);
+    // Layer by layer through the backend (the CUDA backend selects on the device; same positions).
+    auto sel = begin_selection(config, scores_);
+    for (int l = 0; l < scores_.n_layers; ++l) backend_.snapkv_select_layer(scores_, l, *sel);
+    return sel;
 }
 
 int64_t DocumentSession::compressed_bytes(const Selection& s, int spare) const {
@@ -263,14 +288,24 @@ AnswerResult DocumentSession::answer(const Selection& sel, const GenerationReque
             // Positions ascend: the document's come first (from the f16 store), then the question's.
             const auto n_doc = static_cast<std::size_t>(
                 std::lower_bound(positions.begin(), positions.end(), D) - positions.begin());
-            store_->gather_rows(l, kvh, positions.data(), static_cast<int>(n_doc), kbuf.data(), vbuf.data());
-            for (std::size_t i = n_doc; i < positions.size(); ++i) {
+            // The backend's gather when it keeps the store (only the positions travel when it is on
+            // the GPU), else rows converted from the f16 host store; then the question's rows.
+            // (The CUDA store on the GPU also holds the question's rows: then nothing goes up.)
+            std::size_t first = 0;
+            if (device_kv_)
+                first = static_cast<std::size_t>(
+                    device_kv_->gather(*kv, l, c, kvh, positions.data(), static_cast<int>(positions.size())));
+            else
+                store_->gather_rows(l, kvh, positions.data(), static_cast<int>(n_doc), kbuf.data(), vbuf.data());
+            for (std::size_t i = std::max(n_doc, first); i < positions.size(); ++i) {
                 const int p = positions[i];
                 const std::size_t src = (static_cast<std::size_t>(kvh) * Q + (p - D)) * hd;
-                std::memcpy(kbuf.data() + i * hd, question_k_[l].data() + src, sizeof(float) * hd);
-                std::memcpy(vbuf.data() + i * hd, question_v_[l].data() + src, sizeof(float) * hd);
+                std::memcpy(kbuf.data() + (i - first) * hd, question_k_[l].data() + src, sizeof(float) * hd);
+                std::memcpy(vbuf.data() + (i - first) * hd, question_v_[l].data() + src, sizeof(float) * hd);
             }
-            backend_.append_kv(*kv, l, c, positions.data(), static_cast<int>(positions.size()), kbuf.data(), vbuf.data());
+            if (first < positions.size())
+                backend_.append_kv(*kv, l, c, positions.data() + first, static_cast<int>(positions.size() - first),
+                                   kbuf.data(), vbuf.data());
         }
 
     AnswerResult result;

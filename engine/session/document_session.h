@@ -38,6 +38,10 @@ struct DocumentSessionOptions {
     int max_window = kDefaultMaxWindow;
     int64_t kv_ram_cap_bytes = int64_t{8} << 30;  // above this the store spills to a mapped temp file
     std::filesystem::path spill_dir = std::filesystem::temp_directory_path();
+    // Let the backend keep the full K/V its own way (Backend::attach_full_kv: the CUDA backend keeps
+    // it on the GPU when it fits, so a new question uploads no K/V). false: rows always travel
+    // through read_kv / append_kv (the CPU backend's path).
+    bool backend_kv_store = true;
 };
 
 struct SessionCounters {
@@ -94,6 +98,9 @@ public:
     const SessionCounters& counters() const { return counters_; }
     int64_t full_store_bytes() const { return store_ ? store_->bytes() : 0; }
     bool store_file_backed() const { return store_ && store_->file_backed(); }
+    // The backend's keeping of the full K/V (nullptr: the session's own host path); e.g.
+    // backend_kv_store()->resident() says whether a re-snap uploads no K/V.
+    const BackendFullKv* backend_kv_store() const { return device_kv_.get(); }
     // Largest backend KV cache alive at once during the last prefill_document (bytes).
     int64_t prefill_peak_cache_bytes() const { return prefill_peak_cache_bytes_; }
     // Bytes of a cache holding `selection` (+ `spare` generated tokens per head).
@@ -128,6 +135,7 @@ private:
     DocumentSessionOptions options_;
     int doc_len_ = 0;
     std::unique_ptr<FullKvStore> store_;
+    std::unique_ptr<BackendFullKv> device_kv_;  // refers to *store_: declared after it, destroyed first
     std::vector<std::vector<float>> doc_tail_q_;  // [layer][tail rows × q_dim]
     int doc_tail_rows_ = 0;
     std::shared_ptr<const Selection> select_keeping_history(const SnapKvConfig& config) const;

@@ -73,6 +73,7 @@ int DocumentSession::set_turns(std::span<const int32_t> tail, int window, int ke
         }
 
     question_.assign(tail.begin(), tail.end());
+    if (device_kv_) device_kv_->clear_tail();  // the backend's copy of the old prompt's tail is stale
     question_q_ = std::move(nq);
     question_k_ = std::move(nk);
     question_v_ = std::move(nv);
@@ -173,7 +174,7 @@ std::shared_ptr<const Selection> DocumentSession::select_keeping_history(const S
         dst.resize(static_cast<std::size_t>(part.n_heads) * P);
         for (int h = 0; h < part.n_heads; ++h)
             std::copy_n(scores_.head(l, h), P, dst.data() + static_cast<std::size_t>(h) * P);
-        select_layer(part, l, *sel);
+        backend_.snapkv_select_layer(part, l, *sel);
         std::vector<float>().swap(dst);
         for (auto& head : sel->layers[l]) {
             // Kept whole: ranked above everything (the head's best pooled score) for displays.

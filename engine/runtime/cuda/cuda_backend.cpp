@@ -15,7 +15,9 @@
 #include "engine/session/sampler.h"
 #include "engine/runtime/cuda/cuda_check.h"
 #include "engine/runtime/cuda/cuda_decode_step.h"
+#include "engine/runtime/cuda/cuda_full_kv_store.h"
 #include "engine/runtime/cuda/cuda_kv_cache.h"
+#include "engine/runtime/cuda/cuda_snapkv_select.h"
 #include "engine/runtime/cuda/device_matrix.h"
 #include "engine/runtime/cuda/device_weights.h"
 #include "engine/runtime/cuda/gemm.h"
@@ -331,6 +333,20 @@ public:
         cache.commit_append(layer, head, positions, n);
     }
 
+    // The document's full K/V on the GPU when it fits, else staged through pinned host memory
+    // (engine/runtime/cuda/cuda_full_kv_store.h).
+    std::unique_ptr<BackendFullKv> attach_full_kv(FullKvStore& host) override {
+        DeviceScope scope(device_);
+        return std::make_unique<CudaFullKvStore>(host, cfg_, device_, stream_);
+    }
+
+    // Pooling and top-k on the device (engine/runtime/cuda/cuda_snapkv_select.h); same positions.
+    void snapkv_select_layer(const WindowScores& scores, int layer, Selection& selection) override {
+        DeviceScope scope(device_);
+        if (!select_) select_ = std::make_unique<CudaSnapKvSelect>(stream_);
+        select_->select_layer(scores, layer, selection);
+    }
+
 private:
     static const CudaKvCache& cast(const KvCache& kv) {
         auto* c = dynamic_cast<const CudaKvCache*>(&kv);
@@ -494,6 +510,7 @@ private:
     int context_length_ = 0;
     std::unique_ptr<CudaDecodeStep> decode_step_;  // created at the first decode_next
     DeviceBuffer win_q_, win_pos_, win_lse_, scores_, stage_, split_;
+    std::unique_ptr<CudaSnapKvSelect> select_;
     DeviceBuffer rope_freq_;  // [head_dim / 2] f64 inverse frequencies
     float rope_attention_factor_ = 1.0f;
 };

@@ -92,6 +92,10 @@ inline cudaError_t cudaMalloc(T** ptr, std::size_t bytes) {
 cudaError_t cudaFree(void* ptr);
 cudaError_t cudaMallocHost(void** ptr, std::size_t bytes);
 cudaError_t cudaFreeHost(void* ptr);
+// Page-locks existing host memory (the emulator records the range: copies from/to it count as pinned).
+#define cudaHostRegisterDefault 0x00
+cudaError_t cudaHostRegister(void* ptr, std::size_t bytes, unsigned int flags);
+cudaError_t cudaHostUnregister(void* ptr);
 cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind);
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind, cudaStream_t stream = nullptr);
 cudaError_t cudaMemcpy2D(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width,
@@ -110,6 +114,8 @@ cudaError_t cudaEventCreate(cudaEvent_t* event);
 cudaError_t cudaEventDestroy(cudaEvent_t event);
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = nullptr);
 cudaError_t cudaEventSynchronize(cudaEvent_t event);
+cudaError_t cudaEventQuery(cudaEvent_t event);
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags = 0);
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end);
 
 // CUDA graphs by stream capture: between Begin and EndCapture, kernel launches, async copies and

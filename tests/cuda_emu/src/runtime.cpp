@@ -49,6 +49,8 @@ struct State {
     DeviceConfig config;
     std::map<uintptr_t, std::size_t> allocations;  // base -> bytes
     std::set<void*> host_pinned;
+    std::map<uintptr_t, std::size_t> pinned_ranges;  // cudaMallocHost and cudaHostRegister: base -> bytes
+    CopyStats copies;
     std::set<cudaStream_t> streams;
     std::set<cudaEvent_t> events;
     MemoryStats mem;
@@ -137,7 +139,28 @@ cudaError_t copy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind k
     }
     if (!err.empty()) return fail(cudaErrorInvalidValue, std::string(api) + ": " + err);
     std::memmove(dst, src, bytes);
+    CopyStats& c = st().copies;
+    if (kind == cudaMemcpyHostToDevice) c.h2d += static_cast<int64_t>(bytes);
+    if (kind == cudaMemcpyDeviceToHost) c.d2h += static_cast<int64_t>(bytes);
+    if (kind == cudaMemcpyDeviceToDevice) c.d2d += static_cast<int64_t>(bytes);
     return cudaSuccess;
+}
+
+// Whether [p, p + bytes) lies in one pinned host range (caller holds the lock).
+bool pinned_host(const void* p, std::size_t bytes) {
+    const auto a = reinterpret_cast<uintptr_t>(p);
+    auto it = st().pinned_ranges.upper_bound(a);
+    if (it == st().pinned_ranges.begin()) return false;
+    --it;
+    return a + bytes <= it->first + it->second;
+}
+
+// Counts an async host<->device copy on a non-default stream whose host side is pinned.
+void count_pinned_async(void* dst, const void* src, std::size_t bytes, cudaStream_t stream) {
+    if (!stream || bytes == 0) return;
+    std::lock_guard<std::mutex> lock(st().mu);
+    const bool d = in_device(dst), s = in_device(src);
+    if (d != s && pinned_host(d ? src : dst, bytes)) st().copies.pinned_async += static_cast<int64_t>(bytes);
 }
 
 // A synchronising call while a stream captures a graph: refused, and the capture is invalidated
@@ -224,6 +247,14 @@ void reset_peak_memory() {
 SyncStats sync_stats() {
     std::lock_guard<std::mutex> lock(st().mu);
     return st().syncs;
+}
+CopyStats copy_stats() {
+    std::lock_guard<std::mutex> lock(st().mu);
+    return st().copies;
+}
+void reset_copy_stats() {
+    std::lock_guard<std::mutex> lock(st().mu);
+    st().copies = {};
 }
 
 }  // namespace cuda_emu
@@ -398,6 +429,7 @@ cudaError_t cudaMallocHost(void** ptr, std::size_t bytes) {
     if (!*ptr) return record(cudaErrorMemoryAllocation);
     std::lock_guard<std::mutex> lock(st().mu);
     st().host_pinned.insert(*ptr);
+    st().pinned_ranges[reinterpret_cast<uintptr_t>(*ptr)] = bytes;
     return cudaSuccess;
 }
 
@@ -406,8 +438,25 @@ cudaError_t cudaFreeHost(void* ptr) {
     {
         std::lock_guard<std::mutex> lock(st().mu);
         if (!st().host_pinned.erase(ptr)) return record(cudaErrorInvalidValue);
+        st().pinned_ranges.erase(reinterpret_cast<uintptr_t>(ptr));
     }
     std::free(ptr);
+    return cudaSuccess;
+}
+
+cudaError_t cudaHostRegister(void* ptr, std::size_t bytes, unsigned int flags) {
+    (void)flags;
+    if (!ptr || bytes == 0) return record(cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> lock(st().mu);
+    if (cuda_emu::in_device(ptr) || cuda_emu::pinned_host(ptr, 1)) return record(cudaErrorInvalidValue);
+    st().pinned_ranges[reinterpret_cast<uintptr_t>(ptr)] = bytes;
+    return cudaSuccess;
+}
+
+cudaError_t cudaHostUnregister(void* ptr) {
+    std::lock_guard<std::mutex> lock(st().mu);
+    if (st().host_pinned.count(ptr) || !st().pinned_ranges.erase(reinterpret_cast<uintptr_t>(ptr)))
+        return record(cudaErrorInvalidValue);
     return cudaSuccess;
 }
 
@@ -419,8 +468,12 @@ cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpy
 
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind, cudaStream_t stream) {
     if (!cuda_emu::runtime::stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
-    if (cuda_emu::runtime::record(stream, [=] { return cuda_emu::copy(dst, src, bytes, kind, "cudaMemcpyAsync (graph)"); }))
+    if (cuda_emu::runtime::record(stream, [=] {
+            cuda_emu::count_pinned_async(dst, src, bytes, stream);
+            return cuda_emu::copy(dst, src, bytes, kind, "cudaMemcpyAsync (graph)");
+        }))
         return cudaSuccess;
+    cuda_emu::count_pinned_async(dst, src, bytes, stream);
     return cuda_emu::copy(dst, src, bytes, kind, "cudaMemcpyAsync");
 }
 
@@ -502,6 +555,18 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
     cuda_emu::count_sync();
     return event ? cudaSuccess : record(cudaErrorInvalidResourceHandle);
+}
+
+// Work runs when it is issued here, so every recorded event is complete.
+cudaError_t cudaEventQuery(cudaEvent_t event) { return event ? cudaSuccess : record(cudaErrorInvalidResourceHandle); }
+
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+    (void)flags;
+    if (!event || !cuda_emu::runtime::stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
+    if (cuda_emu::runtime::record(stream, [] { return cudaSuccess; })) return cudaSuccess;
+    std::lock_guard<std::mutex> lock(st().mu);
+    ++st().copies.stream_waits;
+    return cudaSuccess;
 }
 
 // Host time between the records: the emulator's speed, nothing a GPU would show.

@@ -43,4 +43,16 @@ struct SyncStats {
 };
 SyncStats sync_stats();
 
+// Bytes moved by the copy calls, by direction (cudaMemcpy*, also inside graphs), the part of the
+// host<->device bytes whose host side was pinned (cudaMallocHost / cudaHostRegister) and went by an
+// async call on a non-default stream (what a GPU can overlap with compute), and the event waits
+// between streams (cudaStreamWaitEvent): what tests check about transfers.
+struct CopyStats {
+    int64_t h2d = 0, d2h = 0, d2d = 0;
+    int64_t pinned_async = 0;
+    int64_t stream_waits = 0;
+};
+CopyStats copy_stats();
+void reset_copy_stats();
+
 }  // namespace cuda_emu

@@ -1,0 +1,115 @@
+// The document's full K/V kept on the GPU (engine/runtime/cuda/cuda_full_kv_store.h, resident
+// mode): a session on the CUDA backend re-snaps for later questions without uploading any K/V
+// (counted by the emulator's copy accounting), and gives exactly the selections and answers of the
+// same backend moving rows through the host (DocumentSessionOptions::backend_kv_store = false),
+// and the CPU backend's up to f16 rounding (kept sets ties aside, greedy tokens to a near tie).
+#include "tests/cuda/cuda_store_fixture.h"
+
+#include <cstdio>
+
+#include "engine/kv/checksum64.h"
+#include "engine/runtime/cuda/cuda_full_kv_store.h"
+#include "tests/support/temp_dir.h"
+
+namespace snapdoc {
+namespace {
+
+using namespace cudatest;
+
+struct Turn {
+    std::shared_ptr<const Selection> sel;
+    Decoded decoded;
+    int64_t h2d = 0;  // host->device bytes of set_question + answer (emulator only)
+};
+
+Turn ask(DocumentSession& s, const std::vector<int32_t>& q, const SnapKvConfig& cfg) {
+    Turn t;
+#ifdef SNAPDOC_CUDA_EMU
+    cuda_emu::reset_copy_stats();
+#endif
+    s.set_question(q, cfg.window);
+#ifdef SNAPDOC_CUDA_EMU
+    t.h2d += cuda_emu::copy_stats().h2d;
+#endif
+    t.sel = s.select(cfg);  // uploads only the window scores (device pooling/top-k), not counted
+#ifdef SNAPDOC_CUDA_EMU
+    cuda_emu::reset_copy_stats();
+#endif
+    s.answer(*t.sel, recording_greedy(8, t.decoded));
+#ifdef SNAPDOC_CUDA_EMU
+    t.h2d += cuda_emu::copy_stats().h2d;
+#endif
+    return t;
+}
+
+TEST_F(CudaStoreTest, ResnapUploadsNoKvAndMatchesTheHostPathAndTheCpu) {
+    DocumentSessionOptions host_path;
+    host_path.backend_kv_store = false;
+    DocumentSession dev(*gpu), host(*gpu_host, host_path), ref(*cpu);
+    dev.prefill_document(doc);
+    host.prefill_document(doc);
+    ref.prefill_document(doc);
+    ASSERT_NE(dev.backend_kv_store(), nullptr);
+    EXPECT_TRUE(dev.backend_kv_store()->resident()) << dev.backend_kv_store()->describe();
+    EXPECT_GE(dev.backend_kv_store()->device_bytes(), store_bytes());
+    EXPECT_EQ(host.backend_kv_store(), nullptr);
+    EXPECT_EQ(ref.backend_kv_store(), nullptr);  // the CPU backend keeps the default host path
+    std::printf("%s\n", dev.backend_kv_store()->describe().c_str());
+
+    for (auto gqa : {GqaMode::KvHead, GqaMode::QueryHead})
+        for (const auto& q : questions) {
+            SnapKvConfig snap;
+            snap.budget = 64;
+            snap.window = 16;
+            snap.gqa = gqa;
+            snap.policy = gqa == GqaMode::KvHead ? BudgetPolicy::Uniform : BudgetPolicy::Adaptive;
+            const Turn d = ask(dev, q, snap), h = ask(host, q, snap), c = ask(ref, q, snap);
+            ASSERT_TRUE(d.sel->compressed);
+            // Same backend, same f16 K/V: identical scores, selections and answers.
+            for (int l = 0; l < cfg().n_layers; ++l)
+                EXPECT_TRUE(same_bits(dev.window_scores().layers[l], host.window_scores().layers[l])) << "layer " << l;
+            expect_identical_selection(*d.sel, *h.sel);
+            EXPECT_EQ(d.decoded.tokens, h.decoded.tokens);
+            // Against the CPU backend (f32 K/V): kept sets ties aside, greedy tokens up to a near tie.
+            expect_same_kept_ties_aside(*d.sel, *c.sel, 2e-3 * snap.window);
+            const int agree = expect_greedy_agrees(d.decoded, c.decoded, 1e-5, 0.02);
+            EXPECT_GE(agree, 1);
+#ifdef SNAPDOC_CUDA_EMU
+            // Not one layer of the document's K/V went up: only token ids, positions, window
+            // queries, kept indices and the question's own rows. The host path uploads the whole
+            // document (in f32) for every layer of every question.
+            EXPECT_LT(d.h2d, layer_store_bytes()) << "device-resident re-snap uploaded " << d.h2d << " bytes";
+            EXPECT_GE(h.h2d, 2 * store_bytes());
+            std::printf("re-snap (%s, %zu-token question): host->device %lld bytes resident vs %lld via the host "
+                        "(document K/V: %lld bytes f16); %d of 8 tokens as on the CPU\n",
+                        gqa == GqaMode::KvHead ? "kv-head" : "query-head", q.size(), static_cast<long long>(d.h2d),
+                        static_cast<long long>(h.h2d), static_cast<long long>(store_bytes()), agree);
+#endif
+        }
+}
+
+// The host store is complete after a device-kept prefill: a cache file written from it restores a
+// session (host path) that answers exactly as the device-kept one.
+TEST_F(CudaStoreTest, HostStoreIsCompleteForCacheFiles) {
+    testing::TempDir dir;
+    KvCacheKey key;
+    key.model = {1, 2, 3};
+    key.tokens_hash = checksum64(doc.data(), doc.size() * 4);
+    DocumentSession dev(*gpu);
+    dev.prefill_document(doc);
+    ASSERT_TRUE(dev.backend_kv_store() && dev.backend_kv_store()->resident());
+    dev.save_document_cache(dir / "doc.snapkv", key, doc);
+    DocumentSession restored(*gpu_host);
+    restored.restore_document_cache(dir / "doc.snapkv", key, doc);
+    SnapKvConfig cfg;
+    cfg.budget = 48;
+    cfg.window = 8;
+    dev.set_question(questions[0], cfg.window);
+    restored.set_question(questions[0], cfg.window);
+    const auto a = dev.select(cfg), b = restored.select(cfg);
+    expect_identical_selection(*a, *b);
+    EXPECT_EQ(dev.answer(*a, testing::greedy_request(6)).tokens, restored.answer(*b, testing::greedy_request(6)).tokens);
+}
+
+}  // namespace
+}  // namespace snapdoc
