@@ -31,7 +31,6 @@ CudaDecodeStep::CudaDecodeStep(const DecodeStepContext& ctx) : ctx_(ctx) {
     h_.ensure(static_cast<std::size_t>(c.dim) * 4, what);
     xin_.ensure(xin_width * 4, what);  // f32 is the widest input type
     qkv_.ensure(static_cast<std::size_t>(c.q_dim() + 2 * c.kv_dim()) * 4, what);
-    attn_.ensure(static_cast<std::size_t>(c.q_dim()) * 4, what);
     gate_up_.ensure(static_cast<std::size_t>(2 * c.ffn_dim) * 4, what);
     logits_.ensure(static_cast<std::size_t>(c.vocab_size) * 4, what);
     // The rotation table of every rope scaling kind, as the CPU backend computes it.
@@ -107,7 +106,7 @@ void CudaDecodeStep::enqueue(CudaKvCache& kv, const kernels::DeviceSamplingParam
 
         kernels::AttentionArgs a;
         a.q = qkv_.as<float>();
-        a.q_stride = qkv_.bytes() / 4;
+        a.q_stride = qd + 2 * c.kv_dim();
         a.q_pos = pos;
         a.n = 1;
         a.n_heads = c.n_heads;
@@ -115,8 +114,7 @@ void CudaDecodeStep::enqueue(CudaKvCache& kv, const kernels::DeviceSamplingParam
         a.cache = view;
         a.max_len = kv.max_length(l) + 1;  // plans the split count (splits_[l])
         a.seg_length = ra.length;
-        a.out = attn_.as<float>();  // unused: written in the projection's input type instead
-        a.out_stride = qd;
+        a.out_stride = qd;  // one row: written in the output product's input type, to its input
         a.out_cast = xin_.get();
         a.out_cast_dt = xdt;
         a.scratch = splits_[l] > 1 ? split_.as<float>() : nullptr;

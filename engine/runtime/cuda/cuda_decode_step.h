@@ -64,7 +64,7 @@ private:
     std::vector<int> plan_splits(const CudaKvCache& kv) const;
 
     DecodeStepContext ctx_;
-    DeviceBuffer h_, xin_, qkv_, attn_, gate_up_, logits_, split_;
+    DeviceBuffer h_, xin_, qkv_, gate_up_, logits_, split_;
     DeviceBuffer rope_freq_;    // [head_dim / 2] f64: rope_frequencies() of the model
     std::vector<double> rope_freq_host_;
     float rope_attention_factor_ = 1.0f;
