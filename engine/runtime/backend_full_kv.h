@@ -32,6 +32,9 @@ public:
     virtual void store_layer(const KvCache& cache, int layer) = 0;
     // Waits until every stored layer has reached the host store.
     virtual void finish() = 0;
+    // The host store already holds every layer (restored from a cache file, possibly a read-only
+    // mapping): take them from there instead (a resident store uploads them once, now).
+    virtual void adopt_host() = 0;
     // Appends the document's rows (positions 0..tokens()-1) of `layer` to every KV-head segment of
     // `cache` (uncompressed; the segments must be empty for the layer).
     virtual void load_layer(KvCache& cache, int layer) = 0;

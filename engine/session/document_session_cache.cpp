@@ -34,6 +34,16 @@ void DocumentSession::restore_document_cache(const std::filesystem::path& file, 
     LoadedKvStore loaded =
         read_kv_store_file(file, expect, mode, options_.kv_ram_cap_bytes, options_.spill_dir);
     store_ = std::move(loaded.store);
+    // The backend's own keeping, as after a prefill (the CUDA backend: on the GPU when it fits).
+    // Where it cannot take the store (too little device memory), the host path still works.
+    if (options_.backend_kv_store) {
+        try {
+            device_kv_ = backend_.attach_full_kv(*store_);
+            if (device_kv_) device_kv_->adopt_host();
+        } catch (const Error&) {
+            device_kv_.reset();
+        }
+    }
     doc_tail_q_ = std::move(loaded.tail_q);
     doc_tail_rows_ = loaded.tail_rows;
     prefill_peak_cache_bytes_ = 0;

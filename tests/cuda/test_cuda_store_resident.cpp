@@ -88,9 +88,10 @@ TEST_F(CudaStoreTest, ResnapUploadsNoKvAndMatchesTheHostPathAndTheCpu) {
         }
 }
 
-// The host store is complete after a device-kept prefill: a cache file written from it restores a
-// session (host path) that answers exactly as the device-kept one.
-TEST_F(CudaStoreTest, HostStoreIsCompleteForCacheFiles) {
+// The host store is complete after a device-kept prefill: a cache file written from it restores
+// a session that answers exactly as the device-kept one — read into RAM or mapped in place, and
+// taken onto the GPU again at restore (one upload), so its re-snaps upload no K/V either.
+TEST_F(CudaStoreTest, CacheFileFromTheDeviceStoreRestoresOntoTheDevice) {
     testing::TempDir dir;
     KvCacheKey key;
     key.model = {1, 2, 3};
@@ -99,16 +100,35 @@ TEST_F(CudaStoreTest, HostStoreIsCompleteForCacheFiles) {
     dev.prefill_document(doc);
     ASSERT_TRUE(dev.backend_kv_store() && dev.backend_kv_store()->resident());
     dev.save_document_cache(dir / "doc.snapkv", key, doc);
-    DocumentSession restored(*gpu_host);
-    restored.restore_document_cache(dir / "doc.snapkv", key, doc);
     SnapKvConfig cfg;
     cfg.budget = 48;
     cfg.window = 8;
     dev.set_question(questions[0], cfg.window);
-    restored.set_question(questions[0], cfg.window);
-    const auto a = dev.select(cfg), b = restored.select(cfg);
-    expect_identical_selection(*a, *b);
-    EXPECT_EQ(dev.answer(*a, testing::greedy_request(6)).tokens, restored.answer(*b, testing::greedy_request(6)).tokens);
+    const auto a = dev.select(cfg);
+    const auto want = dev.answer(*a, testing::greedy_request(6)).tokens;
+    for (KvFileLoad mode : {KvFileLoad::Read, KvFileLoad::Map}) {
+        DocumentSession restored(*gpu_host);
+        restored.restore_document_cache(dir / "doc.snapkv", key, doc, mode);
+        ASSERT_NE(restored.backend_kv_store(), nullptr);
+        EXPECT_TRUE(restored.backend_kv_store()->resident());
+#ifdef SNAPDOC_CUDA_EMU
+        cuda_emu::reset_copy_stats();
+#endif
+        restored.set_question(questions[0], cfg.window);
+#ifdef SNAPDOC_CUDA_EMU
+        int64_t h2d = cuda_emu::copy_stats().h2d;
+#endif
+        const auto b = restored.select(cfg);  // (uploads the window scores)
+        expect_identical_selection(*a, *b);
+#ifdef SNAPDOC_CUDA_EMU
+        cuda_emu::reset_copy_stats();
+#endif
+        EXPECT_EQ(restored.answer(*b, testing::greedy_request(6)).tokens, want);
+#ifdef SNAPDOC_CUDA_EMU
+        h2d += cuda_emu::copy_stats().h2d;
+        EXPECT_LT(h2d, layer_store_bytes());
+#endif
+    }
 }
 
 }  // namespace

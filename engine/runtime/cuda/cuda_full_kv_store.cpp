@@ -59,7 +59,6 @@ CudaFullKvStore::CudaFullKvStore(FullKvStore& host, const ModelConfig& cfg, int 
     if (n_layers_ != cfg.n_layers || n_kv_heads_ != cfg.n_kv_heads || head_dim_ != cfg.head_dim)
         throw Error("the full K/V store does not match the model's shape");
     if (tokens_ < 1) throw Error("the full K/V store holds no tokens");
-    if (host_.mapped_from_cache()) throw Error("a K/V store mapped from a cache file is read-only");
     check(cudaSetDevice(device_), "cudaSetDevice");
     needs_ = full_kv_needs(cfg, tokens_);
     free_at_attach_ = memory_info().free;
@@ -125,12 +124,14 @@ std::string CudaFullKvStore::describe() const {
 __half* CudaFullKvStore::device_layer(int layer) const { return data_.as<__half>() + layer * layer_halves_; }
 
 uint16_t* CudaFullKvStore::host_layer(int layer) const {
-    return static_cast<uint16_t*>(host_.mutable_data()) + layer * layer_halves_;
+    // A store mapped from a cache file is only read (prefetch, gather, adopt_host); store_layer refuses it.
+    return const_cast<uint16_t*>(static_cast<const uint16_t*>(host_.data())) + layer * layer_halves_;
 }
 
 void CudaFullKvStore::store_layer(const KvCache& kv, int layer) {
     check(cudaSetDevice(device_), "cudaSetDevice");  // the session may run on any thread
     const CudaKvCache& cache = as_cuda(kv);
+    if (host_.mapped_from_cache()) throw Error("store_layer: the K/V store is a read-only cache-file mapping");
     if (layer < 0 || layer >= n_layers_) throw Error("store_layer: layer out of range");
     if (cache.spec().n_heads != n_kv_heads_) throw Error("store_layer needs an uncompressed cache");
     for (int h = 0; h < n_kv_heads_; ++h)
@@ -171,6 +172,15 @@ void CudaFullKvStore::finish() {
     check(cudaSetDevice(device_), "cudaSetDevice");
     download_pending();
     check(cudaStreamSynchronize(copy_), "K/V download");
+}
+
+void CudaFullKvStore::adopt_host() {
+    check(cudaSetDevice(device_), "cudaSetDevice");
+    if (!resident_) return;  // offloaded: layers come up per question anyway
+    // One upload of the whole store (a restored document), after which re-snaps upload nothing.
+    for (int l = 0; l < n_layers_; ++l)
+        copy_async(device_layer(l), host_layer(l), layer_halves_ * 2, cudaMemcpyHostToDevice, copy_, "K/V upload");
+    check(cudaStreamSynchronize(copy_), "K/V upload");
 }
 
 void CudaFullKvStore::prefetch(int layer) {

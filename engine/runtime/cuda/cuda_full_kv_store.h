@@ -59,6 +59,7 @@ public:
     std::string describe() const override;
     void store_layer(const KvCache& cache, int layer) override;
     void finish() override;
+    void adopt_host() override;
     void load_layer(KvCache& cache, int layer) override;
     void store_tail(const KvCache& cache, int layer, int n) override;
     void clear_tail() override;
