@@ -22,7 +22,7 @@ protected:
     void SetUp() override {
         SNAPDOC_REQUIRE_CUDA();
         testing::TinyModelSpec spec;
-        spec.n_layers = 4;
+        spec.n_layers = 3;
         spec.n_heads = 8;
         spec.n_kv_heads = 2;  // GQA 4, head_dim 8
         spec.context_length = 2048;
@@ -31,7 +31,7 @@ protected:
         cpu = make_cpu_backend(*tiny->model);
         gpu = make_cuda_backend(*tiny->model);
         gpu_host = make_cuda_backend(*tiny->model);  // for the comparison sessions (own decode graphs)
-        doc = testing::random_ids(600, spec.vocab_size, 4);
+        doc = testing::random_ids(320, spec.vocab_size, 4);
         questions = {testing::random_ids(12, spec.vocab_size, 5), testing::random_ids(9, spec.vocab_size, 6)};
     }
     const ModelConfig& cfg() const { return gpu->config(); }

@@ -60,7 +60,7 @@ TEST_F(CudaStoreTest, ResnapUploadsNoKvAndMatchesTheHostPathAndTheCpu) {
         for (const auto& q : questions) {
             SnapKvConfig snap;
             snap.budget = 64;
-            snap.window = 16;
+            snap.window = 8;
             snap.gqa = gqa;
             snap.policy = gqa == GqaMode::KvHead ? BudgetPolicy::Uniform : BudgetPolicy::Adaptive;
             const Turn d = ask(dev, q, snap), h = ask(host, q, snap), c = ask(ref, q, snap);
