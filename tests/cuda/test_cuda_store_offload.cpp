@@ -8,7 +8,9 @@
 #include <cstdio>
 
 #include "engine/common/error.h"
+#include "engine/kv/checksum64.h"
 #include "engine/runtime/cuda/cuda_full_kv_store.h"
+#include "tests/support/temp_dir.h"
 
 namespace snapdoc {
 namespace {
@@ -119,6 +121,36 @@ TEST_F(CudaStoreTest, StoreThatFitsNowhereIsRefusedWithNumbers) {
     nowhere.spill_dir = "/nonexistent/snapdoc-spill";
     DocumentSession t(*gpu, nowhere);
     EXPECT_THROW(t.prefill_document(doc), Error);
+#endif
+}
+
+// A cache file restored where the device cannot take the store falls back to the host path and
+// still answers as the device-kept session did.
+TEST_F(CudaStoreTest, RestoreWithoutDeviceRoomFallsBackToTheHostPath) {
+#ifndef SNAPDOC_CUDA_EMU
+    GTEST_SKIP() << "needs the emulator's adjustable device memory";
+#else
+    testing::TempDir dir;
+    KvCacheKey key;
+    key.model = {1, 2, 3};
+    key.tokens_hash = checksum64(doc.data(), doc.size() * 4);
+    SnapKvConfig c;
+    c.budget = 48;
+    c.window = 8;
+    DocumentSession dev(*gpu);
+    dev.prefill_document(doc);
+    dev.save_document_cache(dir / "doc.snapkv", key, doc);
+    dev.set_question(questions[1], c.window);
+    const auto want = dev.answer(*dev.select(c), testing::greedy_request(6)).tokens;
+    DocumentSession restored(*gpu_host);
+    {
+        EmulatedMemory mem;
+        ASSERT_TRUE(mem.leave(cuda::full_kv_needs(cfg(), static_cast<int>(doc.size())).offload / 2));
+        restored.restore_document_cache(dir / "doc.snapkv", key, doc);
+        EXPECT_EQ(restored.backend_kv_store(), nullptr);
+        restored.set_question(questions[1], c.window);
+        EXPECT_EQ(restored.answer(*restored.select(c), testing::greedy_request(6)).tokens, want);
+    }
 #endif
 }
 
