@@ -98,7 +98,7 @@ def input_scale(model, layer_norm_input):
 @torch.no_grad()
 def wire_answer(model, sp, seed=0, flag_nats=40.0, match_nats=60.0, qflag_nats=60.0, sink_nats=30.0,
                 sink_entity_nats=60.0, sink_value_nats=30.0, sink_newline_nats=60.0, the_nats=12.0, question_penalty_nats=40.0,
-                after_value_nats=20.0, recency_nats=150.0,
+                after_value_nats=27.0, recency_nats=150.0,
                 echo_gain=6.0, rule_gain=4.0):
     cfg = model.cfg
     hd = cfg.head_dim
@@ -187,16 +187,17 @@ def wire_answer(model, sp, seed=0, flag_nats=40.0, match_nats=60.0, qflag_nats=6
 
     # ---- layer 1 head 2 (wire_init's induction head, kv head 1): keys after the marker are pushed
     # down, so the entity of the answer finds the fact's value in the document rather than the
-    # question's "?" (whose previous token is that entity too). Pair 14: position-free over a question.
-    jp = 14
+    # question's "?" (whose previous token is that entity too). Pair 10: position-free over a question.
+    # Each added term has a pair of its own and uses only its first dim: two terms in the two dims of
+    # one pair mix by sin(theta * distance), which at 100K tokens is no longer small.
+    jp = 10
     a1.wq.weight[2 * hd + jp, CONST] = 8.0 / (3.0 * s1)
     a1.wk.weight[hd + jp, QFLAG] = -question_penalty_nats * scale / 8.0 / s1
     # The answer's value must be followed by the fact's "." — the key after that value. A bonus for
     # (value query, key after a value) keeps frequent tokens whose random match with the value is
-    # high (a "▁the" hundreds of times) from outweighing it. It sits in the second dim of pair 15,
-    # whose first dim holds wire_init's entity -> value bonus: the two terms stay separate up to
-    # sin(theta_15 * distance) (<= 0.3 at 131072 tokens).
-    jv = half - 16 - 1 + half
+    # high (a "▁the" hundreds of times) from outweighing it. Pair 14 turns by <= 0.74 rad over
+    # 131072 tokens, so the bonus is >= 74% of its nominal size at every distance.
+    jv = 14
     a1.wq.weight[2 * hd + jv, VAL] = 8.0 / (0.5 * s1)
     a1.wk.weight[hd + jv, PREV_VAL] = after_value_nats * scale / 8.0 / s1
 
