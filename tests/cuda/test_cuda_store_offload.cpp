@@ -124,6 +124,29 @@ TEST_F(CudaStoreTest, StoreThatFitsNowhereIsRefusedWithNumbers) {
 #endif
 }
 
+// CudaBackendOptions::keep_full_kv_on_device = false stages the store through the host even when
+// it would fit (device memory as on a smaller card), with the same answers as the resident store.
+TEST_F(CudaStoreTest, BackendOptionKeepsTheStoreOffTheDevice) {
+    CudaBackendOptions off_device;
+    off_device.keep_full_kv_on_device = false;
+    auto staged_backend = make_cuda_backend(*tiny->model, BackendOptions{}, off_device);
+    DocumentSession staged(*staged_backend), dev(*gpu);
+    staged.prefill_document(doc);
+    dev.prefill_document(doc);
+    ASSERT_NE(staged.backend_kv_store(), nullptr);
+    EXPECT_FALSE(staged.backend_kv_store()->resident()) << staged.backend_kv_store()->describe();
+    EXPECT_TRUE(dev.backend_kv_store()->resident());
+    SnapKvConfig c;
+    c.budget = 48;
+    c.window = 8;
+    c.gqa = GqaMode::QueryHead;
+    staged.set_question(questions[0], c.window);
+    dev.set_question(questions[0], c.window);
+    const auto a = staged.select(c), b = dev.select(c);
+    expect_identical_selection(*a, *b);
+    EXPECT_EQ(staged.answer(*a, testing::greedy_request(6)).tokens, dev.answer(*b, testing::greedy_request(6)).tokens);
+}
+
 // A cache file restored where the device cannot take the store falls back to the host path and
 // still answers as the device-kept session did.
 TEST_F(CudaStoreTest, RestoreWithoutDeviceRoomFallsBackToTheHostPath) {

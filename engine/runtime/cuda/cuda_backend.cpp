@@ -112,7 +112,11 @@ struct DeviceScope {
 class CudaBackend : public Backend {
 public:
     CudaBackend(const Model& model, const BackendOptions& options, const CudaBackendOptions& cuda_options)
-        : model_(model), cfg_(model.config), device_(cuda_options.device), chunk_(std::max(1, options.max_chunk_rows)) {
+        : model_(model),
+          cfg_(model.config),
+          device_(cuda_options.device),
+          chunk_(std::max(1, options.max_chunk_rows)),
+          keep_full_kv_on_device_(cuda_options.keep_full_kv_on_device) {
         cfg_.validate();
         refuse_unsupported_features(model);
         if (cuda_device_count() <= device_)
@@ -337,7 +341,7 @@ public:
     // (engine/runtime/cuda/cuda_full_kv_store.h).
     std::unique_ptr<BackendFullKv> attach_full_kv(FullKvStore& host) override {
         DeviceScope scope(device_);
-        return std::make_unique<CudaFullKvStore>(host, cfg_, device_, stream_);
+        return std::make_unique<CudaFullKvStore>(host, cfg_, device_, stream_, keep_full_kv_on_device_);
     }
 
     // Pooling and top-k on the device (engine/runtime/cuda/cuda_snapkv_select.h); same positions.
@@ -511,6 +515,7 @@ private:
     std::unique_ptr<CudaDecodeStep> decode_step_;  // created at the first decode_next
     DeviceBuffer win_q_, win_pos_, win_lse_, scores_, stage_, split_;
     std::unique_ptr<CudaSnapKvSelect> select_;
+    bool keep_full_kv_on_device_ = true;
     DeviceBuffer rope_freq_;  // [head_dim / 2] f64 inverse frequencies
     float rope_attention_factor_ = 1.0f;
 };

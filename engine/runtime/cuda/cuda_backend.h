@@ -28,6 +28,9 @@ struct CudaBackendOptions {
     // Forces the GEMM weight dtype (F32, F16 or BF16; block tensors widened too); unset = the rule above.
     std::optional<DType> weight_dtype;
     int64_t keep_f32_max_bytes = int64_t{1} << 30;
+    // A document session's full K/V stay on the GPU when they fit (re-snap uploads nothing); false
+    // stages them through pinned host memory even then (device memory as on a smaller card).
+    bool keep_full_kv_on_device = true;
 };
 
 // Devices visible to the CUDA runtime; 0 when there is none or no usable driver.

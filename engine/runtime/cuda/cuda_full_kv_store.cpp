@@ -47,7 +47,8 @@ FullKvNeeds full_kv_needs(const ModelConfig& cfg, int tokens) {
     return n;
 }
 
-CudaFullKvStore::CudaFullKvStore(FullKvStore& host, const ModelConfig& cfg, int device, cudaStream_t compute)
+CudaFullKvStore::CudaFullKvStore(FullKvStore& host, const ModelConfig& cfg, int device, cudaStream_t compute,
+                                 bool allow_resident)
     : host_(host),
       device_(device),
       n_layers_(host.n_layers()),
@@ -63,7 +64,8 @@ CudaFullKvStore::CudaFullKvStore(FullKvStore& host, const ModelConfig& cfg, int 
     needs_ = full_kv_needs(cfg, tokens_);
     free_at_attach_ = memory_info().free;
     const int64_t usable = free_at_attach_ - kRuntimeReserveBytes;
-    resident_ = needs_.resident <= usable;
+    allow_resident_ = allow_resident;
+    resident_ = allow_resident && needs_.resident <= usable;
     if (!resident_ && needs_.offload > usable)
         throw Error("out of GPU memory: the document's K/V (" + std::to_string(tokens_) + " tokens, " +
                     amount(host_.bytes()) + " in f16) need " + amount(needs_.resident) +
@@ -116,9 +118,11 @@ int64_t CudaFullKvStore::device_bytes() const {
 std::string CudaFullKvStore::describe() const {
     if (resident_)
         return "full K/V on the GPU (" + amount(host_.bytes()) + " f16; " + amount(free_at_attach_) + " were free)";
-    return "full K/V in " + std::string(pinned_ ? "pinned" : "pageable") + " host memory (" + amount(host_.bytes()) +
-           " f16 need " + amount(needs_.resident) + " on the GPU, " + amount(free_at_attach_) +
-           " free); staged a layer at a time";
+    const std::string why = allow_resident_ ? " f16 need " + amount(needs_.resident) + " on the GPU, " +
+                                                  amount(free_at_attach_) + " free"
+                                            : " f16; kept off the GPU by keep_full_kv_on_device = false";
+    return "full K/V in " + std::string(pinned_ ? "pinned" : "pageable") + " host memory (" + amount(host_.bytes()) + why +
+           "); staged a layer at a time";
 }
 
 __half* CudaFullKvStore::device_layer(int layer) const { return data_.as<__half>() + layer * layer_halves_; }

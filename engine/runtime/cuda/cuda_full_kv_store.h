@@ -47,9 +47,11 @@ FullKvNeeds full_kv_needs(const ModelConfig& cfg, int tokens);
 
 class CudaFullKvStore : public BackendFullKv {
 public:
-    // Chooses the mode from the device's free memory (cudaMemGetInfo); throws Error with the
-    // numbers when not even the offload staging fits. `compute` is the backend's stream.
-    CudaFullKvStore(FullKvStore& host, const ModelConfig& cfg, int device, cudaStream_t compute);
+    // Chooses the mode from the device's free memory (cudaMemGetInfo; offloaded whatever fits when
+    // `allow_resident` is false); throws Error with the numbers when not even the offload staging
+    // fits. `compute` is the backend's stream.
+    CudaFullKvStore(FullKvStore& host, const ModelConfig& cfg, int device, cudaStream_t compute,
+                    bool allow_resident = true);
     ~CudaFullKvStore() override;
     CudaFullKvStore(const CudaFullKvStore&) = delete;
     CudaFullKvStore& operator=(const CudaFullKvStore&) = delete;
@@ -82,7 +84,7 @@ private:
     int device_;
     int n_layers_, n_kv_heads_, head_dim_, tokens_;
     int64_t layer_halves_;                      // halves per layer: kv heads x (K, V) x tokens x head_dim
-    bool resident_ = false, pinned_ = false;
+    bool resident_ = false, pinned_ = false, allow_resident_ = true;
     FullKvNeeds needs_;
     int64_t free_at_attach_ = 0;
     cudaStream_t compute_ = nullptr, copy_ = nullptr;
