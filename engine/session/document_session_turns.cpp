@@ -106,6 +106,7 @@ int DocumentSession::set_turns(std::span<const int32_t> tail, int window, int ke
                 backend_.append_kv(*cache, l, h, pos.data(), common, question_k_[l].data() + row_offset(h, T, 0, hd),
                                    question_v_[l].data() + row_offset(h, T, 0, hd));
         run_layer(l, *act, 0, n, pos.data() + common, *cache, qcap.data());
+        if (device_kv_) device_kv_->store_tail(*cache, l, T);  // the whole tail, for answer's gather
         std::memcpy(question_q_[l].data() + static_cast<std::size_t>(common) * qd, qcap.data(), sizeof(float) * qcap.size());
         for (int h = 0; h < nkv; ++h) {
             backend_.read_kv(*cache, l, h, D + common, n, kbuf.data(), vbuf.data());

@@ -88,6 +88,38 @@ TEST_F(CudaStoreTest, ResnapUploadsNoKvAndMatchesTheHostPathAndTheCpu) {
         }
 }
 
+// Conversations (set_turns reuses the stored tail and runs only the new tokens): the device-kept
+// session answers exactly as the host path, its tail kept on the device too.
+TEST_F(CudaStoreTest, ConversationTurnsMatchTheHostPath) {
+    DocumentSessionOptions host_path;
+    host_path.backend_kv_store = false;
+    DocumentSession dev(*gpu), host(*gpu_host, host_path);
+    dev.prefill_document(doc);
+    host.prefill_document(doc);
+    SnapKvConfig c;
+    c.budget = 48;
+    c.window = 8;
+    const auto turn2 = testing::concat(questions[0], questions[1]);
+    for (DocumentSession* s : {&dev, &host}) {
+        s->set_question(questions[0], c.window);
+        EXPECT_EQ(s->set_turns(turn2, c.window, -1), static_cast<int>(questions[0].size()));
+    }
+    const auto a = dev.select(c), b = host.select(c);
+    expect_identical_selection(*a, *b);
+#ifdef SNAPDOC_CUDA_EMU
+    cuda_emu::reset_copy_stats();
+#endif
+    const auto ta = dev.answer(*a, testing::greedy_request(6)).tokens;
+#ifdef SNAPDOC_CUDA_EMU
+    // Kept indices and decode state only: less than the window rows of K/V the host path sends.
+    const int64_t window_rows = int64_t{c.window} * cfg().kv_dim() * 4 * 2 * cfg().n_layers;
+    std::printf("answer after set_turns: %lld bytes host->device (window rows via the host: %lld)\n",
+                static_cast<long long>(cuda_emu::copy_stats().h2d), static_cast<long long>(window_rows));
+    EXPECT_LT(cuda_emu::copy_stats().h2d, window_rows);
+#endif
+    EXPECT_EQ(ta, host.answer(*b, testing::greedy_request(6)).tokens);
+}
+
 // The host store is complete after a device-kept prefill: a cache file written from it restores
 // a session that answers exactly as the device-kept one — read into RAM or mapped in place, and
 // taken onto the GPU again at restore (one upload), so its re-snaps upload no K/V either.
