@@ -33,8 +33,8 @@ int bench_longctx(int argc, char** argv);
 int bench_kv_cache(int argc, char** argv);
 // snapdoc-bench cuda-longctx [--shape mistral-7b-bf16|llama3.1-8b-q4km|tiny-bf16|tiny-q4km] [--context 100000]
 //     [--budget 2048] [--window 32] [--question 24] [--gen-tokens 32] [--device cuda] [--layers N] [--chunk 512]
-//     [--measure prefill,decode,resnap,fit] [--prefill-seconds 300] [--fit-seconds 20] [--fit-max-tokens N]
-//     [--results FILE]   the issue-13 GPU table on random weights made in memory (appended to FILE)
+//     [--measure prefill,decode,resnap,staged,fit] [--prefill-seconds 300] [--staged-seconds S (the prefill's)]
+//     [--fit-seconds 20] [--fit-max-tokens N] [--results FILE]   the issue-13 GPU table on random weights made in memory (appended to FILE)
 int bench_cuda_longctx(int argc, char** argv);
 
 }  // namespace snapdoc::bench

@@ -22,8 +22,8 @@ int main(int argc, char** argv) {
             "  longctx -m MODEL [--contexts 8192,32768] [--budget 1024] [--gen-tokens 64] [--no-token-major]\n"
             "  kvcache -m MODEL --text FILE --cache-dir DIR [--tokens 8192,32768,100000] [--threads N]\n"
             "  cuda-longctx [--shape mistral-7b-bf16|llama3.1-8b-q4km|tiny-bf16|tiny-q4km] [--context 100000]\n"
-            "            [--budget 2048] [--gen-tokens 32] [--device cuda] [--measure prefill,decode,resnap,fit]\n"
-            "            [--prefill-seconds 300] [--fit-seconds 20] [--fit-max-tokens N] [--results FILE]\n",
+            "            [--budget 2048] [--gen-tokens 32] [--device cuda] [--measure prefill,decode,resnap,staged,fit]\n"
+            "            [--prefill-seconds 300] [--staged-seconds S] [--fit-seconds 20] [--fit-max-tokens N] [--results FILE]\n",
             argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }

@@ -1,6 +1,7 @@
 // The GPU benchmark (`snapdoc-bench cuda-longctx`, bench/cuda_longctx_bench.cpp) at tiny shapes and a
 // few hundred tokens on the emulated device: every row of the issue-13 table comes out, in the
-// results file, with numbers; and the longest prompt predicted from the memory plan is allocated and
+// results file, with numbers (the peak both with the document's K/V kept on the GPU, as the re-snap
+// runs, and for the staged plan of a 24 GB card, each pass's store mode in the log); and the longest prompt predicted from the memory plan is allocated and
 // started for real without being refused (the emulated device is shrunk so that prompt is ~50K
 // tokens, and the check run is stopped after 2 s).
 #include <gtest/gtest.h>
@@ -73,7 +74,19 @@ TEST_F(EmuBenchCudaLongctx, Q4kmShapeWritesEveryRowAndThePredictedPromptFits) {
     EXPECT_GT(first_number(value_of(t, "decode @320, SnapKV-64")), 0.0);
     EXPECT_GT(first_number(value_of(t, "decode @320, full KV")), 0.0);
     EXPECT_GT(first_number(value_of(t, "re-snap: 2nd question TTFT @320")), 0.0);
-    EXPECT_GT(first_number(value_of(t, "peak device memory, 320-token prompt")), 0.0);
+    // The re-snap runs with the default store: 320 tokens' K/V fit on the device, so they stay there.
+    EXPECT_NE(value_of(t, "re-snap: 2nd question TTFT @320").find("K/V store on GPU"), std::string::npos);
+    EXPECT_NE(t.find("# default store mode: document K/V store: full K/V on the GPU"), std::string::npos);
+    EXPECT_GT(first_number(value_of(t, "peak device memory @320, K/V store on GPU")), 0.0);
+    // The staged plan: the model loaded again with keep_full_kv_on_device = false, a whole prefill +
+    // re-snap through the staging slots, and its own peak row with the 24 GB target.
+    EXPECT_NE(t.find("# staged plan: model loaded again with keep_full_kv_on_device = false"), std::string::npos);
+    EXPECT_NE(t.find("# staged plan: document K/V store: full K/V in "), std::string::npos);
+    EXPECT_NE(t.find("kept off the GPU by keep_full_kv_on_device = false"), std::string::npos);
+    const std::string staged = value_of(t, "peak device memory @320, staged plan");
+    EXPECT_GT(first_number(staged), 0.0);
+    EXPECT_NE(staged.find("prefill + re-snap"), std::string::npos) << staged;
+    EXPECT_NE(t.find("| <= 22 GB (a 24 GB card)"), std::string::npos);
     EXPECT_NE(value_of(t, "plan for a 24 GB card @320"), "");
     // ~70 MiB above the reserve and slack at ~1.5 KiB per token: tens of thousands of tokens.
     const double predicted = first_number(value_of(t, "longest prompt that fits (predicted)"));
@@ -100,7 +113,21 @@ TEST_F(EmuBenchCudaLongctx, Bf16ShapePrefillAndDecodeRowsAppendToTheFile) {
     EXPECT_GT(first_number(value_of(t, "prefill 300 tokens")), 0.0);  // the second run appended
     EXPECT_EQ(value_of(t, "decode @300, SnapKV-32"), "");
     EXPECT_EQ(value_of(t, "re-snap"), "");
+    EXPECT_EQ(value_of(t, "peak device memory @200, staged plan"), "");
     EXPECT_EQ(value_of(t, "longest prompt"), "");
+}
+
+TEST_F(EmuBenchCudaLongctx, StagedAloneRunsOnTheFirstBackend) {
+    // Only the staged row: the model is loaded once, already with keep_full_kv_on_device = false.
+    const std::string t = run_bench({"--shape", "tiny-bf16", "--context", "200", "--budget", "32", "--window", "4",
+                                     "--question", "8", "--gen-tokens", "3", "--measure", "staged"},
+                                    dir / "staged.txt");
+    SCOPED_TRACE(t);
+    EXPECT_NE(value_of(t, "peak device memory @200, staged plan").find("prefill + re-snap"), std::string::npos);
+    EXPECT_NE(t.find("kept off the GPU by keep_full_kv_on_device = false"), std::string::npos);
+    EXPECT_EQ(t.find("model loaded again"), std::string::npos);
+    EXPECT_EQ(value_of(t, "prefill 200 tokens"), "");
+    EXPECT_EQ(value_of(t, "peak device memory @200, K/V store"), "");
 }
 
 }  // namespace
