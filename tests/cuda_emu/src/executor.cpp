@@ -7,6 +7,18 @@
 #include <sys/mman.h>
 #include <ucontext.h>
 
+#if defined(__SANITIZE_ADDRESS__)
+#define CUDA_EMU_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CUDA_EMU_ASAN 1
+#endif
+#endif
+#ifdef CUDA_EMU_ASAN
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -38,9 +50,10 @@ enum class State : uint8_t { Ready, BlockWait, WarpWait, Done };
 
 // Switching fibers. On x86-64 a few instructions of our own (callee-saved registers and the stack
 // pointer): glibc's swapcontext also saves the signal mask with a system call each time, which
-// made the emulated suite ~10x slower. Elsewhere, and under AddressSanitizer (which must see stack
-// switches), ucontext (also with -DCUDA_EMU_UCONTEXT).
-#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && !defined(CUDA_EMU_UCONTEXT)
+// made the emulated suite ~10x slower. Elsewhere ucontext (also with -DCUDA_EMU_UCONTEXT).
+// Under AddressSanitizer every switch is announced (__sanitizer_start/finish_switch_fiber): without
+// that ASan takes a fiber's frames for the thread's stack and reports false stack errors.
+#if defined(__x86_64__) && !defined(CUDA_EMU_UCONTEXT)
 #define CUDA_EMU_ASM_SWITCH 1
 #endif
 
@@ -52,7 +65,27 @@ struct Context {
 #else
     ucontext_t uc{};
 #endif
+#ifdef CUDA_EMU_ASAN
+    const void* stack_bottom = nullptr;  // the scheduler's: learnt at its first switch away
+    std::size_t stack_size = 0;
+    void* fake_stack = nullptr;  // ASan's fake frames (use-after-return detection) while switched away
+#endif
 };
+
+#ifdef CUDA_EMU_ASAN
+Context* g_switch_from = nullptr;  // the context being left: the arriving side records its stack
+// The first half of a switch; `final` when `from` is never resumed (a returned or failed thread),
+// so ASan drops its fake frames.
+inline void asan_leave(Context& from, const Context& to, bool final) {
+    g_switch_from = &from;
+    __sanitizer_start_switch_fiber(final ? nullptr : &from.fake_stack, to.stack_bottom, to.stack_size);
+}
+// The second half, on the arriving stack (after the switch returns, or first thing in a new fiber).
+inline void asan_arrive(void* fake_stack) {
+    Context* from = g_switch_from;
+    __sanitizer_finish_switch_fiber(fake_stack, &from->stack_bottom, &from->stack_size);
+}
+#endif
 
 #ifdef CUDA_EMU_ASM_SWITCH
 extern "C" void cuda_emu_switch(void** save_sp, void* load_sp);
@@ -87,8 +120,8 @@ cuda_emu_fiber_trampoline:
 )");
 extern "C" void cuda_emu_fiber_trampoline();
 
-inline void swap_to(Context& from, Context& to) { cuda_emu_switch(&from.sp, to.sp); }
-inline void prepare(Context& c, unsigned char* stack, std::size_t bytes) {
+inline void raw_swap(Context& from, Context& to) { cuda_emu_switch(&from.sp, to.sp); }
+inline void raw_prepare(Context& c, unsigned char* stack, std::size_t bytes) {
     // Six zeroed registers for the pops, then the trampoline as the return address; the trampoline
     // starts with rsp 16-byte aligned, as its `call` needs.
     auto top = reinterpret_cast<uintptr_t>(stack + bytes) & ~uintptr_t{15};
@@ -98,14 +131,34 @@ inline void prepare(Context& c, unsigned char* stack, std::size_t bytes) {
     c.sp = sp;
 }
 #else
-inline void swap_to(Context& from, Context& to) { swapcontext(&from.uc, &to.uc); }
-inline void prepare(Context& c, unsigned char* stack, std::size_t bytes) {
+inline void raw_swap(Context& from, Context& to) { swapcontext(&from.uc, &to.uc); }
+inline void raw_prepare(Context& c, unsigned char* stack, std::size_t bytes) {
     getcontext(&c.uc);
     c.uc.uc_stack.ss_sp = stack;
     c.uc.uc_stack.ss_size = bytes;
     c.uc.uc_link = nullptr;
     makecontext(&c.uc, &cuda_emu_fiber_entry, 0);
 }
+#endif
+
+#ifdef CUDA_EMU_ASAN
+inline void swap_to(Context& from, Context& to, bool final = false) {
+    asan_leave(from, to, final);
+    raw_swap(from, to);
+    asan_arrive(from.fake_stack);
+}
+inline void prepare(Context& c, unsigned char* stack, std::size_t bytes) {
+    // A stack is reused by the next block and launch: frames that never returned (a thread's last
+    // switch away, an abandoned launch) left their redzones poisoned.
+    ASAN_UNPOISON_MEMORY_REGION(stack, bytes);
+    c.stack_bottom = stack;
+    c.stack_size = bytes;
+    c.fake_stack = nullptr;
+    raw_prepare(c, stack, bytes);
+}
+#else
+inline void swap_to(Context& from, Context& to, bool = false) { raw_swap(from, to); }
+inline void prepare(Context& c, unsigned char* stack, std::size_t bytes) { raw_prepare(c, stack, bytes); }
 #endif
 
 struct Fiber {
@@ -174,13 +227,14 @@ private:
     void yield() {
         Fiber* from = cur_;
         Fiber* to = next_ready();
+        const bool final = from->state == State::Done;  // a returned thread is never resumed
         if (!to) {
-            swap_to(from->ctx, sched_);
+            swap_to(from->ctx, sched_, final);
             return;
         }
         cur_ = to;
         detail::g_thread_idx = &to->idx;
-        swap_to(from->ctx, to->ctx);
+        swap_to(from->ctx, to->ctx, final);
     }
     Fiber* next_ready() {
         const int i = static_cast<int>(cur_ - fibers_.data());
@@ -243,11 +297,14 @@ void Executor::fail(const std::string& msg) {
                      (cur_ ? thread_name(*cur_) : std::string("?")) + ": " + msg;
     }
     // Never resumed: the launch is abandoned (kernels hold only trivially destructible locals).
-    swap_to(cur_->ctx, sched_);
+    swap_to(cur_->ctx, sched_, true);
     std::abort();
 }
 
 void Executor::fiber_main() {
+#ifdef CUDA_EMU_ASAN
+    asan_arrive(nullptr);  // the second half of the switch that started this fiber
+#endif
     Executor& e = ex();
     Fiber* f = e.cur_;
     e.launch_->body(e.launch_->ctx);
