@@ -2,7 +2,7 @@
 # The README's "run it" command: installs dependencies (with Qt), builds the desktop app and opens
 # it with a model and a sample document.
 #
-# The model is, in order: $SNAPDOC_MODEL; the demo model resources/models/snapdoc-demo.gguf (trained
+# The model is, in order: $SNAPDOC_MODEL; the demo model resources/models/snapdoc-demo.gguf (wired
 # by tools/demo_model/), opened with its generated report resources/samples/demo-report.txt, whose
 # questions the app shows as suggestions (demo-report.questions.tsv); the tiny stories260K fixture
 # from ../shared/fixtures with resources/samples/the-lighthouse-keeper.md (it only proves the
