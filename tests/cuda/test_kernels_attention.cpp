@@ -13,6 +13,7 @@
 #include "kernels/attention.h"
 #include "kernels/window_scores.h"
 #include "tests/cuda/cuda_test_support.h"
+#include "tests/cuda/ragged_test_cache.h"
 
 namespace snapdoc {
 namespace {
@@ -29,49 +30,13 @@ std::ostream& operator<<(std::ostream& os, const Shape& s) {
               << (s.ragged ? "_ragged" : "_full");
 }
 
-// A one-layer device cache with host copies of exactly what it holds (K/V rounded through f16).
-struct TestCache {
-    std::unique_ptr<cuda::CudaKvCache> cache;
-    std::vector<std::vector<float>> k, v;     // [head][len * hd]
-    std::vector<std::vector<int32_t>> pos;    // [head][len]
-
-    TestCache(const Shape& s, uint32_t seed) {
-        std::mt19937 rng(seed);
-        pos.resize(s.cache_heads);
-        k.resize(s.cache_heads);
-        v.resize(s.cache_heads);
-        KvCacheSpec spec = KvCacheSpec::uniform(1, s.cache_heads, s.head_dim, s.group, s.prompt_len);
-        cache = std::make_unique<cuda::CudaKvCache>(spec);
-        for (int h = 0; h < s.cache_heads; ++h) {
-            for (int p = 0; p < s.prompt_len; ++p)
-                if (!s.ragged || rng() % 3 != 0 || p + 1 == s.prompt_len) pos[h].push_back(p);
-            // A head that skips the first positions: early queries of a ragged cache see nothing there.
-            if (s.ragged && h == 0 && pos[h].size() > 40) pos[h].erase(pos[h].begin(), pos[h].begin() + 20);
-            const std::size_t n = pos[h].size() * s.head_dim;
-            k[h] = round_f16(random_floats(n, seed * 31 + h, 1.0f));
-            v[h] = round_f16(random_floats(n, seed * 37 + h, 1.0f));
-            std::vector<uint16_t> kh(n), vh(n);
-            for (std::size_t i = 0; i < n; ++i) {
-                kh[i] = f32_to_f16(k[h][i]);
-                vh[i] = f32_to_f16(v[h][i]);
-            }
-            const int64_t off = cache->offset(0, h);
-            cuda::check(cudaMemcpy(cache->k() + off * s.head_dim, kh.data(), n * 2, cudaMemcpyHostToDevice), "k");
-            cuda::check(cudaMemcpy(cache->v() + off * s.head_dim, vh.data(), n * 2, cudaMemcpyHostToDevice), "v");
-            cuda::check(cudaMemcpy(cache->pos() + off, pos[h].data(), pos[h].size() * 4, cudaMemcpyHostToDevice), "pos");
-            cache->commit_append(0, h, pos[h].data(), static_cast<int>(pos[h].size()));
-        }
-    }
+// The shared one-layer ragged cache (tests/cuda/ragged_test_cache.h) built from this file's shapes.
+struct TestCache : RaggedTestCache {
+    TestCache(const Shape& s, uint32_t seed)
+        : RaggedTestCache({s.head_dim, s.group, s.cache_heads, s.prompt_len, s.ragged}, seed) {}
 };
 
-// Query positions: the last `rows` positions of the prompt, plus (for multi-row shapes) position 3,
-// which sees only a few keys (none in a head that starts later).
-std::vector<int32_t> query_positions(const Shape& s) {
-    std::vector<int32_t> p;
-    for (int i = 0; i < s.rows; ++i) p.push_back(s.prompt_len - s.rows + i);
-    if (s.rows > 2) p[0] = 3;
-    return p;
-}
+std::vector<int32_t> query_positions(const Shape& s) { return last_query_positions(s.rows, s.prompt_len); }
 
 class AttentionKernel : public ::testing::TestWithParam<Shape> {
 protected:

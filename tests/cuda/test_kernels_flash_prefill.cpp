@@ -21,6 +21,7 @@
 #include "kernels/flash_window_scores.h"
 #include "kernels/window_scores.h"
 #include "tests/cuda/cuda_test_support.h"
+#include "tests/cuda/ragged_test_cache.h"
 
 namespace snapdoc {
 namespace {
@@ -39,44 +40,10 @@ std::ostream& operator<<(std::ostream& os, const Shape& s) {
               << (s.window ? "_sw" + std::to_string(s.window) : "");
 }
 
-// A one-layer device cache with host copies of exactly what it holds (K/V rounded through f16).
-struct FlashTestCache {
-    std::unique_ptr<cuda::CudaKvCache> cache;
-    std::vector<std::vector<float>> k, v;   // [head][len * hd]
-    std::vector<std::vector<int32_t>> pos;  // [head][len]
-    int max_len = 0;
-
-    FlashTestCache(const Shape& s, uint32_t seed) {
-        std::mt19937 rng(seed);
-        pos.resize(s.cache_heads);
-        k.resize(s.cache_heads);
-        v.resize(s.cache_heads);
-        cache = std::make_unique<cuda::CudaKvCache>(
-            KvCacheSpec::uniform(1, s.cache_heads, s.head_dim, s.group, s.prompt_len));
-        for (int h = 0; h < s.cache_heads; ++h) {
-            for (int p = 0; p < s.prompt_len; ++p)
-                if (!s.ragged || rng() % 3 != 0 || p + 1 == s.prompt_len) pos[h].push_back(p);
-            if (s.ragged && h == 0 && pos[h].size() > 40) pos[h].erase(pos[h].begin(), pos[h].begin() + 20);
-            const std::size_t n = pos[h].size() * s.head_dim;
-            k[h] = round_f16(random_floats(n, seed * 31 + h, 1.0f));
-            v[h] = round_f16(random_floats(n, seed * 37 + h, 1.0f));
-            std::vector<uint16_t> kh(n), vh(n);
-            for (std::size_t i = 0; i < n; ++i) {
-                kh[i] = f32_to_f16(k[h][i]);
-                vh[i] = f32_to_f16(v[h][i]);
-            }
-            const int64_t off = cache->offset(0, h);
-            cuda::check(cudaMemcpy(cache->k() + off * s.head_dim, kh.data(), n * 2, cudaMemcpyHostToDevice),
-                        "k");
-            cuda::check(cudaMemcpy(cache->v() + off * s.head_dim, vh.data(), n * 2, cudaMemcpyHostToDevice),
-                        "v");
-            cuda::check(
-                cudaMemcpy(cache->pos() + off, pos[h].data(), pos[h].size() * 4, cudaMemcpyHostToDevice),
-                "pos");
-            cache->commit_append(0, h, pos[h].data(), static_cast<int>(pos[h].size()));
-            max_len = std::max(max_len, static_cast<int>(pos[h].size()));
-        }
-    }
+// The shared one-layer ragged cache (tests/cuda/ragged_test_cache.h) built from this file's shapes.
+struct FlashTestCache : RaggedTestCache {
+    FlashTestCache(const Shape& s, uint32_t seed)
+        : RaggedTestCache({s.head_dim, s.group, s.cache_heads, s.prompt_len, s.ragged}, seed) {}
 };
 
 bool sees(int32_t key_pos, int32_t q_pos, int window) {
@@ -112,14 +79,7 @@ RowScores row_scores(const FlashTestCache& tc, const std::vector<float>& q, int 
     return out;
 }
 
-// Query positions: the last `rows` positions of the prompt, plus position 3 for the first row
-// (a few keys; none in head 0 of a ragged cache).
-std::vector<int32_t> query_positions(const Shape& s) {
-    std::vector<int32_t> p;
-    for (int i = 0; i < s.rows; ++i) p.push_back(s.prompt_len - s.rows + i);
-    if (s.rows > 2) p[0] = 3;
-    return p;
-}
+std::vector<int32_t> query_positions(const Shape& s) { return last_query_positions(s.rows, s.prompt_len); }
 
 class FlashAttentionKernel : public ::testing::TestWithParam<Shape> {
 protected:
