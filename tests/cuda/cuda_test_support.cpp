@@ -46,4 +46,21 @@ std::vector<float> round_f16(const std::vector<float>& v) {
     return out;
 }
 
+double mean_ms(const std::function<void()>& fn, int reps) {
+    fn();
+    sync();
+    cudaEvent_t a, b;
+    cudaEventCreate(&a);
+    cudaEventCreate(&b);
+    cudaEventRecord(a);
+    for (int i = 0; i < reps; ++i) fn();
+    cudaEventRecord(b);
+    cudaEventSynchronize(b);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, a, b);
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    return ms / reps;
+}
+
 }  // namespace snapdoc::cudatest

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <vector>
 
@@ -41,6 +42,10 @@ std::vector<T> from_device(const void* p, std::size_t count) {
     return out;
 }
 void sync();
+
+// Timing for the perf tests: one warm-up run, then the mean of `reps` runs (ms), by CUDA events on
+// the default stream.
+double mean_ms(const std::function<void()>& fn, int reps = 10);
 
 // f32 values rounded through f16 (what the device KV cache stores), for CPU references.
 std::vector<float> round_f16(const std::vector<float>& v);

@@ -23,23 +23,6 @@ namespace {
 using namespace cudatest;
 using kernels::BlockType;
 
-double mean_ms(const std::function<void()>& fn, int reps) {
-    fn();
-    sync();
-    cudaEvent_t a, b;
-    cudaEventCreate(&a);
-    cudaEventCreate(&b);
-    cudaEventRecord(a);
-    for (int i = 0; i < reps; ++i) fn();
-    cudaEventRecord(b);
-    cudaEventSynchronize(b);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, a, b);
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-    return ms / reps;
-}
-
 // Device memory holding `rows` x `cols` of type t: copies of 64 random blocks with sane scales.
 cuda::DeviceBuffer random_matrix(BlockType t, DType dt, int rows, int cols) {
     const int64_t bytes = kernels::block_row_bytes(t, cols) * rows;

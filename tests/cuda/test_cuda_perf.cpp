@@ -35,24 +35,6 @@ void fill_random(void* dst, std::size_t bytes, uint32_t seed) {
                     "fill");
 }
 
-// Median-free simple timing: warm up once, then the mean of `reps` runs (ms).
-double time_ms(const std::function<void()>& fn, int reps = 10) {
-    fn();
-    sync();
-    cudaEvent_t a, b;
-    cudaEventCreate(&a);
-    cudaEventCreate(&b);
-    cudaEventRecord(a);
-    for (int i = 0; i < reps; ++i) fn();
-    cudaEventRecord(b);
-    cudaEventSynchronize(b);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, a, b);
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-    return ms / reps;
-}
-
 class CudaPerf : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -75,7 +57,7 @@ TEST_F(CudaPerf, DISABLED_GemmBf16) {
         for (int n : {1, 512, 4096}) {
             cuda::DeviceBuffer x(std::size_t(n) * g.in * 2, "x"), y(std::size_t(n) * g.out * 4, "y");
             fill_random(x.get(), x.bytes(), 2);
-            const double ms = time_ms([&] { gemm(w.get(), x.get(), kernels::Dt::BF16, n, g.in, g.out, y.as<float>()); });
+            const double ms = mean_ms([&] { gemm(w.get(), x.get(), kernels::Dt::BF16, n, g.in, g.out, y.as<float>()); });
             std::printf("PERF gemm_bf16 %-8s n=%-5d %8.3f ms  %7.1f TFLOP/s  %7.1f GB/s (weights)\n", g.name, n, ms,
                         2.0 * n * g.in * g.out / ms / 1e9, double(w.bytes()) / ms / 1e6);
         }
@@ -124,7 +106,7 @@ TEST_F(CudaPerf, DISABLED_AttentionPrefillAndDecode) {
             a.out_stride = 32 * 128;
             a.scratch = scratch.as<float>();
             a.sm_count = sm;
-            const double ms = time_ms([&] { cuda::check(kernels::attention(a, nullptr), "attention"); }, n == 1 ? 20 : 2);
+            const double ms = mean_ms([&] { cuda::check(kernels::attention(a, nullptr), "attention"); }, n == 1 ? 20 : 2);
             if (n == 1)
                 std::printf("PERF attn_decode L=%-6d %8.3f ms  %7.1f GB/s (K+V f16)  splits %d\n", len, ms,
                             double(len) * 8 * 128 * 2 * 2 / ms / 1e6, kernels::plan_attention(1, 32, 8, len, sm).n_split);
@@ -172,7 +154,7 @@ TEST_F(CudaPerf, DISABLED_WindowScores) {
         w.cache = a.cache;
         w.n_prefix = len - W;
         w.out = scores.as<float>();
-        const double ms = time_ms([&] {
+        const double ms = mean_ms([&] {
             cuda::check(kernels::attention(a, nullptr), "attention");
             cuda::check(kernels::window_scores(w, nullptr), "window_scores");
         });

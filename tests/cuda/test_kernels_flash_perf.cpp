@@ -25,24 +25,6 @@ using namespace cudatest;
 
 constexpr int kHeads = 32, kKvHeads = 8, kHeadDim = 128;
 
-// Mean of `reps` runs after one warm-up (ms), by CUDA events on the default stream.
-double mean_ms(const std::function<void()>& fn, int reps) {
-    fn();
-    sync();
-    cudaEvent_t a, b;
-    cudaEventCreate(&a);
-    cudaEventCreate(&b);
-    cudaEventRecord(a);
-    for (int i = 0; i < reps; ++i) fn();
-    cudaEventRecord(b);
-    cudaEventSynchronize(b);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, a, b);
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-    return ms / reps;
-}
-
 // One layer's uncompressed cache of `len` entries per KV head, random f16 K/V.
 std::unique_ptr<cuda::CudaKvCache> random_layer(int len) {
     auto cache = std::make_unique<cuda::CudaKvCache>(
