@@ -7,6 +7,7 @@
 #include <thread>
 #include <tuple>
 
+#include "bench/synthetic_model.h"
 #include "engine/common/error.h"
 #include "engine/model/dtype.h"
 #include "engine/model/rope_scaling.h"
@@ -17,17 +18,8 @@ namespace {
 
 ModelConfig llama_config(const char* name, int layers, int dim, int heads, int kv_heads, int ffn, int vocab, int ctx,
                          float theta) {
-    ModelConfig c;
+    ModelConfig c = llama_shape(layers, dim, heads, kv_heads, ffn, vocab, ctx, theta);
     c.name = name;
-    c.n_layers = layers;
-    c.dim = dim;
-    c.n_heads = heads;
-    c.n_kv_heads = kv_heads;
-    c.head_dim = dim / heads;
-    c.ffn_dim = ffn;
-    c.vocab_size = vocab;
-    c.context_length = ctx;
-    c.rope_theta = theta;
     c.bos_id = 1;
     c.eos_id = 2;
     c.end_of_generation_ids = {2};

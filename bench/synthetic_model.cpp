@@ -9,9 +9,7 @@
 
 namespace snapdoc::bench {
 
-namespace {
-
-ModelConfig llama(int layers, int dim, int heads, int kv_heads, int ffn, int vocab, int ctx, float theta = 10000.f) {
+ModelConfig llama_shape(int layers, int dim, int heads, int kv_heads, int ffn, int vocab, int ctx, float theta) {
     ModelConfig c;
     c.n_layers = layers;
     c.dim = dim;
@@ -23,6 +21,12 @@ ModelConfig llama(int layers, int dim, int heads, int kv_heads, int ffn, int voc
     c.context_length = ctx;
     c.rope_theta = theta;
     return c;
+}
+
+namespace {
+
+ModelConfig llama(int layers, int dim, int heads, int kv_heads, int ffn, int vocab, int ctx, float theta = 10000.f) {
+    return llama_shape(layers, dim, heads, kv_heads, ffn, vocab, ctx, theta);
 }
 
 // A cheap deterministic generator: weights only need realistic magnitudes, not quality.

@@ -17,6 +17,9 @@ struct SyntheticShape {
     ModelConfig config;
 };
 
+// A Llama-architecture config of these sizes (head_dim = dim / heads); names and token ids left unset.
+ModelConfig llama_shape(int layers, int dim, int heads, int kv_heads, int ffn, int vocab, int ctx, float theta);
+
 const std::vector<SyntheticShape>& synthetic_shapes();
 const SyntheticShape& find_shape(const std::string& name);  // throws Error listing the known names
 DType parse_dtype(const std::string& name);                 // f32 | f16 | bf16 | q8_0
