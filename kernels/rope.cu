@@ -4,6 +4,20 @@
 namespace snapdoc::kernels {
 namespace {
 
+// Rotates pair i of every head in one row by the angle whose cosine and sine are c and s; the pair
+// is (2i, 2i+1) for adjacent-pair models, (i, i + head_dim/2) for NeoX-style halves.
+__device__ __forceinline__ void rotate_pair(float* row, int n_heads, int head_dim, int i, bool adjacent, float c,
+                                            float s) {
+    const int a = adjacent ? 2 * i : i;
+    const int b = adjacent ? 2 * i + 1 : i + head_dim / 2;
+    for (int h = 0; h < n_heads; ++h) {
+        float* v = row + static_cast<int64_t>(h) * head_dim;
+        const float x0 = v[a], x1 = v[b];
+        v[a] = x0 * c - x1 * s;
+        v[b] = x0 * s + x1 * c;
+    }
+}
+
 // One thread per (row, frequency i): the angle is computed once in double (at positions ~100K an
 // f32 angle loses several digits; this matches the CPU backend) and applied to every head.
 __global__ void rope_kernel(float* __restrict__ x, int64_t row_stride, int n, int n_heads, int head_dim,
@@ -17,15 +31,7 @@ __global__ void rope_kernel(float* __restrict__ x, int64_t row_stride, int n, in
     double sd, cd;
     sincos(angle, &sd, &cd);
     const float s = static_cast<float>(sd), c = static_cast<float>(cd);
-    const int a = adjacent ? 2 * i : i;
-    const int b = adjacent ? 2 * i + 1 : i + half;
-    float* row = x + r * row_stride;
-    for (int h = 0; h < n_heads; ++h) {
-        float* v = row + static_cast<int64_t>(h) * head_dim;
-        const float x0 = v[a], x1 = v[b];
-        v[a] = x0 * c - x1 * s;
-        v[b] = x0 * s + x1 * c;
-    }
+    rotate_pair(x + r * row_stride, n_heads, head_dim, i, adjacent, c, s);
 }
 
 // As rope_kernel, with the pair's frequency read from a table, and cos/sin rounded to f32 after
@@ -41,15 +47,7 @@ __global__ void rope_table_kernel(float* __restrict__ x, int64_t row_stride, int
     double sd, cd;
     sincos(angle, &sd, &cd);
     const float s = static_cast<float>(sd * attention_factor), c = static_cast<float>(cd * attention_factor);
-    const int a = adjacent ? 2 * i : i;
-    const int b = adjacent ? 2 * i + 1 : i + half;
-    float* row = x + r * row_stride;
-    for (int h = 0; h < n_heads; ++h) {
-        float* v = row + static_cast<int64_t>(h) * head_dim;
-        const float x0 = v[a], x1 = v[b];
-        v[a] = x0 * c - x1 * s;
-        v[b] = x0 * s + x1 * c;
-    }
+    rotate_pair(x + r * row_stride, n_heads, head_dim, i, adjacent, c, s);
 }
 
 }  // namespace
