@@ -411,35 +411,34 @@ private:
         check(cudaMemcpy(rope_freq_.get(), f.inv_freq.data(), bytes, cudaMemcpyHostToDevice), "rope frequency upload");
     }
 
-    void run_flash_attention(const float* q, int64_t q_stride, const int32_t* q_pos, int n,
-                             const kernels::KvLayerView& view, float* out, int64_t out_stride) {
-        kernels::FlashAttentionArgs a;
+    // The fields the tensor-core and the CUDA-core attention kernels' arguments share.
+    template <typename Args>
+    Args attention_args(const float* q, int64_t q_stride, const int32_t* q_pos, int n, const kernels::KvLayerView& view,
+                        float* out, int64_t out_stride) const {
+        Args a;
         a.q = q;
         a.q_stride = q_stride;
         a.q_pos = q_pos;
         a.n = n;
         a.n_heads = cfg_.n_heads;
         a.scale = scale();
-        a.sliding_window = cfg_.sliding_window;
         a.cache = view;
         a.out = out;
         a.out_stride = out_stride;
+        return a;
+    }
+
+    void run_flash_attention(const float* q, int64_t q_stride, const int32_t* q_pos, int n,
+                             const kernels::KvLayerView& view, float* out, int64_t out_stride) {
+        auto a = attention_args<kernels::FlashAttentionArgs>(q, q_stride, q_pos, n, view, out, out_stride);
+        a.sliding_window = cfg_.sliding_window;
         check(kernels::flash_attention(a, stream_), "flash_attention kernel");
     }
 
     void run_attention(const float* q, int64_t q_stride, const int32_t* q_pos, int n, const kernels::KvLayerView& view,
                        int max_len, float* out, int64_t out_stride, float* lse) {
-        kernels::AttentionArgs a;
-        a.q = q;
-        a.q_stride = q_stride;
-        a.q_pos = q_pos;
-        a.n = n;
-        a.n_heads = cfg_.n_heads;
-        a.scale = scale();
-        a.cache = view;
+        auto a = attention_args<kernels::AttentionArgs>(q, q_stride, q_pos, n, view, out, out_stride);
         a.max_len = max_len;
-        a.out = out;
-        a.out_stride = out_stride;
         a.lse = lse;
         a.sm_count = sm_count_;
         const int64_t floats =
