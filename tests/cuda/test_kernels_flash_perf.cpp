@@ -24,6 +24,31 @@ namespace {
 using namespace cudatest;
 
 constexpr int kHeads = 32, kKvHeads = 8, kHeadDim = 128;
+constexpr float kScale = 0.088388f;  // 1 / sqrt(kHeadDim)
+
+// The CUDA-core attention (kernels/attention.h) over `n` query rows of the perf shape, with its
+// split-KV scratch, for the comparison with the tensor-core kernels.
+cuda::DeviceBuffer core_attention_scratch(int n, int len, int sm) {
+    const int64_t floats = kernels::attention_scratch_floats(n, kHeads, kKvHeads, kHeadDim, len, sm);
+    return cuda::DeviceBuffer(std::size_t(std::max<int64_t>(floats, 1)) * 4, "scratch");
+}
+kernels::AttentionArgs core_attention_args(const float* q, const int32_t* q_pos, int n, const kernels::KvLayerView& cache,
+                                           int len, float* out, cuda::DeviceBuffer& scratch, int sm) {
+    kernels::AttentionArgs c;
+    c.q = q;
+    c.q_stride = kHeads * kHeadDim;
+    c.q_pos = q_pos;
+    c.n = n;
+    c.n_heads = kHeads;
+    c.scale = kScale;
+    c.cache = cache;
+    c.max_len = len;
+    c.out = out;
+    c.out_stride = kHeads * kHeadDim;
+    c.scratch = scratch.as<float>();
+    c.sm_count = sm;
+    return c;
+}
 
 // One layer's uncompressed cache of `len` entries per KV head, random f16 K/V.
 std::unique_ptr<cuda::CudaKvCache> random_layer(int len) {
@@ -72,27 +97,14 @@ TEST(CudaFlashPerf, DISABLED_PrefillAttention) {
         f.q_pos = dp.as<int32_t>();
         f.n = n;
         f.n_heads = kHeads;
-        f.scale = 0.088388f;
+        f.scale = kScale;
         f.cache = cache->layer_view(0);
         f.out = out.as<float>();
         f.out_stride = kHeads * kHeadDim;
         const double flash = mean_ms([&] { cuda::check(kernels::flash_attention(f, nullptr), "flash"); }, 5);
 
-        kernels::AttentionArgs c;
-        c.q = f.q;
-        c.q_stride = f.q_stride;
-        c.q_pos = f.q_pos;
-        c.n = n;
-        c.n_heads = kHeads;
-        c.scale = f.scale;
-        c.cache = f.cache;
-        c.max_len = len;
-        c.out = f.out;
-        c.out_stride = f.out_stride;
-        c.sm_count = sm;
-        const int64_t sf = kernels::attention_scratch_floats(n, kHeads, kKvHeads, kHeadDim, len, sm);
-        cuda::DeviceBuffer scratch(std::size_t(std::max<int64_t>(sf, 1)) * 4, "scratch");
-        c.scratch = scratch.as<float>();
+        cuda::DeviceBuffer scratch = core_attention_scratch(n, len, sm);
+        const kernels::AttentionArgs c = core_attention_args(f.q, f.q_pos, n, f.cache, len, f.out, scratch, sm);
         const double core = mean_ms([&] { cuda::check(kernels::attention(c, nullptr), "attention"); }, 5);
         std::printf(
             "PERF flash_prefill L=%-6d n=%d  tensor cores %8.3f ms %7.1f TFLOP/s | CUDA cores %8.3f ms %7.1f "
@@ -121,7 +133,7 @@ TEST(CudaFlashPerf, DISABLED_WindowScores) {
         f.q_pos = dp.as<int32_t>();
         f.n_window = W;
         f.n_heads = kHeads;
-        f.scale = 0.088388f;
+        f.scale = kScale;
         f.cache = cache->layer_view(0);
         f.max_len = len;
         f.n_prefix = n_prefix;
@@ -135,22 +147,9 @@ TEST(CudaFlashPerf, DISABLED_WindowScores) {
             mean_ms([&] { cuda::check(kernels::flash_window_scores(f, nullptr), "flash window"); }, 5);
 
         cuda::DeviceBuffer out(q.size() * 4, "out"), lse(std::size_t(W) * kHeads * 4, "lse");
-        const int64_t sf = kernels::attention_scratch_floats(W, kHeads, kKvHeads, kHeadDim, len, sm);
-        cuda::DeviceBuffer scratch(std::size_t(std::max<int64_t>(sf, 1)) * 4, "scratch");
-        kernels::AttentionArgs a;
-        a.q = f.q;
-        a.q_stride = f.q_stride;
-        a.q_pos = f.q_pos;
-        a.n = W;
-        a.n_heads = kHeads;
-        a.scale = f.scale;
-        a.cache = f.cache;
-        a.max_len = len;
-        a.out = out.as<float>();
-        a.out_stride = f.q_stride;
+        cuda::DeviceBuffer scratch = core_attention_scratch(W, len, sm);
+        kernels::AttentionArgs a = core_attention_args(f.q, f.q_pos, W, f.cache, len, out.as<float>(), scratch, sm);
         a.lse = lse.as<float>();
-        a.scratch = scratch.as<float>();
-        a.sm_count = sm;
         kernels::WindowScoreArgs w;
         w.q = f.q;
         w.q_stride = f.q_stride;

@@ -81,6 +81,26 @@ RowScores row_scores(const FlashTestCache& tc, const std::vector<float>& q, int 
 
 std::vector<int32_t> query_positions(const Shape& s) { return last_query_positions(s.rows, s.prompt_len); }
 
+// Arguments of the CUDA-core attention (kernels/attention.h) on the same queries and cache, in one
+// split (no scratch needed): the second opinion on the tensor-core results.
+kernels::AttentionArgs unsplit_core_attention(const cuda::DeviceBuffer& q, const cuda::DeviceBuffer& q_pos, int qd, int n,
+                                              int n_heads, float scale, const kernels::KvLayerView& cache, int max_len,
+                                              float* out) {
+    kernels::AttentionArgs c;
+    c.q = q.as<float>();
+    c.q_stride = qd;
+    c.q_pos = q_pos.as<int32_t>();
+    c.n = n;
+    c.n_heads = n_heads;
+    c.scale = scale;
+    c.cache = cache;
+    c.max_len = max_len;
+    c.out = out;
+    c.out_stride = qd;
+    c.sm_count = 1;
+    return c;
+}
+
 class FlashAttentionKernel : public ::testing::TestWithParam<Shape> {
 protected:
     void SetUp() override { SNAPDOC_REQUIRE_CUDA(); }
@@ -151,18 +171,8 @@ TEST_P(FlashAttentionKernel, MatchesDoubleReferenceAndCudaCoreKernel) {
     // The CUDA-core kernel on the same cache (it has no sliding window).
     if (s.window == 0) {
         cuda::DeviceBuffer dcore(q.size() * 4, "core out");
-        kernels::AttentionArgs c;
-        c.q = dq.as<float>();
-        c.q_stride = qd;
-        c.q_pos = dpos.as<int32_t>();
-        c.n = s.rows;
-        c.n_heads = n_heads;
-        c.scale = scale;
-        c.cache = a.cache;
-        c.max_len = tc.max_len;
-        c.out = dcore.as<float>();
-        c.out_stride = qd;
-        c.sm_count = 1;  // no split: no scratch needed
+        const kernels::AttentionArgs c =
+            unsplit_core_attention(dq, dpos, qd, s.rows, n_heads, scale, a.cache, tc.max_len, dcore.as<float>());
         ASSERT_EQ(kernels::attention(c, nullptr), cudaSuccess);
         const auto core = from_device<float>(dcore.get(), q.size());
         EXPECT_LT(nmse(got, core), 2e-6) << s;
@@ -274,19 +284,9 @@ TEST_P(FlashWindowScoreKernel, MatchesReference) {
         cuda::DeviceBuffer dout(q.size() * 4, "out"),
             dlse(static_cast<std::size_t>(w.window_rows) * n_heads * 4, "lse"),
             dcore(want.size() * 4, "core scores");
-        kernels::AttentionArgs c;
-        c.q = dq.as<float>();
-        c.q_stride = qd;
-        c.q_pos = dpos.as<int32_t>();
-        c.n = w.window_rows;
-        c.n_heads = n_heads;
-        c.scale = scale;
-        c.cache = a.cache;
-        c.max_len = tc.max_len;
-        c.out = dout.as<float>();
-        c.out_stride = qd;
+        kernels::AttentionArgs c =
+            unsplit_core_attention(dq, dpos, qd, w.window_rows, n_heads, scale, a.cache, tc.max_len, dout.as<float>());
         c.lse = dlse.as<float>();
-        c.sm_count = 1;
         ASSERT_EQ(kernels::attention(c, nullptr), cudaSuccess);
         kernels::WindowScoreArgs ws;
         ws.q = dq.as<float>();
