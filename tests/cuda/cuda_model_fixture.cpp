@@ -12,6 +12,15 @@
 
 namespace snapdoc::cudatest {
 
+testing::TinyModelSpec gqa4_tiny_spec(uint64_t seed) {
+    testing::TinyModelSpec spec;
+    spec.n_layers = 3;
+    spec.n_heads = 8;
+    spec.n_kv_heads = 2;
+    spec.seed = seed;
+    return spec;
+}
+
 std::unique_ptr<LoadedTiny> load_tiny(const testing::TinyModelSpec& spec, DType dtype, bool hf) {
     auto t = std::make_unique<LoadedTiny>();
     t->weights = testing::make_tiny_weights(spec);

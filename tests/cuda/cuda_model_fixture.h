@@ -26,6 +26,10 @@ struct LoadedTiny {
 // Writes `spec` as a GGUF in `dtype` (or a Hugging Face folder when hf: rotate-half RoPE) and loads it.
 std::unique_ptr<LoadedTiny> load_tiny(const testing::TinyModelSpec& spec, DType dtype, bool hf = false);
 
+// The tiny GQA model the session, decode-step and K/V store tests share: 3 layers, 8 query heads
+// over 2 KV heads (GQA 4, head_dim 8 like stories260K); other fields as TinyModelSpec's defaults.
+testing::TinyModelSpec gqa4_tiny_spec(uint64_t seed);
+
 using testing::random_ids;  // tests/support/token_ids.h
 
 // Logits [n, vocab] of a token-major prefill from position 0 in chunks of `chunk` rows.

@@ -21,12 +21,8 @@ class CudaStoreTest : public ::testing::Test {
 protected:
     void SetUp() override {
         SNAPDOC_REQUIRE_CUDA();
-        testing::TinyModelSpec spec;
-        spec.n_layers = 3;
-        spec.n_heads = 8;
-        spec.n_kv_heads = 2;  // GQA 4, head_dim 8
+        testing::TinyModelSpec spec = gqa4_tiny_spec(23);
         spec.context_length = 2048;
-        spec.seed = 23;
         tiny = load_tiny(spec, DType::F32);
         cpu = make_cpu_backend(*tiny->model);
         gpu = make_cuda_backend(*tiny->model);

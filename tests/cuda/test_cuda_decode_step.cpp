@@ -69,12 +69,8 @@ SyncCounts counts_now() {
 }
 
 testing::TinyModelSpec tiny_spec() {
-    testing::TinyModelSpec spec;
-    spec.n_layers = 3;
-    spec.n_heads = 8;
-    spec.n_kv_heads = 2;  // GQA 4, head_dim 8 like stories260K
+    testing::TinyModelSpec spec = gqa4_tiny_spec(21);
     spec.context_length = 1024;
-    spec.seed = 21;
     return spec;
 }
 

@@ -20,11 +20,7 @@ class CudaSessionTest : public ::testing::Test {
 protected:
     void SetUp() override {
         SNAPDOC_REQUIRE_CUDA();
-        testing::TinyModelSpec spec;
-        spec.n_layers = 3;
-        spec.n_heads = 8;
-        spec.n_kv_heads = 2;  // GQA 4, head_dim 8 like stories260K
-        spec.seed = 21;
+        const testing::TinyModelSpec spec = gqa4_tiny_spec(21);
         tiny = load_tiny(spec, DType::F32);
         cpu = make_cpu_backend(*tiny->model);
         gpu = make_cuda_backend(*tiny->model);
