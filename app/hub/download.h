@@ -23,9 +23,10 @@
 // Threading: start() runs the download on a worker thread the Download owns. The progress and
 // done callbacks are called on that worker thread (never concurrently with each other); a GUI must
 // forward them to its own thread (e.g. a queued signal) and must not call wait() or destroy the
-// Download from inside a callback. pause() and cancel() may be called from any thread, return at
-// once (they are an atomic store + curl_multi_wakeup, also safe from a signal handler), and take
-// effect within ~100 ms even in the middle of a stalled transfer. Qt-free.
+// Download from inside a callback. pause() and cancel() may be called from any thread (also from
+// inside a callback), return at once (an atomic store + curl_multi_wakeup; not from a signal
+// handler: set a flag there and call pause() from a thread), and take effect within ~100 ms even
+// in the middle of a stalled transfer; the done callback then reports Paused or Cancelled. Qt-free.
 #pragma once
 
 #include <atomic>

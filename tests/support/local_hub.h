@@ -17,9 +17,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -36,6 +34,7 @@ struct HubFaults {
     bool ignore_range = false;   // answer 200 with the whole file to a Range request
     bool rotate_etag = false;    // a new ETag (and X-Linked-Etag) on every request
     bool wrong_sha256 = false;   // the tree API reports a wrong sha256 for every file
+    bool broken_tree_json = false;  // the tree API answers truncated JSON
     int64_t bytes_per_second = 0;  // bandwidth cap per response; 0 = none
 };
 
