@@ -52,7 +52,7 @@ int cmd_ask(int argc, char** argv) {
     LoadedModel lm = load_for_cli(args, /*need_tokenizer=*/true, /*need_backend=*/true);
     const ChatTemplateKind kind = choose_chat_template(lm.model->chat_template, args.str("template"));
     DocumentChat chat(*lm.backend, *lm.tokenizer, kind);
-    const auto kv_cache = attach_kv_cache(args, chat, args.required("model"), args.integer("ctx", 0));
+    const auto kv_cache = attach_kv_cache(args, chat, lm.model->path, args.integer("ctx", 0));
     const auto& cancel = install_interrupt_flag();
     opts.cancel = &cancel;
 

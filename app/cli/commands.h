@@ -14,5 +14,7 @@ int cmd_prompt(int argc, char** argv);
 int cmd_eval_niah(int argc, char** argv);
 int cmd_eval_multi(int argc, char** argv);
 int cmd_make_sample(int argc, char** argv);
+int cmd_pull(int argc, char** argv);
+int cmd_models(int argc, char** argv);
 
 }  // namespace snapdoc::cli

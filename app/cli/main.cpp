@@ -45,8 +45,16 @@ void usage(std::FILE* out) {
         "                 several questions per document: re-snap vs compress-once vs query-agnostic\n"
         "  make-sample -m MODEL --out FILE [--tokens 100000] [--questions 5] [--facts-per-1k 2] [--seed 7]\n"
         "                 write a generated report and FILE's .questions.tsv (the demo's long sample)\n"
+        "  pull REPO[:QUANT] | pull REPO FILE [--hf-token T] [--hf-endpoint URL]\n"
+        "                 download a GGUF (or shard set) from the Hugging Face hub into the models folder;\n"
+        "                 progress on stderr, the local path on stdout; Ctrl-C pauses, a rerun resumes\n"
+        "  models [--catalogue]  the models folder's GGUF files with their sizes\n"
         "\n"
-        "MODEL is a .gguf file or a Hugging Face folder (config.json, *.safetensors, tokenizer.model).\n"
+        "MODEL is a .gguf file or a Hugging Face folder (config.json, *.safetensors, tokenizer.model), or\n"
+        "hf://REPO[:QUANT] (also --hf-repo REPO[:QUANT] [--hf-file FILE]): the local copy from the models\n"
+        "folder ($SNAPDOC_MODELS_DIR, else $XDG_DATA_HOME/snapdoc/models), downloaded first if missing.\n"
+        "Hub: HF_ENDPOINT (default https://huggingface.co) or --hf-endpoint; HF_TOKEN or --hf-token for\n"
+        "gated repos; proxies from http_proxy/https_proxy/ALL_PROXY/no_proxy.\n"
         "Common flags: --device cpu|cuda|auto (auto = the GPU when one is usable), --threads N (0 = all\n"
         "cores), --log-level trace|debug|info|warn|error|off\n"
         "(default from SNAPDOC_LOG_LEVEL, else warn).\n"
@@ -89,6 +97,8 @@ int run_cli(int argc, char** argv) {
         if (cmd == "eval-niah") return snapdoc::cli::cmd_eval_niah(argc, argv);
         if (cmd == "eval-multi") return snapdoc::cli::cmd_eval_multi(argc, argv);
         if (cmd == "make-sample") return snapdoc::cli::cmd_make_sample(argc, argv);
+        if (cmd == "pull") return snapdoc::cli::cmd_pull(argc, argv);
+        if (cmd == "models") return snapdoc::cli::cmd_models(argc, argv);
         std::fprintf(stderr, "snapdoc-cli: unknown command '%s' (try --help)\n", cmd.c_str());
         return 2;
     } catch (const snapdoc::Cancelled&) {

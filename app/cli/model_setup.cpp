@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "app/cli/hub_model.h"
 #include "engine/common/error.h"
 #include "engine/common/logging.h"
 #include "engine/common/memory_stats.h"
@@ -15,13 +16,15 @@
 namespace snapdoc::cli {
 
 std::vector<FlagSpec> model_flags() {
-    return {{{"-m", "--model"}}, {{"-t", "--threads"}}, {{"--log-level"}}, {{"--device"}}};
+    std::vector<FlagSpec> flags = {{{"-m", "--model"}}, {{"-t", "--threads"}}, {{"--log-level"}}, {{"--device"}}};
+    for (auto& f : hub_flags()) flags.push_back(std::move(f));
+    return flags;
 }
 
 LoadedModel load_for_cli(const Args& args, bool need_tokenizer, bool need_backend) {
     init_logging(args.str("log-level"));
     LoadedModel lm;
-    lm.model = std::make_unique<Model>(load_model(args.required("model")));
+    lm.model = std::make_unique<Model>(load_model(model_path_from_args(args)));
     if (lm.model->has_tokenizer() || need_tokenizer) lm.tokenizer = Tokenizer::from_model(*lm.model);
     if (need_backend) {
         check_memory_for_run(*lm.model, 0);  // `info` still describes a model too big to run
