@@ -123,6 +123,9 @@ AppSettings load_settings(LibraryStore& store) {
     }
     read(parse_setting(store, "recent_documents"), "paths", s.recent_documents);
     read(parse_setting(store, "recent_models"), "paths", s.recent_models);
+    const json hub = parse_setting(store, "hub");
+    read(hub, "endpoint", s.hub.endpoint);
+    read(hub, "token", s.hub.token);
     const json win = parse_setting(store, "window");
     read(win, "geometry", s.window_geometry);
     read(win, "state", s.window_state);
@@ -134,6 +137,7 @@ namespace {
 // The stored JSON of each settings row, by key.
 std::vector<std::pair<std::string, json>> rows(const AppSettings& s) {
     return {{"generation", to_json(s.generation)},
+            {"hub", json{{"endpoint", s.hub.endpoint}, {"token", s.hub.token}}},
             {"snapkv", to_json(s.snapkv)},
             {"recent_documents", json{{"paths", s.recent_documents}}},
             {"recent_models", json{{"paths", s.recent_models}}},

@@ -1,5 +1,5 @@
 // The app's settings as typed values, persisted as JSON in the library database's settings table
-// (one row per group: generation, snapkv, recent_documents, recent_models, window).
+// (one row per group: generation, hub, snapkv, recent_documents, recent_models, window).
 // Unknown or malformed stored values fall back to the defaults field by field, so a settings row
 // written by another version never stops the app from starting.
 #pragma once
@@ -28,8 +28,17 @@ struct GenerationSettings {
     int kv_cache_cap_mb = 4096;
 };
 
+// The Hugging Face hub for the Get models window (app/hub): "" = $HF_ENDPOINT, else the public
+// hub; the token for gated repositories ("" = $HF_TOKEN, else none). Stored like the other settings,
+// in the user's own library database, and never written into answers or exports.
+struct HubSettings {
+    std::string endpoint;
+    std::string token;
+};
+
 struct AppSettings {
     GenerationSettings generation;
+    HubSettings hub;
     SnapKvConfig snapkv;
     std::vector<std::string> recent_documents;  // most recent first
     std::vector<std::string> recent_models;

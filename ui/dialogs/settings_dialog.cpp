@@ -8,6 +8,7 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QThread>
@@ -103,6 +104,16 @@ SettingsDialog::SettingsDialog(const services::GenerationSettings& s, QWidget* p
         KvStoreCache(kv_cache_dir_.toStdString()).clear();
         show_kv_cache_usage();
     });
+    hub_endpoint_ = new QLineEdit(this);
+    hub_endpoint_->setObjectName("hubEndpointEdit");
+    hub_endpoint_->setPlaceholderText(tr("https://huggingface.co (or $HF_ENDPOINT)"));
+    hub_endpoint_->setToolTip(tr("Where Get models downloads from: the Hugging Face hub, or a mirror."));
+    hub_token_ = new QLineEdit(this);
+    hub_token_->setObjectName("hubTokenEdit");
+    hub_token_->setEchoMode(QLineEdit::Password);
+    hub_token_->setPlaceholderText(tr("hf_… (or $HF_TOKEN); needed for gated models"));
+    hub_token_->setToolTip(tr("A Hugging Face access token (huggingface.co/settings/tokens). Gated models "
+                              "also need their licence accepted on the model page."));
     error_ = new QLabel(this);
     error_->setStyleSheet("color: #b02020;");
     error_->setWordWrap(true);
@@ -126,6 +137,8 @@ SettingsDialog::SettingsDialog(const services::GenerationSettings& s, QWidget* p
     cache_row->addWidget(kv_cache_usage_, 1);
     cache_row->addWidget(kv_cache_clear_);
     form->addRow(tr("K/V cache size cap"), cache_row);
+    form->addRow(tr("Hugging Face endpoint"), hub_endpoint_);
+    form->addRow(tr("Hugging Face token"), hub_token_);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     connect(buttons, &QDialogButtonBox::accepted, this, &SettingsDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &SettingsDialog::reject);
@@ -159,6 +172,15 @@ void SettingsDialog::set_kv_cache_dir(const QString& dir) {
     kv_cache_clear_->setEnabled(!dir.isEmpty());
     kv_cache_usage_->setToolTip(dir);
     show_kv_cache_usage();
+}
+
+void SettingsDialog::set_hub(const services::HubSettings& hub) {
+    hub_endpoint_->setText(QString::fromStdString(hub.endpoint));
+    hub_token_->setText(QString::fromStdString(hub.token));
+}
+
+services::HubSettings SettingsDialog::hub() const {
+    return {hub_endpoint_->text().trimmed().toStdString(), hub_token_->text().trimmed().toStdString()};
 }
 
 void SettingsDialog::show_kv_cache_usage() {

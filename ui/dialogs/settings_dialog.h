@@ -1,6 +1,6 @@
 // Generation settings: sampling (temperature, top-k, top-p, min-p, repetition penalty, seed), the
 // answer length, threads, the chat template and whether prompts may exceed the trained context;
-// the on-disk K/V cache (on/off, size cap, clear).
+// the on-disk K/V cache (on/off, size cap, clear); the Hugging Face endpoint and token (Get models).
 #pragma once
 
 #include <QDialog>
@@ -12,6 +12,7 @@ class QComboBox;
 class QPlainTextEdit;
 class QDoubleSpinBox;
 class QLabel;
+class QLineEdit;
 class QPushButton;
 class QSpinBox;
 
@@ -28,6 +29,9 @@ public:
     // The K/V cache folder the app uses: shows its size and enables "Clear K/V cache" (without it
     // the button stays disabled).
     void set_kv_cache_dir(const QString& dir);
+    // The hub settings (endpoint, token), shown and edited beside the others.
+    void set_hub(const services::HubSettings& hub);
+    services::HubSettings hub() const;
 
 private:
     QDoubleSpinBox* temperature_;
@@ -48,6 +52,8 @@ private:
     QLabel* kv_cache_usage_;
     QPushButton* kv_cache_clear_;
     QString kv_cache_dir_;
+    QLineEdit* hub_endpoint_;
+    QLineEdit* hub_token_;
     void show_kv_cache_usage();
 };
 

@@ -1,7 +1,9 @@
 #include "ui/library/library_panel.h"
 
 #include <QAction>
+#include <QFrame>
 #include <QGroupBox>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QListView>
 #include <QPushButton>
@@ -24,6 +26,26 @@ LibraryPanel::LibraryPanel(LibraryModel* model, QWidget* parent) : QWidget(paren
     model_details_->setWordWrap(true);
     auto* open_model = new QPushButton(tr("Open model…"), this);
     open_model->setObjectName("openModelButton");
+    auto* get_models = new QPushButton(tr("Get models…"), this);
+    get_models->setObjectName("getModelsButton");
+    get_models->setToolTip(tr("Download a model from the Hugging Face hub, with what fits this machine"));
+
+    // First run: say plainly what the bundled model can do, and where a real one comes from.
+    first_run_ = new QFrame(this);
+    first_run_->setObjectName("firstRunNotice");
+    static_cast<QFrame*>(first_run_)->setFrameShape(QFrame::StyledPanel);
+    first_run_->setStyleSheet("#firstRunNotice { background: #fff7dc; }");
+    auto* notice = new QLabel(tr("<b>The bundled model is a demo.</b> It only answers questions about its own "
+                                 "sample reports (\"What is the X of Y?\"); on your documents it echoes. "
+                                 "Get a real model for them:"),
+                              first_run_);
+    notice->setObjectName("firstRunText");
+    notice->setWordWrap(true);
+    auto* notice_button = new QPushButton(tr("Get models…"), first_run_);
+    notice_button->setObjectName("firstRunGetModelsButton");
+    auto* fl = new QVBoxLayout(first_run_);
+    fl->addWidget(notice);
+    fl->addWidget(notice_button);
 
     list_ = new QListView(this);
     list_->setObjectName("libraryView");
@@ -42,13 +64,17 @@ LibraryPanel::LibraryPanel(LibraryModel* model, QWidget* parent) : QWidget(paren
     auto* mb = new QVBoxLayout(model_box);
     mb->addWidget(model_title_);
     mb->addWidget(model_details_);
-    mb->addWidget(open_model);
+    auto* model_buttons = new QHBoxLayout;
+    model_buttons->addWidget(open_model);
+    model_buttons->addWidget(get_models);
+    mb->addLayout(model_buttons);
     auto* docs_box = new QGroupBox(tr("Library"), this);
     auto* db = new QVBoxLayout(docs_box);
     db->addWidget(list_, 1);
     db->addWidget(open_doc);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(first_run_);
     layout->addWidget(model_box);
     layout->addWidget(docs_box, 1);
 
@@ -56,6 +82,8 @@ LibraryPanel::LibraryPanel(LibraryModel* model, QWidget* parent) : QWidget(paren
     // document selected across resets.
     connect(model_, &QAbstractItemModel::modelReset, this, [this] { select_document(selected_); });
     connect(open_model, &QPushButton::clicked, this, &LibraryPanel::openModelRequested);
+    connect(get_models, &QPushButton::clicked, this, &LibraryPanel::getModelsRequested);
+    connect(notice_button, &QPushButton::clicked, this, &LibraryPanel::getModelsRequested);
     connect(open_doc, &QPushButton::clicked, this, &LibraryPanel::openDocumentRequested);
     connect(list_, &QListView::activated, this, [this](const QModelIndex& i) {
         emit documentActivated(i.data(LibraryModel::IdRole).toLongLong());
@@ -86,5 +114,9 @@ void LibraryPanel::select_document(int64_t id) {
     else
         list_->clearSelection();
 }
+
+void LibraryPanel::set_first_run_notice(bool shown) { first_run_->setVisible(shown); }
+
+bool LibraryPanel::first_run_notice_shown() const { return !first_run_->isHidden(); }
 
 }  // namespace snapdoc::ui

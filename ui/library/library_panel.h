@@ -1,4 +1,5 @@
-// The left column: the loaded model (name and facts, open button) and the document library.
+// The left column: the loaded model (name and facts, open and Get models buttons), the first-run
+// notice (the bundled model is a demo), and the document library.
 #pragma once
 
 #include <QWidget>
@@ -20,9 +21,13 @@ public:
     void set_model_text(const QString& title, const QString& details);
     QString model_title() const;
     void select_document(int64_t id);
+    // The first-run notice: shown while no model, or only the bundled demo model, is loaded.
+    void set_first_run_notice(bool shown);
+    bool first_run_notice_shown() const;
 
 signals:
     void openModelRequested();
+    void getModelsRequested();
     void openDocumentRequested();
     void documentActivated(qint64 id);
     void removeDocumentRequested(qint64 id);
@@ -31,6 +36,7 @@ private:
     LibraryModel* model_;
     QLabel* model_title_;
     QLabel* model_details_;
+    QWidget* first_run_;
     QListView* list_;
     int64_t selected_ = -1;
 };

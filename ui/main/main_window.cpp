@@ -65,6 +65,8 @@ MainWindow::MainWindow(services::LibraryStore& store, std::unique_ptr<DialogProv
                                           *chat_panel_, *inspector_, this);
     build_menus();
     connect_controllers();
+    connect_get_models();
+    show_model_text();
     inspector_->controls()->set_config(settings_.snapkv);
     document_controller_->refresh_library();
     restore_geometry();
@@ -215,6 +217,8 @@ void MainWindow::connect_controllers() {
 
 void MainWindow::show_model_text() {
     const auto& info = model_controller_->info();
+    // First run: nothing loaded yet, or only the bundled demo model (it answers its sample reports only).
+    library_panel_->set_first_run_notice(!info || QFileInfo(info->path).fileName() == QLatin1String("snapdoc-demo.gguf"));
     if (!info) {
         library_panel_->set_model_text(tr("No model"), tr("Open a .gguf file or a Hugging Face folder."));
         return;

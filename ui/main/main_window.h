@@ -4,8 +4,11 @@
 #pragma once
 
 #include <QMainWindow>
+#include <filesystem>
 #include <memory>
 #include <optional>
+
+#include "app/hub/fit_estimate.h"
 
 #include "app/services/app_settings.h"
 #include "ui/dialogs/dialog_provider.h"
@@ -26,6 +29,7 @@ class ConversationModel;
 class DocumentController;
 class DocumentPanel;
 class EngineHost;
+class GetModelsWindow;
 class InspectorPanel;
 class LibraryModel;
 class LibraryPanel;
@@ -56,6 +60,13 @@ public:
     void set_kv_cache_dir(const QString& dir);
     const QString& kv_cache_dir() const { return kv_cache_dir_; }
 
+    // The Get models window (main_window_get_models.cpp), created on first use: the File menu, the
+    // library panel's button and the first-run notice open it. Its models folder is the hub's
+    // default unless set here first (tests).
+    GetModelsWindow* open_get_models();
+    GetModelsWindow* get_models_window() const { return get_models_; }
+    void set_models_dir(const std::filesystem::path& dir) { models_dir_ = dir; }
+
     ModelController& models() const { return *model_controller_; }
     DocumentController& documents() const { return *document_controller_; }
     ChatController& chat() const { return *chat_controller_; }
@@ -84,6 +95,8 @@ private:
     void settings_dialog();
     void about();
     void show_model_text();
+    void connect_get_models();
+    void update_get_models();  // the document, budget and probe the fit is for
 
     services::LibraryStore& store_;
     services::AppSettings settings_;
@@ -114,6 +127,12 @@ private:
     ModelController* model_controller_ = nullptr;
     DocumentController* document_controller_ = nullptr;
     ChatController* chat_controller_ = nullptr;
+
+    GetModelsWindow* get_models_ = nullptr;
+    std::filesystem::path models_dir_;
+    QString fit_document_name_;
+    int64_t fit_document_tokens_ = 0;
+    std::optional<hub::MeasuredPrefill> measured_prefill_;
 };
 
 }  // namespace snapdoc::ui

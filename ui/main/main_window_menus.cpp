@@ -30,6 +30,8 @@ void MainWindow::build_menus() {
                     [this] { open_model_dialog(false); });
     file->addAction(tr("Open Model &Folder (Hugging Face)…"), QKeySequence(tr("Ctrl+Alt+O")), this,
                     [this] { open_model_dialog(true); });
+    file->addAction(tr("&Get Models (Hugging Face)…"), QKeySequence(tr("Ctrl+Shift+M")), this,
+                    [this] { open_get_models(); });
     recent_documents_ = file->addMenu(tr("Recent &Documents"));
     recent_models_ = file->addMenu(tr("Recent Mo&dels"));
     file->addSeparator();
@@ -134,8 +136,10 @@ void MainWindow::export_dialog() {
 void MainWindow::settings_dialog() {
     SettingsDialog dialog(settings_.generation, this);
     dialog.set_kv_cache_dir(kv_cache_dir_);
+    dialog.set_hub(settings_.hub);
     if (dialog.exec() != QDialog::Accepted) return;
     settings_.generation = dialog.settings();
+    settings_.hub = dialog.hub();
     apply_kv_cache_settings();
     saved_ignore_context_.reset();  // the user's explicit choice replaces a --ignore-context override
     save_settings();

@@ -39,6 +39,7 @@ ModelInfo describe_model(const Model& model, const QString& path) {
     info.n_heads = c.n_heads;
     info.n_kv_heads = c.n_kv_heads;
     info.head_dim = c.head_dim;
+    info.ffn_dim = c.ffn_dim;
     info.vocab_size = c.vocab_size;
     info.context_length = c.context_length;
     info.parameters = s.parameters;

@@ -32,6 +32,7 @@ struct ModelInfo {
     QString tokenizer_error;  // why the model cannot be used for chat ("" when it can)
     QString backend;          // where it runs once loaded: "cpu" or "cuda" (empty before)
     int n_layers = 0, dim = 0, n_heads = 0, n_kv_heads = 0, head_dim = 0, vocab_size = 0, context_length = 0;
+    int ffn_dim = 0;
     int64_t parameters = 0;
     int64_t weight_bytes = 0;
     int64_t kv_bytes_per_token = 0;        // f32, an uncompressed backend cache

@@ -1,0 +1,240 @@
+#include "ui/hub/get_models_window.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <QtConcurrent>
+
+#include "app/hub/model_fetch.h"
+#include "app/hub/model_store.h"
+#include "engine/model/model_summary.h"
+#include "ui/hub/catalogue_table_model.h"
+#include "ui/hub/download_row.h"
+#include "ui/hub/local_models_list.h"
+#include "ui/hub/repo_browser.h"
+
+namespace snapdoc::ui {
+
+namespace {
+constexpr int64_t kDefaultDocumentTokens = 100000;
+QString bytes_text(int64_t bytes) { return QString::fromStdString(format_bytes(bytes)); }
+}  // namespace
+
+GetModelsWindow::GetModelsWindow(GetModelsOptions options, DialogProvider& dialogs, QWidget* parent)
+    : QDialog(parent),
+      options_(std::move(options)),
+      dialogs_(dialogs),
+      catalogue_(std::make_shared<const hub::Catalogue>(hub::builtin_catalogue())),
+      fit_watcher_(new QFutureWatcher<std::shared_ptr<const CatalogueFit>>(this)) {
+    setObjectName("getModelsWindow");
+    setWindowTitle(tr("Get models"));
+    fit_options_.document_tokens = kDefaultDocumentTokens;
+
+    fit_header_ = new QLabel(this);
+    fit_header_->setObjectName("fitHeaderLabel");
+    fit_header_->setWordWrap(true);
+    catalogue_model_ = new CatalogueTableModel(this);
+    catalogue_view_ = new QTableView(this);
+    catalogue_view_->setObjectName("catalogueTable");
+    catalogue_view_->setModel(catalogue_model_);
+    catalogue_view_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    catalogue_view_->setSelectionMode(QAbstractItemView::SingleSelection);
+    catalogue_view_->verticalHeader()->hide();
+    catalogue_view_->horizontalHeader()->setStretchLastSection(true);
+    catalogue_view_->setWordWrap(false);
+    pick_label_ = new QLabel(this);
+    pick_label_->setObjectName("recommendedLabel");
+    pick_label_->setWordWrap(true);
+    download_button_ = new QPushButton(tr("Download"), this);
+    download_button_->setObjectName("downloadCatalogueButton");
+    download_button_->setEnabled(false);
+    status_ = new QLabel(this);
+    status_->setObjectName("getModelsStatus");
+    status_->setWordWrap(true);
+
+    repo_browser_ = new RepoBrowser(this);
+    repo_browser_->set_endpoint(options_.endpoint);
+    downloads_box_ = new QWidget(this);
+    downloads_layout_ = new QVBoxLayout(downloads_box_);
+    downloads_empty_ = new QLabel(tr("No downloads yet: choose a model above and press Download."), downloads_box_);
+    downloads_layout_->addWidget(downloads_empty_);
+    downloads_layout_->addStretch(1);
+    auto* downloads_scroll = new QScrollArea(this);
+    downloads_scroll->setObjectName("downloadsArea");
+    downloads_scroll->setWidgetResizable(true);
+    downloads_scroll->setWidget(downloads_box_);
+    local_models_ = new LocalModelsList(options_.models_dir, dialogs_, this);
+    tabs_ = new QTabWidget(this);
+    tabs_->setObjectName("getModelsTabs");
+    tabs_->addTab(downloads_scroll, tr("Downloads"));
+    tabs_->addTab(local_models_, tr("Downloaded models"));
+    tabs_->addTab(repo_browser_, tr("Any Hugging Face repository"));
+
+    connect(catalogue_view_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            [this] { download_button_->setEnabled(catalogue_view_->currentIndex().isValid()); });
+    connect(download_button_, &QPushButton::clicked, this,
+            [this] { download_catalogue_row(catalogue_view_->currentIndex().row()); });
+    connect(repo_browser_, &RepoBrowser::downloadRequested, this,
+            [this](const QString& repo, const QString& rev, const hub::GgufChoice& c) { download_choice(repo, rev, c); });
+    connect(local_models_, &LocalModelsList::useModel, this, &GetModelsWindow::useModel);
+    connect(fit_watcher_, &QFutureWatcher<std::shared_ptr<const CatalogueFit>>::finished, this, [this] {
+        show_fit(fit_watcher_->result());
+        if (fit_again_) {
+            fit_again_ = false;
+            refresh_fit();
+        }
+    });
+
+    auto* top = new QWidget(this);
+    auto* top_layout = new QVBoxLayout(top);
+    top_layout->setContentsMargins(0, 0, 0, 0);
+    top_layout->addWidget(fit_header_);
+    top_layout->addWidget(catalogue_view_, 1);
+    auto* pick_row = new QHBoxLayout;
+    pick_row->addWidget(pick_label_, 1);
+    pick_row->addWidget(download_button_);
+    top_layout->addLayout(pick_row);
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(top);
+    splitter->addWidget(tabs_);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(splitter, 1);
+    layout->addWidget(status_);
+    resize(1100, 720);
+    refresh_fit();
+}
+
+GetModelsWindow::~GetModelsWindow() {
+    fit_watcher_->waitForFinished();
+    // Download rows are children: each pauses its download (the .part stays) and joins its thread.
+}
+
+void GetModelsWindow::set_document(const QString& name, int64_t tokens) {
+    document_name_ = tokens > 0 ? name : QString();
+    fit_options_.document_tokens = tokens > 0 ? tokens : kDefaultDocumentTokens;
+    refresh_fit();
+}
+
+void GetModelsWindow::set_budget(int budget) {
+    fit_options_.snapkv_budget = budget;
+    refresh_fit();
+}
+
+void GetModelsWindow::set_measured_prefill(std::optional<hub::MeasuredPrefill> prefill) {
+    fit_options_.prefill = std::move(prefill);
+    refresh_fit();
+}
+
+void GetModelsWindow::set_endpoint(const hub::HubEndpoint& endpoint) {
+    options_.endpoint = endpoint;
+    repo_browser_->set_endpoint(endpoint);
+}
+
+void GetModelsWindow::refresh_fit() {
+    if (fit_watcher_->isRunning()) {
+        fit_again_ = true;
+        return;
+    }
+    // The machine query may start the CUDA driver (slow the first time): off the GUI thread, like the
+    // estimates themselves; the snapshot comes back whole.
+    fit_watcher_->setFuture(QtConcurrent::run(
+        [catalogue = catalogue_, machine = options_.machine, fit = fit_options_] {
+            return compute_catalogue_fit(catalogue, machine ? *machine : hub::this_machine(), fit);
+        }));
+}
+
+void GetModelsWindow::show_fit(std::shared_ptr<const CatalogueFit> fit) {
+    const int keep = catalogue_view_->currentIndex().isValid() ? catalogue_view_->currentIndex().row() : -1;
+    catalogue_model_->set_fit(fit);
+    catalogue_view_->resizeColumnsToContents();
+    const hub::MachineMemory& m = fit->machine;
+    QString machine = m.ram_bytes > 0 ? tr("%1 RAM").arg(bytes_text(m.ram_bytes)) : tr("RAM unknown");
+    machine += m.device_free_bytes > 0 ? tr(", %1 free on the GPU").arg(bytes_text(m.device_free_bytes)) : tr(", no CUDA GPU");
+    const QString doc = document_name_.isEmpty()
+                            ? tr("a %1 document (none is open)").arg(token_count(fit->options.document_tokens))
+                            : tr("%1 (%2)").arg(document_name_, token_count(fit->options.document_tokens));
+    QString prefill = fit->options.prefill ? tr("Prefill times are scaled by FLOPs from a probe measured here with the loaded model.")
+                                           : tr("Prefill times appear once a document of 2,048+ tokens has been opened (a probe measures this machine).");
+    fit_header_->setText(tr("<b>Fit for %1 on this machine</b> (%2; SnapKV budget %3). Needs: weights + the full K/V "
+                            "store (f16) + the layer being prefilled + the compressed K/V + scratch. %4")
+                             .arg(doc.toHtmlEscaped(), machine)
+                             .arg(fit->options.snapkv_budget)
+                             .arg(prefill));
+    if (const CatalogueRow* r = catalogue_model_->row_at(fit->recommended)) {
+        pick_label_->setText(tr("Recommended: <b>%1 %2</b> — the largest model that fits this document here%3. %4")
+                                 .arg(QString::fromStdString(r->entry->name), QString::fromStdString(r->file->quant),
+                                      fit->options.prefill ? tr(" and prefills it within %1").arg(short_duration(fit->options.max_prefill_seconds))
+                                                           : QString(),
+                                      QString::fromStdString(r->fit.reason)));
+    } else {
+        pick_label_->setText(tr("No catalogue model fits this document here; the Longest document column says how long a "
+                                "document each one can take."));
+    }
+    const int select = keep >= 0 ? keep : fit->recommended;
+    if (select >= 0) catalogue_view_->selectRow(select);
+    emit fitUpdated();
+}
+
+void GetModelsWindow::download_catalogue_row(int row) {
+    const CatalogueRow* r = catalogue_model_->row_at(row);
+    if (!r) return;
+    const hub::ModelRef ref = hub::parse_model_ref(r->entry->repo, r->file->files.front());
+    const QString title = QString::fromStdString(r->entry->name + " " + r->file->quant);
+    status_->setText(tr("Looking up %1 on the hub…").arg(QString::fromStdString(r->entry->repo)));
+    auto* watcher = new QFutureWatcher<std::pair<hub::RemoteChoice, std::string>>(this);
+    connect(watcher, &QFutureWatcher<std::pair<hub::RemoteChoice, std::string>>::finished, this,
+            [this, watcher, ref, title] {
+                const auto [remote, error] = watcher->result();
+                watcher->deleteLater();
+                if (!error.empty()) {
+                    status_->setText(QString::fromStdString(error));
+                    emit downloadFailedToStart(status_->text());
+                    return;
+                }
+                status_->clear();
+                add_download(hub::make_request(options_.endpoint, ref, remote, hub::ModelStore(options_.models_dir)), title);
+            });
+    watcher->setFuture(QtConcurrent::run([endpoint = options_.endpoint, ref] {
+        try {
+            return std::make_pair(hub::resolve_remote(endpoint, ref), std::string());
+        } catch (const std::exception& e) {
+            return std::make_pair(hub::RemoteChoice{}, std::string(e.what()));
+        }
+    }));
+}
+
+DownloadRow* GetModelsWindow::download_choice(const QString& repo, const QString& revision, const hub::GgufChoice& choice) {
+    hub::DownloadRequest request;
+    request.endpoint = options_.endpoint;
+    request.repo = repo.toStdString();
+    request.revision = revision.toStdString();
+    request.files = choice.files;
+    request.models_dir = options_.models_dir;
+    return add_download(std::move(request), repo + " " + QString::fromStdString(choice.quant.empty() ? choice.first_path() : choice.quant));
+}
+
+DownloadRow* GetModelsWindow::add_download(hub::DownloadRequest request, const QString& title) {
+    auto* row = new DownloadRow(std::move(request), options_.download, title, downloads_box_);
+    downloads_empty_->hide();
+    downloads_layout_->insertWidget(downloads_layout_->count() - 1, row);
+    connect(row, &DownloadRow::useModel, this, &GetModelsWindow::useModel);
+    connect(row, &DownloadRow::finished, this, [this](hub::DownloadState s) {
+        if (s == hub::DownloadState::Done || s == hub::DownloadState::Cancelled) local_models_->refresh();
+    });
+    tabs_->setCurrentIndex(0);
+    row->start();
+    emit downloadAdded(row);
+    return row;
+}
+
+QList<DownloadRow*> GetModelsWindow::downloads() const { return downloads_box_->findChildren<DownloadRow*>(); }
+
+}  // namespace snapdoc::ui

@@ -1,0 +1,98 @@
+#include "ui/hub/local_models_list.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include "engine/model/model_summary.h"
+#include "ui/dialogs/dialog_provider.h"
+
+namespace snapdoc::ui {
+
+LocalModelsList::LocalModelsList(std::filesystem::path models_dir, DialogProvider& dialogs, QWidget* parent)
+    : QWidget(parent), store_(std::move(models_dir)), dialogs_(dialogs) {
+    setObjectName("localModelsList");
+    table_ = new QTableWidget(0, 3, this);
+    table_->setObjectName("localModelsTable");
+    table_->setHorizontalHeaderLabels({tr("Repository"), tr("File"), tr("Size")});
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table_->horizontalHeader()->setStretchLastSection(true);
+    table_->verticalHeader()->hide();
+    status_ = new QLabel(this);
+    status_->setObjectName("localModelsStatus");
+    use_ = new QPushButton(tr("Use this model"), this);
+    use_->setObjectName("useLocalModelButton");
+    delete_ = new QPushButton(tr("Delete"), this);
+    delete_->setObjectName("deleteLocalModelButton");
+    connect(use_, &QPushButton::clicked, this, [this] {
+        if (const hub::LocalModel* m = selected()) emit useModel(QString::fromStdString(m->path().string()));
+    });
+    connect(delete_, &QPushButton::clicked, this, [this] {
+        const hub::LocalModel* m = selected();
+        if (!m) return;
+        const QString what = QString::fromStdString(m->repo + " / " + m->file_name());
+        if (!dialogs_.confirm(this, tr("Delete model"),
+                              tr("Delete %1 (%2) from the models folder?")
+                                  .arg(what, QString::fromStdString(format_bytes(m->size_bytes))),
+                              tr("Delete")))
+            return;
+        try {
+            store_.remove(*m);
+        } catch (const std::exception& e) {
+            dialogs_.show_error(this, tr("Cannot delete model"), QString::fromStdString(e.what()));
+        }
+        refresh();
+    });
+    connect(table_, &QTableWidget::itemSelectionChanged, this, [this] {
+        use_->setEnabled(selected() != nullptr);
+        delete_->setEnabled(selected() != nullptr);
+    });
+
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(status_, 1);
+    buttons->addWidget(use_);
+    buttons->addWidget(delete_);
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(table_, 1);
+    layout->addLayout(buttons);
+    refresh();
+}
+
+const hub::LocalModel* LocalModelsList::selected() const {
+    const int row = table_->currentRow();
+    return row >= 0 && row < static_cast<int>(models_.size()) ? &models_[static_cast<std::size_t>(row)] : nullptr;
+}
+
+void LocalModelsList::refresh() {
+    try {
+        models_ = store_.list();
+    } catch (const std::exception& e) {
+        models_.clear();
+        status_->setText(QString::fromStdString(e.what()));
+    }
+    table_->setRowCount(static_cast<int>(models_.size()));
+    int64_t total = 0;
+    for (int i = 0; i < static_cast<int>(models_.size()); ++i) {
+        const hub::LocalModel& m = models_[static_cast<std::size_t>(i)];
+        total += m.size_bytes;
+        table_->setItem(i, 0, new QTableWidgetItem(QString::fromStdString(m.repo)));
+        table_->setItem(i, 1, new QTableWidgetItem(QString::fromStdString(m.file_name()) +
+                                                   (m.files.size() > 1 ? tr(" (%1 files)").arg(m.files.size()) : QString())));
+        table_->setItem(i, 2, new QTableWidgetItem(QString::fromStdString(format_bytes(m.size_bytes))));
+    }
+    table_->resizeColumnsToContents();
+    if (!models_.empty()) table_->selectRow(0);
+    use_->setEnabled(selected() != nullptr);
+    delete_->setEnabled(selected() != nullptr);
+    status_->setText(models_.empty() ? tr("No downloaded models yet (%1).").arg(QString::fromStdString(store_.dir().string()))
+                                     : tr("%n model(s), %1 in %2", nullptr, static_cast<int>(models_.size()))
+                                           .arg(QString::fromStdString(format_bytes(total)),
+                                                QString::fromStdString(store_.dir().string())));
+}
+
+}  // namespace snapdoc::ui

@@ -1,0 +1,126 @@
+#include "ui/hub/repo_browser.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <QtConcurrent>
+
+#include "engine/common/error.h"
+#include "engine/model/model_summary.h"
+
+namespace snapdoc::ui {
+
+RepoBrowser::RepoBrowser(QWidget* parent) : QWidget(parent), watcher_(new QFutureWatcher<Listing>(this)) {
+    setObjectName("repoBrowser");
+    repo_edit_ = new QLineEdit(this);
+    repo_edit_->setObjectName("hubRepoEdit");
+    repo_edit_->setPlaceholderText(tr("owner/name, e.g. bartowski/Meta-Llama-3.1-8B-Instruct-GGUF"));
+    list_button_ = new QPushButton(tr("List files"), this);
+    list_button_->setObjectName("listRepoButton");
+    download_button_ = new QPushButton(tr("Download"), this);
+    download_button_->setObjectName("downloadRepoFileButton");
+    download_button_->setEnabled(false);
+    table_ = new QTableWidget(0, 4, this);
+    table_->setObjectName("repoFilesTable");
+    table_->setHorizontalHeaderLabels({tr("Quantization"), tr("Size"), tr("Files"), tr("First file")});
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table_->horizontalHeader()->setStretchLastSection(true);
+    table_->verticalHeader()->hide();
+    status_ = new QLabel(this);
+    status_->setObjectName("repoStatusLabel");
+    status_->setWordWrap(true);
+
+    connect(list_button_, &QPushButton::clicked, this, [this] { list(repo_edit_->text().trimmed()); });
+    connect(repo_edit_, &QLineEdit::returnPressed, list_button_, &QPushButton::click);
+    connect(table_, &QTableWidget::itemSelectionChanged, this, [this] {
+        const int row = table_->currentRow();
+        download_button_->setEnabled(row >= 0 && row < static_cast<int>(choices_.size()) &&
+                                     choices_[static_cast<std::size_t>(row)].complete);
+    });
+    connect(download_button_, &QPushButton::clicked, this, [this] {
+        const int row = table_->currentRow();
+        if (row < 0 || row >= static_cast<int>(choices_.size())) return;
+        emit downloadRequested(QString::fromStdString(listed_repo_), QString::fromUtf8(hub::kDefaultRevision.data(),
+                                                                                       static_cast<int>(hub::kDefaultRevision.size())),
+                               choices_[static_cast<std::size_t>(row)]);
+    });
+    connect(watcher_, &QFutureWatcher<Listing>::finished, this, [this] { show_listing(watcher_->result()); });
+
+    auto* row = new QHBoxLayout;
+    row->addWidget(repo_edit_, 1);
+    row->addWidget(list_button_);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(row);
+    layout->addWidget(table_, 1);
+    auto* bottom = new QHBoxLayout;
+    bottom->addWidget(status_, 1);
+    bottom->addWidget(download_button_);
+    layout->addLayout(bottom);
+}
+
+RepoBrowser::~RepoBrowser() {
+    if (cancel_) cancel_->store(true);
+    watcher_->waitForFinished();  // the request ends within ~100 ms of the cancel
+}
+
+void RepoBrowser::list(const QString& repo) {
+    repo_edit_->setText(repo);
+    if (cancel_) cancel_->store(true);
+    watcher_->waitForFinished();
+    try {
+        hub::check_repo_id(repo.toStdString());
+    } catch (const Error& e) {
+        status_->setText(QString::fromStdString(e.what()));
+        emit listFailed(status_->text());
+        return;
+    }
+    cancel_ = std::make_shared<std::atomic<bool>>(false);
+    status_->setText(tr("Listing %1…").arg(repo));
+    table_->setRowCount(0);
+    choices_.clear();
+    download_button_->setEnabled(false);
+    // The listing is a blocking HTTP request: it runs on the thread pool and comes back by value.
+    watcher_->setFuture(QtConcurrent::run([endpoint = endpoint_, repo = repo.toStdString(), cancel = cancel_] {
+        Listing l;
+        l.repo = repo;
+        try {
+            l.choices = hub::gguf_choices(hub::fetch_repo_tree(endpoint, repo, hub::kDefaultRevision, cancel.get()));
+        } catch (const std::exception& e) {
+            l.error = e.what();
+        }
+        return l;
+    }));
+}
+
+void RepoBrowser::show_listing(const Listing& l) {
+    if (!l.error.empty()) {
+        status_->setText(QString::fromStdString(l.error));
+        emit listFailed(status_->text());
+        return;
+    }
+    listed_repo_ = l.repo;
+    choices_ = l.choices;
+    table_->setRowCount(static_cast<int>(choices_.size()));
+    for (int i = 0; i < static_cast<int>(choices_.size()); ++i) {
+        const hub::GgufChoice& c = choices_[static_cast<std::size_t>(i)];
+        const auto set = [&](int col, const QString& text) { table_->setItem(i, col, new QTableWidgetItem(text)); };
+        set(0, c.quant.empty() ? tr("(unknown)") : QString::fromStdString(c.quant));
+        set(1, QString::fromStdString(format_bytes(c.total_bytes())));
+        set(2, c.complete ? QString::number(c.files.size())
+                          : tr("%1 (shards missing)").arg(c.files.size()));
+        set(3, QString::fromStdString(c.first_path()));
+    }
+    table_->resizeColumnsToContents();
+    status_->setText(choices_.empty() ? tr("%1 has no GGUF files.").arg(QString::fromStdString(l.repo))
+                                      : tr("%n GGUF choice(s) in %1.", nullptr, static_cast<int>(choices_.size()))
+                                            .arg(QString::fromStdString(l.repo)));
+    emit listed(static_cast<int>(choices_.size()));
+}
+
+}  // namespace snapdoc::ui
