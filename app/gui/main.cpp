@@ -1,7 +1,7 @@
 // snapdoc: the desktop app. Command line:
 //   snapdoc [FILE...]                       open documents / a model (.gguf or a Hugging Face folder)
 //   snapdoc --model M --doc D               load a model and a document at start
-//   snapdoc --screenshot OUT.png [--model M] [--doc D] [--ask Q]...
+//   snapdoc --screenshot OUT.png [--model M] [--doc D] [--ask Q]... [--screenshot-get-models]
 //                                           drive the window, save a PNG, exit (works offscreen); it
 //                                           uses a throw-away library unless --data-dir, SNAPDOC_DATA_DIR
 //                                           or --screenshot-library says otherwise, and prints any error
@@ -73,8 +73,11 @@ int run_app(int argc, char** argv) {
     const QCommandLineOption shot_library_opt(
         "screenshot-library",
         "Screenshot mode: use the normal library (its documents, settings, window size) instead of a throw-away one.");
+    const QCommandLineOption shot_get_models_opt(
+        "screenshot-get-models",
+        "Screenshot mode: capture the Get models window (fit for --doc, or 100K tokens) instead of the main window.");
     cli.addOptions({model_opt, doc_opt, shot_opt, ask_opt, data_opt, ignore_opt, budget_opt, log_opt, timeout_opt,
-                    shot_library_opt});
+                    shot_library_opt, shot_get_models_opt});
     cli.addPositionalArgument("files", "Documents or a model to open.", "[file...]");
     cli.process(app);
     const bool screenshot = cli.isSet(shot_opt);
@@ -135,6 +138,7 @@ int run_app(int argc, char** argv) {
         o.document = doc;
         o.questions = cli.values(ask_opt);
         o.timeout_seconds = std::max(1, cli.value(timeout_opt).toInt());
+        o.get_models = cli.isSet(shot_get_models_opt);
         auto* runner = new snapdoc::ui::ScreenshotRunner(window, o, &window);
         shot_dialogs->on_error = [runner](const QString& title, const QString& text) { runner->modal_error(title, text); };
         QObject::connect(runner, &snapdoc::ui::ScreenshotRunner::finished, &app,

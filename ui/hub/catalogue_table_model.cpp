@@ -3,6 +3,7 @@
 #include <QBrush>
 #include <QColor>
 #include <QFont>
+#include <QLocale>
 
 #include "engine/model/model_summary.h"
 
@@ -97,8 +98,10 @@ QVariant CatalogueTableModel::data(const QModelIndex& index, int role) const {
             return bytes_text(f.on_device ? f.memory.without_store() : f.memory.total()) +
                    (f.on_device ? QObject::tr(" GPU") : QString());
         case Prefill: return f.prefill_seconds < 0 ? QObject::tr("—") : short_duration(f.prefill_seconds);
-        case Longest: return f.longest_document_tokens > 0 ? token_count(f.longest_document_tokens) : QObject::tr("none");
-        case Context: return token_count(r->entry->shape.context_length);
+        case Longest:
+            return f.longest_document_tokens > 0 ? QLocale(QLocale::English).toString(static_cast<qlonglong>(f.longest_document_tokens))
+                                                 : QObject::tr("none");
+        case Context: return QStringLiteral("%1K").arg(r->entry->shape.context_length / 1024);
         case Licence: return QString::fromStdString(r->entry->licence) + (r->entry->gated ? QObject::tr(" (gated)") : QString());
     }
     return {};
@@ -113,7 +116,7 @@ QVariant CatalogueTableModel::headerData(int section, Qt::Orientation orientatio
         case Fit: return tr("Fit");
         case Memory: return tr("Memory needed");
         case Prefill: return tr("Prefill");
-        case Longest: return tr("Longest document");
+        case Longest: return tr("Longest document (tokens)");
         case Context: return tr("Context");
         case Licence: return tr("Licence");
     }

@@ -78,6 +78,7 @@ GetModelsWindow::GetModelsWindow(GetModelsOptions options, DialogProvider& dialo
 
     connect(catalogue_view_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             [this] { download_button_->setEnabled(catalogue_view_->currentIndex().isValid()); });
+    connect(catalogue_view_, &QTableView::pressed, this, [this] { user_picked_ = true; });
     connect(download_button_, &QPushButton::clicked, this,
             [this] { download_catalogue_row(catalogue_view_->currentIndex().row()); });
     connect(repo_browser_, &RepoBrowser::downloadRequested, this,
@@ -104,11 +105,12 @@ GetModelsWindow::GetModelsWindow(GetModelsOptions options, DialogProvider& dialo
     splitter->addWidget(top);
     splitter->addWidget(tabs_);
     splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 2);
+    splitter->setStretchFactor(1, 1);
+    splitter->setSizes({600, 220});
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(splitter, 1);
     layout->addWidget(status_);
-    resize(1100, 720);
+    resize(1180, 860);
     refresh_fit();
 }
 
@@ -151,8 +153,11 @@ void GetModelsWindow::refresh_fit() {
         }));
 }
 
+bool GetModelsWindow::fit_pending() const { return fit_again_ || fit_watcher_->isRunning() || !catalogue_model_->fit(); }
+
 void GetModelsWindow::show_fit(std::shared_ptr<const CatalogueFit> fit) {
-    const int keep = catalogue_view_->currentIndex().isValid() ? catalogue_view_->currentIndex().row() : -1;
+    // The recommended pick is preselected until the user picks a row themselves.
+    const int keep = user_picked_ && catalogue_view_->currentIndex().isValid() ? catalogue_view_->currentIndex().row() : -1;
     catalogue_model_->set_fit(fit);
     catalogue_view_->resizeColumnsToContents();
     const hub::MachineMemory& m = fit->machine;
@@ -169,11 +174,14 @@ void GetModelsWindow::show_fit(std::shared_ptr<const CatalogueFit> fit) {
                              .arg(fit->options.snapkv_budget)
                              .arg(prefill));
     if (const CatalogueRow* r = catalogue_model_->row_at(fit->recommended)) {
-        pick_label_->setText(tr("Recommended: <b>%1 %2</b> — the largest model that fits this document here%3. %4")
-                                 .arg(QString::fromStdString(r->entry->name), QString::fromStdString(r->file->quant),
-                                      fit->options.prefill ? tr(" and prefills it within %1").arg(short_duration(fit->options.max_prefill_seconds))
-                                                           : QString(),
-                                      QString::fromStdString(r->fit.reason)));
+        const bool slow = r->fit.prefill_seconds > fit->options.max_prefill_seconds;
+        const QString limit = short_duration(fit->options.max_prefill_seconds);
+        const QString why = !fit->options.prefill ? tr("the largest model that fits this document here")
+                            : slow ? tr("none that fits prefills this document within %1 here; this one is the quickest").arg(limit)
+                                   : tr("the largest model that fits this document here and prefills it within %1").arg(limit);
+        pick_label_->setText(tr("Recommended: <b>%1 %2</b> — %3; %4.")
+                                 .arg(QString::fromStdString(r->entry->name), QString::fromStdString(r->file->quant), why,
+                                      QString::fromStdString(r->fit.reason).toHtmlEscaped()));
     } else {
         pick_label_->setText(tr("No catalogue model fits this document here; the Longest document column says how long a "
                                 "document each one can take."));

@@ -64,6 +64,7 @@ public:
     LocalModelsList* local_models() const { return local_models_; }
     QList<DownloadRow*> downloads() const;
     void refresh_fit();
+    bool fit_pending() const;  // a fit is computing or waiting: what is shown is not the newest
 
 signals:
     void useModel(const QString& path);
@@ -94,6 +95,7 @@ private:
     QFutureWatcher<std::shared_ptr<const CatalogueFit>>* fit_watcher_;
     bool fit_again_ = false;  // a newer request arrived while one was computing
     QLabel* status_;
+    bool user_picked_ = false;  // a row was clicked: keep it selected across fits
 };
 
 }  // namespace snapdoc::ui

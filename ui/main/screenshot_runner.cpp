@@ -5,6 +5,7 @@
 #include <QPixmap>
 #include <cstdio>
 
+#include "ui/hub/get_models_window.h"
 #include "ui/inspector/inspector_panel.h"
 #include "ui/inspector/retention_grid.h"
 #include "ui/main/chat_controller.h"
@@ -48,6 +49,10 @@ ScreenshotRunner::ScreenshotRunner(MainWindow& window, ScreenshotOptions options
             });
     connect(&window_.documents(), &DocumentController::documentReady, this, [this] {
         if (stage_ == Stage::Document) step_ask();
+    });
+    connect(&window_.documents(), &DocumentController::prefillEstimated, this, [this] {
+        // The Get models fit needs the document's length and this machine's probe, not the prefill.
+        if (options_.get_models && stage_ == Stage::Document) step_capture();
     });
     connect(&window_.documents(), &DocumentController::documentFailed, this,
             [this](qint64, const QString& message) {
@@ -103,6 +108,7 @@ void ScreenshotRunner::step_capture() {
     capturing_ = true;
     stage_ = Stage::Capture;
     timeout_.stop();
+    if (options_.get_models) return capture_get_models();
     // Show one head's detail, as a user's click would, so the screenshot has every inspector part.
     const SelectionSnapshot& snap = window_.inspector()->snapshot();
     if (snap.valid()) window_.inspector()->lock_head(snap.n_layers - 1, 0);
@@ -111,17 +117,30 @@ void ScreenshotRunner::step_capture() {
     const QStringList view = qEnvironmentVariable("SNAPDOC_SCREENSHOT_HEATMAP_VIEW").split(',');
     if (view.size() == 2) window_.inspector()->grid()->set_view(view[0].toInt(), view[1].toInt());
     // Give the heatmap render (thread pool) and the layout a moment to land.
-    QTimer::singleShot(700, this, [this] {
-        const QImage image = window_.grab().toImage();
-        const bool saved = !image.isNull() && image.save(options_.output, "PNG");
-        if (!saved)
-            fail(tr("cannot write %1").arg(options_.output));
-        else
-            std::fprintf(stderr, "screenshot: %s (%dx%d)\n",
-                         qPrintable(QFileInfo(options_.output).absoluteFilePath()), image.width(),
-                         image.height());
-        emit finished(failed_ ? 1 : 0);
+    QTimer::singleShot(700, this, [this] { save(window_.grab().toImage()); });
+}
+
+void ScreenshotRunner::capture_get_models() {
+    GetModelsWindow* g = window_.open_get_models();
+    // Poll until the newest fit (document, budget, probe) is on screen, then let the layout land.
+    auto* poll = new QTimer(this);
+    connect(poll, &QTimer::timeout, this, [this, g, poll] {
+        if (g->fit_pending()) return;
+        poll->stop();
+        poll->deleteLater();
+        QTimer::singleShot(500, this, [this, g] { save(g->grab().toImage()); });
     });
+    poll->start(100);
+}
+
+void ScreenshotRunner::save(const QImage& image) {
+    const bool saved = !image.isNull() && image.save(options_.output, "PNG");
+    if (!saved)
+        fail(tr("cannot write %1").arg(options_.output));
+    else
+        std::fprintf(stderr, "screenshot: %s (%dx%d)\n", qPrintable(QFileInfo(options_.output).absoluteFilePath()),
+                     image.width(), image.height());
+    emit finished(failed_ ? 1 : 0);
 }
 
 void ScreenshotRunner::fail(const QString& message) {

@@ -23,6 +23,9 @@ struct ScreenshotOptions {
     QString document;
     QStringList questions;  // asked in turn; the screenshot follows the last answer
     int timeout_seconds = 300;
+    // --screenshot-get-models: capture the Get models window instead, with the fit for the document
+    // (as soon as its prefill estimate is known: the long prefill itself is not waited for).
+    bool get_models = false;
 };
 
 // The dialogs of an unattended run: an error goes to stderr and to `on_error` (the runner, which
@@ -49,6 +52,8 @@ private:
     void step_document();
     void step_ask();
     void step_capture();
+    void capture_get_models();
+    void save(const QImage& image);
     void fail(const QString& message);
 
     MainWindow& window_;
