@@ -11,7 +11,9 @@
 #include "app/cli/model_setup.h"
 #include "app/common/document_text.h"
 #include "app/hub/fit_estimate.h"
+#include "app/hub/model_store.h"
 #include "engine/common/error.h"
+#include "engine/common/message_text.h"
 #include "engine/model/model_summary.h"
 #include "engine/session/prefill_estimate.h"
 #include "engine/tokenizer/tokenizer.h"
@@ -19,12 +21,6 @@
 namespace snapdoc::cli {
 
 namespace {
-
-std::string tokens_text(int64_t n) {
-    std::string s = std::to_string(n);
-    for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
-    return s;
-}
 
 int64_t megabytes_flag(const Args& args, const std::string& key, int64_t fallback) {
     if (!args.has(key)) return fallback;
@@ -36,8 +32,8 @@ int64_t megabytes_flag(const Args& args, const std::string& key, int64_t fallbac
 }  // namespace
 
 std::vector<FlagSpec> catalogue_flags() {
-    return {{{"-m", "--model"}}, {{"-t", "--threads"}}, {{"--device"}}, {{"--budget"}}, {{"--ram-mb"}},
-            {{"--gpu-free-mb"}}};
+    return {{{"-m", "--model"}}, {{"-t", "--threads"}}, {{"--device"}},
+            {{"--budget"}},      {{"--ram-mb"}},        {{"--gpu-free-mb"}}};
 }
 
 int print_catalogue_table(const Args& args) {
@@ -73,29 +69,35 @@ int print_catalogue_table(const Args& args) {
     const auto fits = hub::estimate_catalogue(cat, machine, o);
     const int pick = hub::recommend(fits, o);
     std::printf("fit for a document of %s tokens (%s), SnapKV budget %d, on %s RAM%s\n",
-                tokens_text(o.document_tokens).c_str(), counted.c_str(), o.snapkv_budget,
+                with_commas(o.document_tokens).c_str(), counted.c_str(), o.snapkv_budget,
                 format_bytes(machine.ram_bytes).c_str(),
-                machine.device_free_bytes > 0 ? (" + " + format_bytes(machine.device_free_bytes) + " free GPU memory").c_str()
-                                              : ", no CUDA GPU");
-    std::printf("  %-28s %-7s %10s  %-12s %11s %14s %12s  %s\n", "MODEL", "QUANT", "DOWNLOAD", "FIT", "NEEDS",
-                "PREFILL", "LONGEST DOC", "REPO");
+                machine.device_free_bytes > 0
+                    ? (" + " + format_bytes(machine.device_free_bytes) + " free GPU memory").c_str()
+                    : ", no CUDA GPU");
+    std::printf("  %-28s %-7s %10s  %-12s %11s %14s %12s  %-5s %s\n", "MODEL", "QUANT", "DOWNLOAD", "FIT", "NEEDS",
+                "PREFILL", "LONGEST DOC", "LOCAL", "REPO");
+    const hub::ModelStore store;
     for (std::size_t i = 0; i < fits.size(); ++i) {
         const hub::FitEstimate& f = fits[i];
         const hub::CatalogueEntry& e = *cat.find(f.model_id);
-        const std::string need = f.within_context ? format_bytes(f.on_device ? f.memory.without_store() : f.memory.total()) +
-                                                        (f.on_device ? " GPU" : "")
-                                                  : "over ctx";
-        std::printf("%s %-28s %-7s %10s  %-12s %11s %14s %12s  %s\n", static_cast<int>(i) == pick ? "*" : " ",
+        const std::string need =
+            f.within_context ? format_bytes(f.on_device ? f.memory.without_store() : f.memory.total()) +
+                                   (f.on_device ? " GPU" : "")
+                             : "over ctx";
+        const hub::CatalogueFile& file = *e.find_quant(f.quant);
+        const bool local = store.find(hub::parse_model_ref(e.repo, file.files.front())).has_value();
+        std::printf("%s %-28s %-7s %10s  %-12s %11s %14s %12s  %-5s %s\n", static_cast<int>(i) == pick ? "*" : " ",
                     e.name.c_str(), f.quant.c_str(),
-                    ((e.find_quant(f.quant)->bytes ? "" : "~") + format_bytes(f.memory.weights)).c_str(),
+                    ((file.bytes ? "" : "~") + format_bytes(f.memory.weights)).c_str(),
                     hub::badge_text(f.badge).c_str(), need.c_str(),
                     f.prefill_seconds < 0 ? "-" : format_duration(f.prefill_seconds).c_str(),
-                    tokens_text(f.longest_document_tokens).c_str(), e.repo.c_str());
+                    with_commas(f.longest_document_tokens).c_str(), local ? "yes" : "", e.repo.c_str());
     }
     if (pick >= 0) {
         const hub::FitEstimate& f = fits[static_cast<std::size_t>(pick)];
-        std::printf("recommended (*): %s %s: %s\n  snapdoc-cli pull %s:%s\n", cat.find(f.model_id)->name.c_str(),
-                    f.quant.c_str(), f.reason.c_str(), cat.find(f.model_id)->repo.c_str(), f.quant.c_str());
+        std::printf("recommended (*): %s %s: %s\n  snapdoc-cli pull %s:%s\n",
+                    cat.find(f.model_id)->name.c_str(), f.quant.c_str(), f.reason.c_str(),
+                    cat.find(f.model_id)->repo.c_str(), f.quant.c_str());
     } else {
         std::printf("no catalogue model fits this document here (LONGEST DOC: what each one can take)\n");
     }

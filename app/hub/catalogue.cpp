@@ -19,7 +19,8 @@ using nlohmann::json;
 
 bool iequal(std::string_view a, std::string_view b) {
     return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-               return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+               return std::tolower(static_cast<unsigned char>(x)) ==
+                      std::tolower(static_cast<unsigned char>(y));
            });
 }
 
@@ -73,8 +74,11 @@ ModelConfig read_shape(const EntryReader& r) {
     ModelConfig c;
     c.architecture = r.text("architecture");
     if (find_gguf_architecture(c.architecture) == nullptr)
-        r.fail("architecture", "'" + c.architecture + "' is not one snapdoc loads (" + supported_gguf_architectures() + ")");
-    const auto dim = [&](const char* name) { return static_cast<int>(r.positive(s, "shape.", name, kMaxDim)); };
+        r.fail("architecture",
+               "'" + c.architecture + "' is not one snapdoc loads (" + supported_gguf_architectures() + ")");
+    const auto dim = [&](const char* name) {
+        return static_cast<int>(r.positive(s, "shape.", name, kMaxDim));
+    };
     c.n_layers = dim("layers");
     c.dim = dim("dim");
     c.n_heads = dim("heads");
@@ -85,7 +89,8 @@ ModelConfig read_shape(const EntryReader& r) {
     c.tied_embeddings = r.flag(s, "shape.tied_embeddings", "tied_embeddings");
     c.context_length = static_cast<int>(r.positive(r.j(), "", "context_length", int64_t{1} << 24));
     if (c.n_heads % c.n_kv_heads != 0)
-        r.fail("shape.kv_heads", std::to_string(c.n_kv_heads) + " must divide shape.heads " + std::to_string(c.n_heads));
+        r.fail("shape.kv_heads",
+               std::to_string(c.n_kv_heads) + " must divide shape.heads " + std::to_string(c.n_heads));
     if (c.head_dim % 2 != 0) r.fail("shape.head_dim", "must be even (RoPE rotates pairs)");
     return c;
 }
@@ -101,17 +106,20 @@ std::vector<CatalogueFile> read_files(const EntryReader& r) {
         if (!f.is_object()) r.fail(at, "must be an object");
         CatalogueFile cf;
         const json& q = r.member(f, at + ".quant", "quant");
-        if (!q.is_string() || q.get_ref<const std::string&>().empty()) r.fail(at + ".quant", "must be a non-empty string");
+        if (!q.is_string() || q.get_ref<const std::string&>().empty())
+            r.fail(at + ".quant", "must be a non-empty string");
         cf.quant = q.get<std::string>();
-        if (!estimated_quant_bytes(cf.quant, 1)) r.fail(at + ".quant", "'" + cf.quant + "' is not a known quantization");
+        if (!estimated_quant_bytes(cf.quant, 1))
+            r.fail(at + ".quant", "'" + cf.quant + "' is not a known quantization");
         if (!quants.insert(cf.quant).second) r.fail(at + ".quant", "'" + cf.quant + "' is listed twice");
         const json& names = r.member(f, at + ".files", "files");
-        if (!names.is_array() || names.empty()) r.fail(at + ".files", "must be a non-empty array of file names");
+        if (!names.is_array() || names.empty())
+            r.fail(at + ".files", "must be a non-empty array of file names");
         for (const json& n : names) {
             if (!n.is_string()) r.fail(at + ".files", "must hold strings");
             const std::string& name = n.get_ref<const std::string&>();
-            if (name.size() < 6 || name.substr(name.size() - 5) != ".gguf" || name.find("..") != std::string::npos ||
-                name.front() == '/')
+            if (name.size() < 6 || name.substr(name.size() - 5) != ".gguf" ||
+                name.find("..") != std::string::npos || name.front() == '/')
                 r.fail(at + ".files", "'" + name + "' must be a relative .gguf path inside the repository");
             cf.files.push_back(name);
         }
@@ -198,10 +206,10 @@ std::optional<int64_t> estimated_quant_bytes(std::string_view quant, int64_t par
         double bpw;
     };
     static constexpr Bits kBits[] = {
-        {"F32", 32.0},   {"F16", 16.0},    {"BF16", 16.0},   {"Q8_0", 8.5},    {"Q6_K", 6.56},
-        {"Q5_K_M", 5.69}, {"Q5_K_S", 5.54}, {"Q5_0", 5.5},    {"Q5_1", 6.0},    {"Q4_K_M", 4.85},
-        {"Q4_K_S", 4.58}, {"Q4_0", 4.55},   {"Q4_1", 5.0},    {"IQ4_XS", 4.25}, {"IQ4_NL", 4.5},
-        {"Q3_K_L", 4.27}, {"Q3_K_M", 3.91}, {"Q3_K_S", 3.5},  {"Q2_K", 3.35},
+        {"F32", 32.0},    {"F16", 16.0},    {"BF16", 16.0},  {"Q8_0", 8.5},    {"Q6_K", 6.56},
+        {"Q5_K_M", 5.69}, {"Q5_K_S", 5.54}, {"Q5_0", 5.5},   {"Q5_1", 6.0},    {"Q4_K_M", 4.85},
+        {"Q4_K_S", 4.58}, {"Q4_0", 4.55},   {"Q4_1", 5.0},   {"IQ4_XS", 4.25}, {"IQ4_NL", 4.5},
+        {"Q3_K_L", 4.27}, {"Q3_K_M", 3.91}, {"Q3_K_S", 3.5}, {"Q2_K", 3.35},
     };
     for (const Bits& b : kBits)
         if (iequal(b.name, quant)) return static_cast<int64_t>(static_cast<double>(parameters) * b.bpw / 8.0);

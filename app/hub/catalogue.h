@@ -30,11 +30,11 @@ struct CatalogueEntry {
     std::string revision = "main";
     int64_t parameters = 0;            // counted from the shape (embeddings once when tied)
     std::string parameters_published;  // the model card's figure, "8.03B"
-    ModelConfig shape;                 // architecture, layers, dim, heads, kv heads, head dim, ffn, vocab, context
+    ModelConfig shape;  // architecture, layers, dim, heads, kv heads, head dim, ffn, vocab, context
     std::string licence;
-    bool gated = false;  // the repository asks for a token and licence acceptance
+    bool gated = false;         // the repository asks for a token and licence acceptance
     std::string chat_template;  // the template snapdoc detects in these files
-    std::string fixture;        // the modelzoo fixture of the same family (../shared/fixtures/modelzoo/<fixture>)
+    std::string fixture;  // the modelzoo fixture of the same family (../shared/fixtures/modelzoo/<fixture>)
     std::vector<CatalogueFile> files;
     std::string note;
 

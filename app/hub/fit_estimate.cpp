@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "engine/common/memory_stats.h"
+#include "engine/common/message_text.h"
 #include "engine/model/model_summary.h"
 #include "engine/runtime/backend_factory.h"
 
@@ -28,7 +29,8 @@ struct Placement {
 
 Placement place(const DocumentMemory& m, const MachineMemory& machine, double share) {
     Placement cpu{badge_for(m.total(), machine.ram_bytes, share), false};
-    if (cpu.badge != FitBadge::Fits && badge_for(m.without_store(), machine.ram_bytes, share) == FitBadge::Fits)
+    if (cpu.badge != FitBadge::Fits &&
+        badge_for(m.without_store(), machine.ram_bytes, share) == FitBadge::Fits)
         cpu.badge = FitBadge::Tight;
     if (machine.device_free_bytes <= 0) return cpu;
     const FitBadge dev = badge_for(m.without_store(), machine.device_free_bytes, share);
@@ -38,23 +40,18 @@ Placement place(const DocumentMemory& m, const MachineMemory& machine, double sh
     return gpu.badge <= cpu.badge ? gpu : cpu;
 }
 
-std::string with_commas(int64_t n) {
-    std::string s = std::to_string(n);
-    for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
-    return s;
-}
-
 std::string describe(const FitEstimate& e, const FitOptions& o, int context_length) {
     if (!e.within_context)
-        return "the document (" + with_commas(o.document_tokens) + " tokens) is longer than the model's context (" +
-               with_commas(context_length) + " tokens)";
+        return "the document (" + with_commas(o.document_tokens) +
+               " tokens) is longer than the model's context (" + with_commas(context_length) + " tokens)";
     std::string s = "needs " + format_bytes(e.on_device ? e.memory.without_store() : e.memory.total());
     if (e.on_device) {
-        s += " of " + format_bytes(e.device_free_bytes) + " free GPU memory, + " + format_bytes(e.memory.full_kv_store) +
-             " K/V store in " + format_bytes(e.ram_bytes) + " RAM";
+        s += " of " + format_bytes(e.device_free_bytes) + " free GPU memory, + " +
+             format_bytes(e.memory.full_kv_store) + " K/V store in " + format_bytes(e.ram_bytes) + " RAM";
     } else if (e.ram_bytes > 0) {
         s += " of " + format_bytes(e.ram_bytes) + " RAM";
-        if (e.badge == FitBadge::Tight && e.memory.total() > e.ram_bytes) s += " (the K/V store would page from disk)";
+        if (e.badge == FitBadge::Tight && e.memory.total() > e.ram_bytes)
+            s += " (the K/V store would page from disk)";
     }
     return s;
 }
@@ -63,9 +60,12 @@ std::string describe(const FitEstimate& e, const FitOptions& o, int context_leng
 
 std::string badge_text(FitBadge badge) {
     switch (badge) {
-        case FitBadge::Fits: return "fits";
-        case FitBadge::Tight: return "tight";
-        case FitBadge::DoesNotFit: return "does not fit";
+        case FitBadge::Fits:
+            return "fits";
+        case FitBadge::Tight:
+            return "tight";
+        case FitBadge::DoesNotFit:
+            return "does not fit";
     }
     return "";
 }
@@ -108,7 +108,9 @@ FitEstimate estimate_fit(const CatalogueEntry& entry, const CatalogueFile& file,
     if (o.prefill) e.prefill_seconds = scaled_prefill_seconds(*o.prefill, entry.shape, o.document_tokens);
 
     // Memory grows with the length, so the longest document that fits is a bisection on the same plan.
-    const auto fits = [&](int64_t tokens) { return place(plan(tokens), machine, o.fits_share).badge == FitBadge::Fits; };
+    const auto fits = [&](int64_t tokens) {
+        return place(plan(tokens), machine, o.fits_share).badge == FitBadge::Fits;
+    };
     int64_t lo = 0, hi = entry.shape.context_length;
     if (fits(hi)) {
         lo = hi;
@@ -128,7 +130,8 @@ std::vector<FitEstimate> estimate_catalogue(const Catalogue& catalogue, const Ma
                                             const FitOptions& options) {
     std::vector<FitEstimate> out;
     for (const CatalogueEntry& entry : catalogue.models)
-        for (const CatalogueFile& file : entry.files) out.push_back(estimate_fit(entry, file, machine, options));
+        for (const CatalogueFile& file : entry.files)
+            out.push_back(estimate_fit(entry, file, machine, options));
     return out;
 }
 

@@ -50,12 +50,12 @@ struct FitEstimate {
     std::string quant;
     int64_t parameters = 0;
     FitBadge badge = FitBadge::DoesNotFit;
-    bool on_device = false;       // the badge is for the CUDA device (else the CPU backend in RAM)
-    bool within_context = true;   // the document is no longer than the model's trained context
-    std::string reason;           // "needs 21.4 GiB of 31.3 GiB RAM", "the document is longer than ..."
-    DocumentMemory memory;        // for options.document_tokens
+    bool on_device = false;      // the badge is for the CUDA device (else the CPU backend in RAM)
+    bool within_context = true;  // the document is no longer than the model's trained context
+    std::string reason;          // "needs 21.4 GiB of 31.3 GiB RAM", "the document is longer than ..."
+    DocumentMemory memory;       // for options.document_tokens
     int64_t ram_bytes = 0, device_free_bytes = 0;
-    double prefill_seconds = -1;  // < 0: no probe to scale
+    double prefill_seconds = -1;          // < 0: no probe to scale
     int64_t longest_document_tokens = 0;  // the longest that still "fits" (within the context)
 };
 

@@ -66,4 +66,12 @@ std::string printable_excerpt(std::string_view bytes, std::size_t max_bytes) {
     return out;
 }
 
+std::string with_commas(int64_t n) {
+    std::string s = std::to_string(n);
+    const int first = n < 0 ? 1 : 0;
+    for (int i = static_cast<int>(s.size()) - 3; i > first; i -= 3)
+        s.insert(static_cast<std::size_t>(i), ",");
+    return s;
+}
+
 }  // namespace snapdoc

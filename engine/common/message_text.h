@@ -16,4 +16,7 @@ inline constexpr std::size_t kMessageExcerptBytes = 160;
 // UTF-8 bytes become \xNN, and anything past `max_bytes` is cut with "... (N bytes)".
 std::string printable_excerpt(std::string_view bytes, std::size_t max_bytes = kMessageExcerptBytes);
 
+// 101465 -> "101,465" (token counts in messages and tables).
+std::string with_commas(int64_t n);
+
 }  // namespace snapdoc

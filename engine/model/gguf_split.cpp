@@ -38,7 +38,8 @@ std::optional<GgufShardName> parse_gguf_shard_name(std::string_view name) {
     const std::string_view tail = name.substr(name.size() - kTail);
     if (tail[0] != '-' || tail.substr(6, 4) != "-of-" || tail.substr(15) != ".gguf") return std::nullopt;
     GgufShardName s;
-    if (!parse_digits(tail.substr(1, 5), s.index) || !parse_digits(tail.substr(10, 5), s.count)) return std::nullopt;
+    if (!parse_digits(tail.substr(1, 5), s.index) || !parse_digits(tail.substr(10, 5), s.count))
+        return std::nullopt;
     if (s.count < 1 || s.index < 1 || s.index > s.count) return std::nullopt;
     s.prefix = std::string(name.substr(0, name.size() - kTail));
     return s;
@@ -62,14 +63,16 @@ GgufSet GgufSet::open(std::shared_ptr<const MappedFile> file) {
     const std::string opened = first.name();
     const std::filesystem::path path = first.mapping()->path();
     if (keys.count < 1 || keys.count > 99999 || keys.no < 0 || keys.no >= keys.count)
-        throw FormatError("GGUF file '" + opened + "': split.no " + std::to_string(keys.no) + " / split.count " +
-                          std::to_string(keys.count) + " is not a shard of a split set");
+        throw FormatError("GGUF file '" + opened + "': split.no " + std::to_string(keys.no) +
+                          " / split.count " + std::to_string(keys.count) + " is not a shard of a split set");
     const auto name = parse_gguf_shard_name(path.filename().string());
     const int count = static_cast<int>(keys.count);
     if (!name || name->count != count || name->index != keys.no + 1)
         throw FormatError("GGUF file '" + opened + "' is shard " + std::to_string(keys.no + 1) + " of " +
-                          std::to_string(count) + " of a split model, but its name does not say so (expected " +
-                          gguf_shard_file_name(name ? name->prefix : path.stem().string(), static_cast<int>(keys.no) + 1, count) +
+                          std::to_string(count) +
+                          " of a split model, but its name does not say so (expected " +
+                          gguf_shard_file_name(name ? name->prefix : path.stem().string(),
+                                               static_cast<int>(keys.no) + 1, count) +
                           "), so its other shards cannot be found");
     const std::filesystem::path dir = path.parent_path();
     const std::string set_name = (dir / gguf_shard_file_name(name->prefix, 1, count)).string();
@@ -86,17 +89,19 @@ GgufSet GgufSet::open(std::shared_ptr<const MappedFile> file) {
         set.shards_.push_back(GgufFile::open(shard));
         const SplitKeys k = split_keys(set.shards_.back());
         if (k.count != count || k.no != i)
-            throw FormatError("split GGUF '" + set_name + "': '" + shard.filename().string() + "' says it is shard " +
-                              std::to_string(k.no + 1) + " of " + std::to_string(k.count) + ", not " +
-                              std::to_string(i + 1) + " of " + std::to_string(count) +
-                              " (a shard of another set?)");
+            throw FormatError("split GGUF '" + set_name + "': '" + shard.filename().string() +
+                              "' says it is shard " + std::to_string(k.no + 1) + " of " +
+                              std::to_string(k.count) + ", not " + std::to_string(i + 1) + " of " +
+                              std::to_string(count) + " (a shard of another set?)");
     }
     const GgufFile& meta = set.shards_.front();
     std::size_t total = 0;
     for (const GgufFile& s : set.shards_) total += s.tensors().size();
-    if (const auto declared = meta.get_int_opt(kSplitTensors); declared && *declared != static_cast<int64_t>(total))
+    if (const auto declared = meta.get_int_opt(kSplitTensors);
+        declared && *declared != static_cast<int64_t>(total))
         throw FormatError("split GGUF '" + set_name + "' has " + std::to_string(total) + " tensors in its " +
-                          std::to_string(count) + " shards, but split.tensors.count says " + std::to_string(*declared));
+                          std::to_string(count) + " shards, but split.tensors.count says " +
+                          std::to_string(*declared));
     set.index_tensors();
     return set;
 }
@@ -126,7 +131,8 @@ std::vector<std::filesystem::path> gguf_model_files(const std::filesystem::path&
     const auto name = parse_gguf_shard_name(path.filename().string());
     if (!name || name->count == 1) return {path};
     std::vector<std::filesystem::path> out;
-    for (int i = 1; i <= name->count; ++i) out.push_back(path.parent_path() / gguf_shard_file_name(name->prefix, i, name->count));
+    for (int i = 1; i <= name->count; ++i)
+        out.push_back(path.parent_path() / gguf_shard_file_name(name->prefix, i, name->count));
     return out;
 }
 

@@ -7,8 +7,8 @@
 
 namespace snapdoc {
 
-DocumentMemory plan_document_memory(const ModelConfig& c, int64_t weight_bytes, int64_t tokens, int snapkv_budget,
-                                    int chunk_rows) {
+DocumentMemory plan_document_memory(const ModelConfig& c, int64_t weight_bytes, int64_t tokens,
+                                    int snapkv_budget, int chunk_rows) {
     tokens = std::max<int64_t>(tokens, 0);
     DocumentMemory m;
     m.weights = weight_bytes;

@@ -16,7 +16,9 @@ struct DocumentMemory {
     int64_t layer_kv = 0;       // f32 K/V of the layer being prefilled (the backend's cache)
     int64_t compressed_kv = 0;  // f32 cache at the budget (kv-head mode) the answer decodes on
     int64_t scratch = 0;        // one prefill chunk, the logits row, the window queries kept per layer
-    int64_t total() const { return weights + full_kv_store + hidden_states + layer_kv + compressed_kv + scratch; }
+    int64_t total() const {
+        return weights + full_kv_store + hidden_states + layer_kv + compressed_kv + scratch;
+    }
     // A GPU backend keeps the store on the host when the device has no room for it; the rest is
     // on the device.
     int64_t without_store() const { return total() - full_kv_store; }
@@ -24,7 +26,7 @@ struct DocumentMemory {
 
 // A document of `tokens` prefilled layer-major in chunks of `chunk_rows`, answered from a
 // compressed cache of `snapkv_budget` entries per head (DocumentSessionOptions' defaults).
-DocumentMemory plan_document_memory(const ModelConfig& c, int64_t weight_bytes, int64_t tokens, int snapkv_budget,
-                                    int chunk_rows = 512);
+DocumentMemory plan_document_memory(const ModelConfig& c, int64_t weight_bytes, int64_t tokens,
+                                    int snapkv_budget, int chunk_rows = 512);
 
 }  // namespace snapdoc

@@ -9,13 +9,13 @@
 namespace snapdoc::testing {
 
 std::vector<std::filesystem::path> write_gguf_split(const std::filesystem::path& src,
-                                                    const std::filesystem::path& dir, const std::string& prefix,
-                                                    int count) {
+                                                    const std::filesystem::path& dir,
+                                                    const std::string& prefix, int count) {
     const GgufFile in = GgufFile::open(src);
     const auto& tensors = in.tensors();
     if (count < 1 || static_cast<std::size_t>(count) > tensors.size())
-        throw std::runtime_error("write_gguf_split: cannot split " + std::to_string(tensors.size()) + " tensors in " +
-                                 std::to_string(count));
+        throw std::runtime_error("write_gguf_split: cannot split " + std::to_string(tensors.size()) +
+                                 " tensors in " + std::to_string(count));
     std::vector<std::filesystem::path> out;
     const std::size_t per = (tensors.size() + count - 1) / count;
     for (int i = 0; i < count; ++i) {
@@ -29,9 +29,11 @@ std::vector<std::filesystem::path> write_gguf_split(const std::filesystem::path&
         const std::size_t begin = i * per, end = std::min(tensors.size(), begin + per);
         for (std::size_t t = begin; t < end; ++t) {
             const auto& info = tensors[t];
-            if (!info.nbytes) throw std::runtime_error("write_gguf_split: tensor " + info.name + " of unknown size");
+            if (!info.nbytes)
+                throw std::runtime_error("write_gguf_split: tensor " + info.name + " of unknown size");
             const uint8_t* data = in.tensor_data(info);
-            w.add_tensor_raw(info.name, info.shape(), info.ggml_type, std::vector<uint8_t>(data, data + *info.nbytes));
+            w.add_tensor_raw(info.name, info.shape(), info.ggml_type,
+                             std::vector<uint8_t>(data, data + *info.nbytes));
         }
         out.push_back(dir / gguf_shard_file_name(prefix, i + 1, count));
         w.write(out.back());

@@ -12,7 +12,7 @@ namespace snapdoc::testing {
 
 // Returns the shard paths in order. Throws when `count` is more than the tensors.
 std::vector<std::filesystem::path> write_gguf_split(const std::filesystem::path& src,
-                                                    const std::filesystem::path& dir, const std::string& prefix,
-                                                    int count);
+                                                    const std::filesystem::path& dir,
+                                                    const std::string& prefix, int count);
 
 }  // namespace snapdoc::testing

@@ -54,13 +54,16 @@ QStringList files_under(const fs::path& dir) {
 int catalogue_row(const CatalogueTableModel& m, const QString& id, const QString& quant) {
     for (int r = 0; r < m.rowCount(); ++r) {
         const QModelIndex i = m.index(r, 0);
-        if (i.data(CatalogueTableModel::ModelIdRole).toString() == id && i.data(CatalogueTableModel::QuantRole).toString() == quant)
+        if (i.data(CatalogueTableModel::ModelIdRole).toString() == id &&
+            i.data(CatalogueTableModel::QuantRole).toString() == quant)
             return r;
     }
     return -1;
 }
 
-QString fit_text(const CatalogueTableModel& m, int row) { return m.index(row, CatalogueTableModel::Fit).data().toString(); }
+QString fit_text(const CatalogueTableModel& m, int row) {
+    return m.index(row, CatalogueTableModel::Fit).data().toString();
+}
 
 hub::DownloadOptions quick_options() {
     hub::DownloadOptions o;
@@ -97,7 +100,8 @@ private slots:
         QVERIFY(wait_until([&] { return fitted.count() >= 1; }));
         const CatalogueTableModel& m = *w.catalogue_model();
         QCOMPARE(m.rowCount(), 23);
-        QAbstractItemModelTester tester(w.catalogue_model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(w.catalogue_model(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         // 100K tokens (no document) on 64 GiB: Llama 3.1 8B Q4_K_M is the pick, selected.
         const int llama = catalogue_row(m, "llama-3.1-8b-instruct", "Q4_K_M");
         QVERIFY(llama >= 0);
@@ -118,7 +122,8 @@ private slots:
             const int r = catalogue_row(*w.catalogue_model(), "qwen3-8b", "Q4_K_M");
             return w.catalogue_model()->index(r, 0).data(CatalogueTableModel::RecommendedRole).toBool();
         }));
-        QCOMPARE(fit_text(*w.catalogue_model(), catalogue_row(*w.catalogue_model(), "qwen2.5-7b-instruct", "Q4_K_M")),
+        QCOMPARE(fit_text(*w.catalogue_model(),
+                          catalogue_row(*w.catalogue_model(), "qwen2.5-7b-instruct", "Q4_K_M")),
                  QString("fits"));
         QVERIFY(test::child<QLabel>(w, "fitHeaderLabel")->text().contains("short.txt (8,000 tokens)"));
     }
@@ -172,7 +177,8 @@ private slots:
         if (!QFileInfo::exists(zoo)) QSKIP(qPrintable("fixture " + zoo + " is absent; skipping"));
         // The hub serves the modelzoo Qwen3 file as a two-shard set (llama.cpp's gguf-split layout).
         QTemporaryDir shards_dir;
-        const auto shards = testing::write_gguf_split(zoo.toStdString(), shards_dir.path().toStdString(), "zoo-F16", 2);
+        const auto shards =
+            testing::write_gguf_split(zoo.toStdString(), shards_dir.path().toStdString(), "zoo-F16", 2);
         testing::LocalHub hub;
         for (const auto& s : shards) hub.add_file_from_disk("test/zoo-GGUF", s.filename().string(), s);
         testing::HubFaults slow;
@@ -275,7 +281,8 @@ private slots:
         QTest::mouseClick(test::child<QPushButton>(g, "downloadRepoFileButton"), Qt::LeftButton);
         DownloadRow* row = g.downloads().value(0);
         QVERIFY(row);
-        QVERIFY(wait_until([&] { return row->findChild<QProgressBar*>("downloadProgress")->value() > 0; }, 20000));
+        QVERIFY(wait_until([&] { return row->findChild<QProgressBar*>("downloadProgress")->value() > 0; },
+                           20000));
         QTest::mouseClick(row->findChild<QPushButton*>("cancelDownloadButton"), Qt::LeftButton);
         QVERIFY(wait_until([&] { return row->state() == hub::DownloadState::Cancelled; }, 10000));
         QVERIFY2(files_under(models.toStdString()).filter(".gguf").isEmpty(),
@@ -299,7 +306,8 @@ private slots:
         QVERIFY(wait_until([&] { return added.count() == 1; }, 20000));
         DownloadRow* row = g.downloads().value(0);
         QVERIFY(wait_until([&] { return row->state() == hub::DownloadState::Done; }, 20000));
-        QCOMPARE(files_under(models.toStdString()), QStringList({"Qwen/Qwen3-1.7B-GGUF/Qwen3-1.7B-Q8_0.gguf"}));
+        QCOMPARE(files_under(models.toStdString()),
+                 QStringList({"Qwen/Qwen3-1.7B-GGUF/Qwen3-1.7B-Q8_0.gguf"}));
         // A repository the hub does not have: the error in words, no download row.
         const int missing = catalogue_row(*g.catalogue_model(), "qwen3-8b", "Q8_0");
         g.catalogue_view()->selectRow(missing);

@@ -14,7 +14,8 @@ namespace snapdoc {
 namespace {
 
 CommandResult cli(const std::string& flags) {
-    return run_command("timeout 300 " + std::string(SNAPDOC_CLI_PATH) + " models --catalogue " + flags + " 2>&1");
+    return run_command("timeout 300 " + std::string(SNAPDOC_CLI_PATH) + " models --catalogue " + flags +
+                       " 2>&1");
 }
 
 std::string line_of(const std::string& out, const std::string& needle) {
@@ -32,16 +33,18 @@ TEST(CliModelsCatalogue, TableForFixedMachine) {
     EXPECT_EQ(llama.rfind("* ", 0), 0u) << llama;  // the recommended pick
     EXPECT_NE(llama.find("fits"), std::string::npos) << llama;
     EXPECT_NE(line_of(r.output, "Qwen2.5 7B Instruct          Q4_K_M").find("over ctx"), std::string::npos);
-    EXPECT_NE(r.output.find("snapdoc-cli pull bartowski/Meta-Llama-3.1-8B-Instruct-GGUF:Q4_K_M"), std::string::npos);
+    EXPECT_NE(r.output.find("snapdoc-cli pull bartowski/Meta-Llama-3.1-8B-Instruct-GGUF:Q4_K_M"),
+              std::string::npos);
 
     const CommandResult small = cli("--tokens 100000 --ram-mb 1024 --gpu-free-mb 0");
     ASSERT_EQ(small.status, 0);
-    EXPECT_NE(small.output.find("no catalogue model fits this document here"), std::string::npos) << small.output;
+    EXPECT_NE(small.output.find("no catalogue model fits this document here"), std::string::npos)
+        << small.output;
 }
 
 std::filesystem::path demo_model() {
-    return std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "resources" / "models" /
-           "snapdoc-demo.gguf";
+    return std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "resources" /
+           "models" / "snapdoc-demo.gguf";
 }
 
 TEST(CliModelsCatalogue, DocumentTokenizedByAModel) {
@@ -56,8 +59,8 @@ TEST(CliModelsCatalogue, DocumentTokenizedByAModel) {
     if (!std::filesystem::exists(demo_model())) GTEST_SKIP() << demo_model() << " is absent";
     // With the demo model: its token count, and a probe (the document is past 2,048 tokens) whose
     // time is scaled to every catalogue model.
-    const CommandResult exact =
-        cli("--doc '" + (dir / "doc.txt").string() + "' -m '" + demo_model().string() + "' --ram-mb 65536 -t 2");
+    const CommandResult exact = cli("--doc '" + (dir / "doc.txt").string() + "' -m '" +
+                                    demo_model().string() + "' --ram-mb 65536 -t 2");
     ASSERT_EQ(exact.status, 0) << exact.output;
     EXPECT_NE(exact.output.find("tokenized by snapdoc-demo.gguf"), std::string::npos) << exact.output;
     const std::string llama = line_of(exact.output, "Llama 3.1 8B Instruct        Q4_K_M");

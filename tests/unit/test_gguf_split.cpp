@@ -32,8 +32,9 @@ TEST(GgufSplitName, ParsesTheConvention) {
     EXPECT_EQ(s->index, 2);
     EXPECT_EQ(s->count, 3);
     EXPECT_EQ(gguf_shard_file_name(s->prefix, 1, 3), "Qwen2.5-7B-Instruct-Q4_K_M-00001-of-00003.gguf");
-    for (const char* bad : {"model.gguf", "-00001-of-00002.gguf", "m-00003-of-00002.gguf", "m-00000-of-00002.gguf",
-                            "m-0001-of-00002.gguf", "m-00001-of-00002.bin", "m-0000a-of-00002.gguf"})
+    for (const char* bad :
+         {"model.gguf", "-00001-of-00002.gguf", "m-00003-of-00002.gguf", "m-00000-of-00002.gguf",
+          "m-0001-of-00002.gguf", "m-00001-of-00002.bin", "m-0000a-of-00002.gguf"})
         EXPECT_FALSE(parse_gguf_shard_name(bad)) << bad;
 }
 
@@ -87,8 +88,9 @@ TEST_F(GgufSplitTest, ShardOfAnotherSetIsRefused) {
     TempDir other;
     const auto two = write_gguf_split(dir / "whole.gguf", other.path(), "tiny", 2);
     fs::copy_file(two[1], three[1], fs::copy_options::overwrite_existing);
-    EXPECT_FORMAT_ERROR(load_model(three[0]),
-                        "'tiny-00002-of-00003.gguf' says it is shard 2 of 2, not 2 of 3 (a shard of another set?)");
+    EXPECT_FORMAT_ERROR(
+        load_model(three[0]),
+        "'tiny-00002-of-00003.gguf' says it is shard 2 of 2, not 2 of 3 (a shard of another set?)");
 }
 
 TEST_F(GgufSplitTest, RenamedShardCannotFindItsSiblings) {
@@ -150,9 +152,7 @@ TEST_F(GgufSplitTest, IdentityCoversEveryShard) {
     // Same size, other bytes in the second shard: another model.
     std::string bytes = read_file_bytes(shards[1]);
     bytes[bytes.size() / 2] ^= 0x55;
-    {
-        std::ofstream(shards[1], std::ios::binary | std::ios::trunc) << bytes;
-    }
+    { std::ofstream(shards[1], std::ios::binary | std::ios::trunc) << bytes; }
     EXPECT_NE(model_identity(shards[0]).content_hash, before.content_hash);
 }
 

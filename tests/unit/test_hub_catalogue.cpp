@@ -30,8 +30,8 @@ std::string lower(std::string s) {
 int64_t count_parameters(const ModelConfig& c) {
     const int64_t D = c.dim, q = c.q_dim(), kv = c.kv_dim();
     int64_t layer = 2 * D + D * q + 2 * D * kv + q * D + 3 * D * c.ffn_dim;
-    if (c.architecture == "qwen2") layer += q + 2 * kv;         // Q/K/V biases
-    if (c.architecture == "qwen3") layer += 2 * c.head_dim;     // per-head q/k norms
+    if (c.architecture == "qwen2") layer += q + 2 * kv;      // Q/K/V biases
+    if (c.architecture == "qwen3") layer += 2 * c.head_dim;  // per-head q/k norms
     return int64_t{c.vocab_size} * D * (c.tied_embeddings ? 1 : 2) + c.n_layers * layer + D;
 }
 
@@ -83,7 +83,9 @@ TEST(HubCatalogue, KnownShapesOfTwoModels) {
     EXPECT_EQ(qwen->find_quant("q8_0")->files.front(), "qwen2.5-0.5b-instruct-q8_0.gguf");
 }
 
-json valid_doc() { return json::parse(kCatalogueJson); }
+json valid_doc() {
+    return json::parse(kCatalogueJson);
+}
 
 void expect_error(json doc, const std::string& message) {
     EXPECT_FORMAT_ERROR(parse_catalogue(doc.dump(), "cat.json"), message);
@@ -142,15 +144,14 @@ TEST(HubCatalogue, SchemaErrorsNameTheEntryAndField) {
     d["models"] = json::object();
     expect_error(d, "models must be an array");
 
-    EXPECT_FORMAT_ERROR(parse_catalogue("{\"format\": 1, \"models\": [", "cat.json"), "cat.json: not valid JSON");
+    EXPECT_FORMAT_ERROR(parse_catalogue("{\"format\": 1, \"models\": [", "cat.json"),
+                        "cat.json: not valid JSON");
     EXPECT_FORMAT_ERROR(parse_catalogue(std::string(1000, '['), "cat.json"), "nested deeper than");
 }
 
 TEST(HubCatalogue, LoadsAFileAndRefusesOthers) {
     snapdoc::testing::TempDir dir;
-    {
-        std::ofstream(dir / "c.json") << kCatalogueJson;
-    }
+    { std::ofstream(dir / "c.json") << kCatalogueJson; }
     EXPECT_EQ(load_catalogue(dir / "c.json").models.size(), builtin_catalogue().models.size());
     EXPECT_FORMAT_ERROR(load_catalogue(dir / "missing.json"), "missing.json");
     EXPECT_FORMAT_ERROR(load_catalogue(dir.path()), "directory");

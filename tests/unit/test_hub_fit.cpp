@@ -78,7 +78,8 @@ TEST(HubFit, ContextLimitsTheDocument) {
     const FitEstimate f = fit("qwen2.5-7b-instruct", "Q4_K_M", {64 * kGiB, 0});
     EXPECT_FALSE(f.within_context);
     EXPECT_EQ(f.badge, FitBadge::DoesNotFit);
-    EXPECT_NE(f.reason.find("longer than the model's context (32,768 tokens)"), std::string::npos) << f.reason;
+    EXPECT_NE(f.reason.find("longer than the model's context (32,768 tokens)"), std::string::npos)
+        << f.reason;
     EXPECT_EQ(f.longest_document_tokens, 32768);
     EXPECT_EQ(fit("qwen2.5-7b-instruct", "Q4_K_M", {64 * kGiB, 0}, 32768).badge, FitBadge::Fits);
 }
@@ -132,7 +133,8 @@ TEST(HubFit, PrefillScalesByFlops) {
     MeasuredPrefill m{{1e-6, 1e-9}, shape(2, 64, 4, 2, 96)};
     EXPECT_DOUBLE_EQ(scaled_prefill_seconds(m, m.config, 5000), m.cost.prefill_seconds(5000, 2));
     // Twice the layers: twice the time; twice the width: per-row FLOPs x4, attention pairs x2.
-    EXPECT_DOUBLE_EQ(scaled_prefill_seconds(m, shape(4, 64, 4, 2, 96), 5000), 2 * m.cost.prefill_seconds(5000, 2));
+    EXPECT_DOUBLE_EQ(scaled_prefill_seconds(m, shape(4, 64, 4, 2, 96), 5000),
+                     2 * m.cost.prefill_seconds(5000, 2));
     const ModelConfig wide = shape(2, 128, 8, 4, 192);
     const double expect = 2 * (4 * m.cost.per_row * 5000 + 2 * m.cost.per_pair * attention_pairs(5000, 0));
     EXPECT_NEAR(scaled_prefill_seconds(m, wide, 5000), expect, 1e-9 * expect);
@@ -151,8 +153,10 @@ TEST(HubFit, SlowPrefillMovesThePick) {
     const FitEstimate& p = pick(all, o);
     EXPECT_LE(p.prefill_seconds, o.max_prefill_seconds);
     EXPECT_EQ(p.model_id, "llama-3.2-3b-instruct");
-    EXPECT_NEAR(p.prefill_seconds, 600.0 * (28.0 * 2 * (3072 * 8192 + 3 * 3072 * 8192.0)) /
-                                       (16.0 * 2 * (2048 * 5120 + 3 * 2048 * 8192.0)), 1e-6);
+    EXPECT_NEAR(p.prefill_seconds,
+                600.0 * (28.0 * 2 * (3072 * 8192 + 3 * 3072 * 8192.0)) /
+                    (16.0 * 2 * (2048 * 5120 + 3 * 2048 * 8192.0)),
+                1e-6);
 }
 
 TEST(HubFit, AllTooSlowPicksTheQuickest) {

@@ -11,7 +11,9 @@ namespace snapdoc::ui {
 
 namespace {
 
-QString bytes_text(int64_t bytes) { return QString::fromStdString(format_bytes(bytes)); }
+QString bytes_text(int64_t bytes) {
+    return QString::fromStdString(format_bytes(bytes));
+}
 
 QString parameters_text(const hub::CatalogueEntry& e) {
     if (!e.parameters_published.empty()) return QString::fromStdString(e.parameters_published);
@@ -22,18 +24,24 @@ QString parameters_text(const hub::CatalogueEntry& e) {
 
 QString badge_label(hub::FitBadge badge) {
     switch (badge) {
-        case hub::FitBadge::Fits: return QObject::tr("fits");
-        case hub::FitBadge::Tight: return QObject::tr("tight");
-        case hub::FitBadge::DoesNotFit: return QObject::tr("does not fit");
+        case hub::FitBadge::Fits:
+            return QObject::tr("fits");
+        case hub::FitBadge::Tight:
+            return QObject::tr("tight");
+        case hub::FitBadge::DoesNotFit:
+            return QObject::tr("does not fit");
     }
     return {};
 }
 
 QColor badge_color(hub::FitBadge badge) {
     switch (badge) {
-        case hub::FitBadge::Fits: return QColor(0xd4, 0xf0, 0xd0);
-        case hub::FitBadge::Tight: return QColor(0xfa, 0xe8, 0xb8);
-        case hub::FitBadge::DoesNotFit: return QColor(0xf4, 0xcc, 0xcc);
+        case hub::FitBadge::Fits:
+            return QColor(0xd4, 0xf0, 0xd0);
+        case hub::FitBadge::Tight:
+            return QColor(0xfa, 0xe8, 0xb8);
+        case hub::FitBadge::DoesNotFit:
+            return QColor(0xf4, 0xcc, 0xcc);
     }
     return {};
 }
@@ -55,7 +63,9 @@ int CatalogueTableModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() || !fit_ ? 0 : static_cast<int>(fit_->rows.size());
 }
 
-int CatalogueTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int CatalogueTableModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant CatalogueTableModel::data(const QModelIndex& index, int role) const {
     const CatalogueRow* r = index.isValid() ? row_at(index.row()) : nullptr;
@@ -63,10 +73,14 @@ QVariant CatalogueTableModel::data(const QModelIndex& index, int role) const {
     const hub::FitEstimate& f = r->fit;
     const bool recommended = fit_->recommended == index.row();
     switch (role) {
-        case BadgeRole: return static_cast<int>(f.badge);
-        case RecommendedRole: return recommended;
-        case ModelIdRole: return QString::fromStdString(r->entry->id);
-        case QuantRole: return QString::fromStdString(r->file->quant);
+        case BadgeRole:
+            return static_cast<int>(f.badge);
+        case RecommendedRole:
+            return recommended;
+        case ModelIdRole:
+            return QString::fromStdString(r->entry->id);
+        case QuantRole:
+            return QString::fromStdString(r->file->quant);
         case Qt::ToolTipRole: {
             QString tip = QString::fromStdString(r->entry->repo) + "\n" + QString::fromStdString(f.reason);
             if (!r->entry->note.empty()) tip += "\n" + QString::fromStdString(r->entry->note);
@@ -81,44 +95,64 @@ QVariant CatalogueTableModel::data(const QModelIndex& index, int role) const {
                 return bold;
             }
             return {};
-        case Qt::DisplayRole: break;
-        default: return {};
+        case Qt::DisplayRole:
+            break;
+        default:
+            return {};
     }
     switch (index.column()) {
         case Model:
             return QString::fromStdString(r->entry->name) + " (" + parameters_text(*r->entry) + ")" +
                    (recommended ? QObject::tr("  ★ recommended") : QString());
-        case Quant: return QString::fromStdString(r->file->quant);
+        case Quant:
+            return QString::fromStdString(r->file->quant);
         case Download:
             return (r->file->bytes ? QString() : QStringLiteral("~")) + bytes_text(f.memory.weights) +
-                   (r->file->files.size() > 1 ? QObject::tr(" (%1 files)").arg(r->file->files.size()) : QString());
-        case Fit: return badge_label(f.badge);
+                   (r->file->files.size() > 1 ? QObject::tr(" (%1 files)").arg(r->file->files.size())
+                                              : QString());
+        case Fit:
+            return badge_label(f.badge);
         case Memory:
             if (!f.within_context) return QObject::tr("over context");
             return bytes_text(f.on_device ? f.memory.without_store() : f.memory.total()) +
                    (f.on_device ? QObject::tr(" GPU") : QString());
-        case Prefill: return f.prefill_seconds < 0 ? QObject::tr("—") : short_duration(f.prefill_seconds);
+        case Prefill:
+            return f.prefill_seconds < 0 ? QObject::tr("—") : short_duration(f.prefill_seconds);
         case Longest:
-            return f.longest_document_tokens > 0 ? QLocale(QLocale::English).toString(static_cast<qlonglong>(f.longest_document_tokens))
-                                                 : QObject::tr("none");
-        case Context: return QStringLiteral("%1K").arg(r->entry->shape.context_length / 1024);
-        case Licence: return QString::fromStdString(r->entry->licence) + (r->entry->gated ? QObject::tr(" (gated)") : QString());
+            return f.longest_document_tokens > 0
+                       ? QLocale(QLocale::English).toString(static_cast<qlonglong>(f.longest_document_tokens))
+                       : QObject::tr("none");
+        case Context:
+            return QStringLiteral("%1K").arg(r->entry->shape.context_length / 1024);
+        case Licence:
+            return QString::fromStdString(r->entry->licence) +
+                   (r->entry->gated ? QObject::tr(" (gated)") : QString());
     }
     return {};
 }
 
 QVariant CatalogueTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return QAbstractTableModel::headerData(section, orientation, role);
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
-        case Model: return tr("Model");
-        case Quant: return tr("Quantization");
-        case Download: return tr("Download");
-        case Fit: return tr("Fit");
-        case Memory: return tr("Memory needed");
-        case Prefill: return tr("Prefill");
-        case Longest: return tr("Longest document (tokens)");
-        case Context: return tr("Context");
-        case Licence: return tr("Licence");
+        case Model:
+            return tr("Model");
+        case Quant:
+            return tr("Quantization");
+        case Download:
+            return tr("Download");
+        case Fit:
+            return tr("Fit");
+        case Memory:
+            return tr("Memory needed");
+        case Prefill:
+            return tr("Prefill");
+        case Longest:
+            return tr("Longest document (tokens)");
+        case Context:
+            return tr("Context");
+        case Licence:
+            return tr("Licence");
     }
     return {};
 }

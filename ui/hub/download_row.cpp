@@ -13,7 +13,9 @@
 namespace snapdoc::ui {
 
 namespace {
-QString bytes_text(int64_t bytes) { return QString::fromStdString(format_bytes(bytes)); }
+QString bytes_text(int64_t bytes) {
+    return QString::fromStdString(format_bytes(bytes));
+}
 }  // namespace
 
 QString progress_text(const hub::DownloadProgress& p) {
@@ -31,7 +33,8 @@ QString progress_text(const hub::DownloadProgress& p) {
 
 DownloadRow::DownloadRow(hub::DownloadRequest request, hub::DownloadOptions options, const QString& title,
                          QWidget* parent)
-    : QWidget(parent), title_(title),
+    : QWidget(parent),
+      title_(title),
       download_(std::make_unique<hub::Download>(std::move(request), std::move(options))) {
     setObjectName("downloadRow");
     setProperty("downloadTitle", title);
@@ -85,14 +88,18 @@ void DownloadRow::start() {
     // destructor joins that thread before the widget goes (so `this` is alive when they post).
     download_->start(
         [this](const hub::DownloadProgress& p) {
-            QMetaObject::invokeMethod(this, [this, p] { on_progress(p); }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                this, [this, p] { on_progress(p); }, Qt::QueuedConnection);
         },
         [this](const hub::DownloadResult& r) {
-            QMetaObject::invokeMethod(this, [this, r] { on_done(r); }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                this, [this, r] { on_done(r); }, Qt::QueuedConnection);
         });
 }
 
-void DownloadRow::pause() { download_->pause(); }
+void DownloadRow::pause() {
+    download_->pause();
+}
 
 void DownloadRow::cancel() {
     const bool running = download_->running();
@@ -107,7 +114,8 @@ void DownloadRow::cancel() {
 void DownloadRow::on_progress(const hub::DownloadProgress& p) {
     if (state_ == hub::DownloadState::Done || state_ == hub::DownloadState::Cancelled) return;
     state_ = p.state;
-    if (p.bytes_total > 0) bar_->setValue(static_cast<int>(1000.0 * static_cast<double>(p.bytes_done) / p.bytes_total));
+    if (p.bytes_total > 0)
+        bar_->setValue(static_cast<int>(1000.0 * static_cast<double>(p.bytes_done) / p.bytes_total));
     status_->setText(progress_text(p));
     update_buttons();
 }
@@ -120,7 +128,9 @@ void DownloadRow::on_done(const hub::DownloadResult& r) {
             model_path_ = r.files.empty() ? QString() : QString::fromStdString(r.files.front().string());
             status_->setText(tr("done: %1").arg(model_path_));
             break;
-        case hub::DownloadState::Paused: status_->setText(tr("paused (%1)").arg(status_->text())); break;
+        case hub::DownloadState::Paused:
+            status_->setText(tr("paused (%1)").arg(status_->text()));
+            break;
         case hub::DownloadState::Cancelled:
             bar_->setValue(0);
             status_->setText(tr("cancelled; the partial file was removed"));
@@ -128,7 +138,8 @@ void DownloadRow::on_done(const hub::DownloadResult& r) {
         default:
             status_->setText(tr("failed: %1").arg(QString::fromStdString(r.error)));
             if (r.error_kind == hub::DownloadError::NeedsToken)
-                status_->setText(status_->text() + tr(" — set a Hugging Face token in Settings, then Resume."));
+                status_->setText(status_->text() +
+                                 tr(" — set a Hugging Face token in Settings, then Resume."));
             break;
     }
     update_buttons();
@@ -137,7 +148,8 @@ void DownloadRow::on_done(const hub::DownloadResult& r) {
 
 void DownloadRow::update_buttons() {
     using S = hub::DownloadState;
-    const bool running = state_ == S::Checking || state_ == S::Downloading || state_ == S::Retrying || state_ == S::Verifying;
+    const bool running =
+        state_ == S::Checking || state_ == S::Downloading || state_ == S::Retrying || state_ == S::Verifying;
     pause_->setVisible(running);
     resume_->setVisible(state_ == S::Paused || state_ == S::Failed);
     cancel_->setVisible(running || state_ == S::Paused || state_ == S::Failed);

@@ -23,7 +23,9 @@ namespace snapdoc::ui {
 
 namespace {
 constexpr int64_t kDefaultDocumentTokens = 100000;
-QString bytes_text(int64_t bytes) { return QString::fromStdString(format_bytes(bytes)); }
+QString bytes_text(int64_t bytes) {
+    return QString::fromStdString(format_bytes(bytes));
+}
 }  // namespace
 
 GetModelsWindow::GetModelsWindow(GetModelsOptions options, DialogProvider& dialogs, QWidget* parent)
@@ -62,7 +64,8 @@ GetModelsWindow::GetModelsWindow(GetModelsOptions options, DialogProvider& dialo
     repo_browser_->set_endpoint(options_.endpoint);
     downloads_box_ = new QWidget(this);
     downloads_layout_ = new QVBoxLayout(downloads_box_);
-    downloads_empty_ = new QLabel(tr("No downloads yet: choose a model above and press Download."), downloads_box_);
+    downloads_empty_ =
+        new QLabel(tr("No downloads yet: choose a model above and press Download."), downloads_box_);
     downloads_layout_->addWidget(downloads_empty_);
     downloads_layout_->addStretch(1);
     auto* downloads_scroll = new QScrollArea(this);
@@ -82,7 +85,9 @@ GetModelsWindow::GetModelsWindow(GetModelsOptions options, DialogProvider& dialo
     connect(download_button_, &QPushButton::clicked, this,
             [this] { download_catalogue_row(catalogue_view_->currentIndex().row()); });
     connect(repo_browser_, &RepoBrowser::downloadRequested, this,
-            [this](const QString& repo, const QString& rev, const hub::GgufChoice& c) { download_choice(repo, rev, c); });
+            [this](const QString& repo, const QString& rev, const hub::GgufChoice& c) {
+                download_choice(repo, rev, c);
+            });
     connect(local_models_, &LocalModelsList::useModel, this, &GetModelsWindow::useModel);
     connect(fit_watcher_, &QFutureWatcher<std::shared_ptr<const CatalogueFit>>::finished, this, [this] {
         show_fit(fit_watcher_->result());
@@ -147,44 +152,59 @@ void GetModelsWindow::refresh_fit() {
     }
     // The machine query may start the CUDA driver (slow the first time): off the GUI thread, like the
     // estimates themselves; the snapshot comes back whole.
-    fit_watcher_->setFuture(QtConcurrent::run(
-        [catalogue = catalogue_, machine = options_.machine, fit = fit_options_] {
+    fit_watcher_->setFuture(
+        QtConcurrent::run([catalogue = catalogue_, machine = options_.machine, fit = fit_options_] {
             return compute_catalogue_fit(catalogue, machine ? *machine : hub::this_machine(), fit);
         }));
 }
 
-bool GetModelsWindow::fit_pending() const { return fit_again_ || fit_watcher_->isRunning() || !catalogue_model_->fit(); }
+bool GetModelsWindow::fit_pending() const {
+    return fit_again_ || fit_watcher_->isRunning() || !catalogue_model_->fit();
+}
 
 void GetModelsWindow::show_fit(std::shared_ptr<const CatalogueFit> fit) {
     // The recommended pick is preselected until the user picks a row themselves.
-    const int keep = user_picked_ && catalogue_view_->currentIndex().isValid() ? catalogue_view_->currentIndex().row() : -1;
+    const int keep = user_picked_ && catalogue_view_->currentIndex().isValid()
+                         ? catalogue_view_->currentIndex().row()
+                         : -1;
     catalogue_model_->set_fit(fit);
     catalogue_view_->resizeColumnsToContents();
     const hub::MachineMemory& m = fit->machine;
     QString machine = m.ram_bytes > 0 ? tr("%1 RAM").arg(bytes_text(m.ram_bytes)) : tr("RAM unknown");
-    machine += m.device_free_bytes > 0 ? tr(", %1 free on the GPU").arg(bytes_text(m.device_free_bytes)) : tr(", no CUDA GPU");
-    const QString doc = document_name_.isEmpty()
-                            ? tr("a %1 document (none is open)").arg(token_count(fit->options.document_tokens))
-                            : tr("%1 (%2)").arg(document_name_, token_count(fit->options.document_tokens));
-    QString prefill = fit->options.prefill ? tr("Prefill times are scaled by FLOPs from a probe measured here with the loaded model.")
-                                           : tr("Prefill times appear once a document of 2,048+ tokens has been opened (a probe measures this machine).");
-    fit_header_->setText(tr("<b>Fit for %1 on this machine</b> (%2; SnapKV budget %3). Needs: weights + the full K/V "
-                            "store (f16) + the layer being prefilled + the compressed K/V + scratch. %4")
-                             .arg(doc.toHtmlEscaped(), machine)
-                             .arg(fit->options.snapkv_budget)
-                             .arg(prefill));
+    machine += m.device_free_bytes > 0 ? tr(", %1 free on the GPU").arg(bytes_text(m.device_free_bytes))
+                                       : tr(", no CUDA GPU");
+    const QString doc =
+        document_name_.isEmpty()
+            ? tr("a %1 document (none is open)").arg(token_count(fit->options.document_tokens))
+            : tr("%1 (%2)").arg(document_name_, token_count(fit->options.document_tokens));
+    QString prefill =
+        fit->options.prefill
+            ? tr("Prefill times are scaled by FLOPs from a probe measured here with the loaded model.")
+            : tr("Prefill times appear once a document of 2,048+ tokens has been opened (a probe measures "
+                 "this machine).");
+    fit_header_->setText(
+        tr("<b>Fit for %1 on this machine</b> (%2; SnapKV budget %3). Needs: weights + the full K/V "
+           "store (f16) + the layer being prefilled + the compressed K/V + scratch. %4")
+            .arg(doc.toHtmlEscaped(), machine)
+            .arg(fit->options.snapkv_budget)
+            .arg(prefill));
     if (const CatalogueRow* r = catalogue_model_->row_at(fit->recommended)) {
         const bool slow = r->fit.prefill_seconds > fit->options.max_prefill_seconds;
         const QString limit = short_duration(fit->options.max_prefill_seconds);
-        const QString why = !fit->options.prefill ? tr("the largest model that fits this document here")
-                            : slow ? tr("none that fits prefills this document within %1 here; this one is the quickest").arg(limit)
-                                   : tr("the largest model that fits this document here and prefills it within %1").arg(limit);
+        const QString why =
+            !fit->options.prefill ? tr("the largest model that fits this document here")
+            : slow
+                ? tr("none that fits prefills this document within %1 here; this one is the quickest")
+                      .arg(limit)
+                : tr("the largest model that fits this document here and prefills it within %1").arg(limit);
         pick_label_->setText(tr("Recommended: <b>%1 %2</b> — %3; %4.")
-                                 .arg(QString::fromStdString(r->entry->name), QString::fromStdString(r->file->quant), why,
+                                 .arg(QString::fromStdString(r->entry->name),
+                                      QString::fromStdString(r->file->quant), why,
                                       QString::fromStdString(r->fit.reason).toHtmlEscaped()));
     } else {
-        pick_label_->setText(tr("No catalogue model fits this document here; the Longest document column says how long a "
-                                "document each one can take."));
+        pick_label_->setText(
+            tr("No catalogue model fits this document here; the Longest document column says how long a "
+               "document each one can take."));
     }
     const int select = keep >= 0 ? keep : fit->recommended;
     if (select >= 0) catalogue_view_->selectRow(select);
@@ -208,7 +228,9 @@ void GetModelsWindow::download_catalogue_row(int row) {
                     return;
                 }
                 status_->clear();
-                add_download(hub::make_request(options_.endpoint, ref, remote, hub::ModelStore(options_.models_dir)), title);
+                add_download(
+                    hub::make_request(options_.endpoint, ref, remote, hub::ModelStore(options_.models_dir)),
+                    title);
             });
     watcher->setFuture(QtConcurrent::run([endpoint = options_.endpoint, ref] {
         try {
@@ -219,14 +241,17 @@ void GetModelsWindow::download_catalogue_row(int row) {
     }));
 }
 
-DownloadRow* GetModelsWindow::download_choice(const QString& repo, const QString& revision, const hub::GgufChoice& choice) {
+DownloadRow* GetModelsWindow::download_choice(const QString& repo, const QString& revision,
+                                              const hub::GgufChoice& choice) {
     hub::DownloadRequest request;
     request.endpoint = options_.endpoint;
     request.repo = repo.toStdString();
     request.revision = revision.toStdString();
     request.files = choice.files;
     request.models_dir = options_.models_dir;
-    return add_download(std::move(request), repo + " " + QString::fromStdString(choice.quant.empty() ? choice.first_path() : choice.quant));
+    return add_download(
+        std::move(request),
+        repo + " " + QString::fromStdString(choice.quant.empty() ? choice.first_path() : choice.quant));
 }
 
 DownloadRow* GetModelsWindow::add_download(hub::DownloadRequest request, const QString& title) {
@@ -243,6 +268,8 @@ DownloadRow* GetModelsWindow::add_download(hub::DownloadRequest request, const Q
     return row;
 }
 
-QList<DownloadRow*> GetModelsWindow::downloads() const { return downloads_box_->findChildren<DownloadRow*>(); }
+QList<DownloadRow*> GetModelsWindow::downloads() const {
+    return downloads_box_->findChildren<DownloadRow*>();
+}
 
 }  // namespace snapdoc::ui

@@ -9,20 +9,14 @@
 
 #include "engine/model/model_summary.h"
 #include "ui/dialogs/dialog_provider.h"
+#include "ui/hub/choice_table.h"
 
 namespace snapdoc::ui {
 
 LocalModelsList::LocalModelsList(std::filesystem::path models_dir, DialogProvider& dialogs, QWidget* parent)
     : QWidget(parent), store_(std::move(models_dir)), dialogs_(dialogs) {
     setObjectName("localModelsList");
-    table_ = new QTableWidget(0, 3, this);
-    table_->setObjectName("localModelsTable");
-    table_->setHorizontalHeaderLabels({tr("Repository"), tr("File"), tr("Size")});
-    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    table_->setSelectionMode(QAbstractItemView::SingleSelection);
-    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    table_->horizontalHeader()->setStretchLastSection(true);
-    table_->verticalHeader()->hide();
+    table_ = make_choice_table(this, "localModelsTable", {tr("Repository"), tr("File"), tr("Size")});
     status_ = new QLabel(this);
     status_->setObjectName("localModelsStatus");
     use_ = new QPushButton(tr("Use this model"), this);
@@ -65,7 +59,8 @@ LocalModelsList::LocalModelsList(std::filesystem::path models_dir, DialogProvide
 
 const hub::LocalModel* LocalModelsList::selected() const {
     const int row = table_->currentRow();
-    return row >= 0 && row < static_cast<int>(models_.size()) ? &models_[static_cast<std::size_t>(row)] : nullptr;
+    return row >= 0 && row < static_cast<int>(models_.size()) ? &models_[static_cast<std::size_t>(row)]
+                                                              : nullptr;
 }
 
 void LocalModelsList::refresh() {
@@ -81,18 +76,22 @@ void LocalModelsList::refresh() {
         const hub::LocalModel& m = models_[static_cast<std::size_t>(i)];
         total += m.size_bytes;
         table_->setItem(i, 0, new QTableWidgetItem(QString::fromStdString(m.repo)));
-        table_->setItem(i, 1, new QTableWidgetItem(QString::fromStdString(m.file_name()) +
-                                                   (m.files.size() > 1 ? tr(" (%1 files)").arg(m.files.size()) : QString())));
+        table_->setItem(
+            i, 1,
+            new QTableWidgetItem(QString::fromStdString(m.file_name()) +
+                                 (m.files.size() > 1 ? tr(" (%1 files)").arg(m.files.size()) : QString())));
         table_->setItem(i, 2, new QTableWidgetItem(QString::fromStdString(format_bytes(m.size_bytes))));
     }
     table_->resizeColumnsToContents();
     if (!models_.empty()) table_->selectRow(0);
     use_->setEnabled(selected() != nullptr);
     delete_->setEnabled(selected() != nullptr);
-    status_->setText(models_.empty() ? tr("No downloaded models yet (%1).").arg(QString::fromStdString(store_.dir().string()))
-                                     : tr("%n model(s), %1 in %2", nullptr, static_cast<int>(models_.size()))
-                                           .arg(QString::fromStdString(format_bytes(total)),
-                                                QString::fromStdString(store_.dir().string())));
+    status_->setText(
+        models_.empty()
+            ? tr("No downloaded models yet (%1).").arg(QString::fromStdString(store_.dir().string()))
+            : tr("%n model(s), %1 in %2", nullptr, static_cast<int>(models_.size()))
+                  .arg(QString::fromStdString(format_bytes(total)),
+                       QString::fromStdString(store_.dir().string())));
 }
 
 }  // namespace snapdoc::ui

@@ -11,6 +11,7 @@
 
 #include "engine/common/error.h"
 #include "engine/model/model_summary.h"
+#include "ui/hub/choice_table.h"
 
 namespace snapdoc::ui {
 
@@ -24,14 +25,8 @@ RepoBrowser::RepoBrowser(QWidget* parent) : QWidget(parent), watcher_(new QFutur
     download_button_ = new QPushButton(tr("Download"), this);
     download_button_->setObjectName("downloadRepoFileButton");
     download_button_->setEnabled(false);
-    table_ = new QTableWidget(0, 4, this);
-    table_->setObjectName("repoFilesTable");
-    table_->setHorizontalHeaderLabels({tr("Quantization"), tr("Size"), tr("Files"), tr("First file")});
-    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    table_->setSelectionMode(QAbstractItemView::SingleSelection);
-    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    table_->horizontalHeader()->setStretchLastSection(true);
-    table_->verticalHeader()->hide();
+    table_ = make_choice_table(this, "repoFilesTable",
+                               {tr("Quantization"), tr("Size"), tr("Files"), tr("First file")});
     status_ = new QLabel(this);
     status_->setObjectName("repoStatusLabel");
     status_->setWordWrap(true);
@@ -46,9 +41,10 @@ RepoBrowser::RepoBrowser(QWidget* parent) : QWidget(parent), watcher_(new QFutur
     connect(download_button_, &QPushButton::clicked, this, [this] {
         const int row = table_->currentRow();
         if (row < 0 || row >= static_cast<int>(choices_.size())) return;
-        emit downloadRequested(QString::fromStdString(listed_repo_), QString::fromUtf8(hub::kDefaultRevision.data(),
-                                                                                       static_cast<int>(hub::kDefaultRevision.size())),
-                               choices_[static_cast<std::size_t>(row)]);
+        emit downloadRequested(
+            QString::fromStdString(listed_repo_),
+            QString::fromUtf8(hub::kDefaultRevision.data(), static_cast<int>(hub::kDefaultRevision.size())),
+            choices_[static_cast<std::size_t>(row)]);
     });
     connect(watcher_, &QFutureWatcher<Listing>::finished, this, [this] { show_listing(watcher_->result()); });
 
@@ -86,11 +82,13 @@ void RepoBrowser::list(const QString& repo) {
     choices_.clear();
     download_button_->setEnabled(false);
     // The listing is a blocking HTTP request: it runs on the thread pool and comes back by value.
-    watcher_->setFuture(QtConcurrent::run([endpoint = endpoint_, repo = repo.toStdString(), cancel = cancel_] {
+    watcher_->setFuture(QtConcurrent::run([endpoint = endpoint_, repo = repo.toStdString(),
+                                           cancel = cancel_] {
         Listing l;
         l.repo = repo;
         try {
-            l.choices = hub::gguf_choices(hub::fetch_repo_tree(endpoint, repo, hub::kDefaultRevision, cancel.get()));
+            l.choices =
+                hub::gguf_choices(hub::fetch_repo_tree(endpoint, repo, hub::kDefaultRevision, cancel.get()));
         } catch (const std::exception& e) {
             l.error = e.what();
         }
@@ -109,17 +107,19 @@ void RepoBrowser::show_listing(const Listing& l) {
     table_->setRowCount(static_cast<int>(choices_.size()));
     for (int i = 0; i < static_cast<int>(choices_.size()); ++i) {
         const hub::GgufChoice& c = choices_[static_cast<std::size_t>(i)];
-        const auto set = [&](int col, const QString& text) { table_->setItem(i, col, new QTableWidgetItem(text)); };
+        const auto set = [&](int col, const QString& text) {
+            table_->setItem(i, col, new QTableWidgetItem(text));
+        };
         set(0, c.quant.empty() ? tr("(unknown)") : QString::fromStdString(c.quant));
         set(1, QString::fromStdString(format_bytes(c.total_bytes())));
-        set(2, c.complete ? QString::number(c.files.size())
-                          : tr("%1 (shards missing)").arg(c.files.size()));
+        set(2, c.complete ? QString::number(c.files.size()) : tr("%1 (shards missing)").arg(c.files.size()));
         set(3, QString::fromStdString(c.first_path()));
     }
     table_->resizeColumnsToContents();
-    status_->setText(choices_.empty() ? tr("%1 has no GGUF files.").arg(QString::fromStdString(l.repo))
-                                      : tr("%n GGUF choice(s) in %1.", nullptr, static_cast<int>(choices_.size()))
-                                            .arg(QString::fromStdString(l.repo)));
+    status_->setText(choices_.empty()
+                         ? tr("%1 has no GGUF files.").arg(QString::fromStdString(l.repo))
+                         : tr("%n GGUF choice(s) in %1.", nullptr, static_cast<int>(choices_.size()))
+                               .arg(QString::fromStdString(l.repo)));
     emit listed(static_cast<int>(choices_.size()));
 }
 

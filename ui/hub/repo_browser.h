@@ -29,8 +29,9 @@ public:
     QTableWidget* table() const { return table_; }
 
 signals:
-    void downloadRequested(const QString& repo, const QString& revision, const snapdoc::hub::GgufChoice& choice);
-    void listed(int choices);              // the listing arrived (tests)
+    void downloadRequested(const QString& repo, const QString& revision,
+                           const snapdoc::hub::GgufChoice& choice);
+    void listed(int choices);  // the listing arrived (tests)
     void listFailed(const QString& message);
 
 private:

@@ -49,14 +49,16 @@ std::optional<hub::MeasuredPrefill> measured(const ModelInfo& info, int tokens, 
 
 void MainWindow::connect_get_models() {
     connect(library_panel_, &LibraryPanel::getModelsRequested, this, [this] { open_get_models(); });
-    connect(document_controller_, &DocumentController::prefillEstimated, this, [this](qint64 id, int tokens, double seconds) {
-        // Known before the prefill runs: the fit can follow the document at once.
-        const auto doc = store_.document(id);
-        fit_document_name_ = doc ? QString::fromStdString(doc->title) : QString();
-        fit_document_tokens_ = tokens;
-        if (const auto& info = model_controller_->info(); info && seconds > 0) measured_prefill_ = measured(*info, tokens, seconds);
-        update_get_models();
-    });
+    connect(document_controller_, &DocumentController::prefillEstimated, this,
+            [this](qint64 id, int tokens, double seconds) {
+                // Known before the prefill runs: the fit can follow the document at once.
+                const auto doc = store_.document(id);
+                fit_document_name_ = doc ? QString::fromStdString(doc->title) : QString();
+                fit_document_tokens_ = tokens;
+                if (const auto& info = model_controller_->info(); info && seconds > 0)
+                    measured_prefill_ = measured(*info, tokens, seconds);
+                update_get_models();
+            });
     connect(document_controller_, &DocumentController::documentReady, this, [this](const DocumentReady& r) {
         const auto doc = store_.document(r.document_id);
         fit_document_name_ = doc ? QString::fromStdString(doc->title) : QString();
