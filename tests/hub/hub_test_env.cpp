@@ -25,7 +25,7 @@ hub::DownloadOptions HubTest::fast_options() {
     hub::DownloadOptions o;
     o.backoff_initial = std::chrono::milliseconds(5);
     o.backoff_max = std::chrono::milliseconds(40);
-    o.stall_timeout = std::chrono::milliseconds(400);
+    o.stall_timeout = std::chrono::milliseconds(1000);
     o.connect_timeout = std::chrono::milliseconds(2000);
     o.progress_interval = std::chrono::milliseconds(0);
     o.reserve_bytes = 0;

