@@ -367,6 +367,13 @@ void Download::Worker::transfer_loop(const RemoteFile& f, const fs::path& final,
         };
         report(DownloadState::Downloading, bytes_before_file + part.size, "", true);
         const TransferOutcome out = run_transfer(multi, tr, part);
+        // A full disk first: the sidecar update below would fail on it too, less clearly.
+        if (out.end == TransferEnd::WriteError) {
+            if (out.errno_value == ENOSPC || out.errno_value == EDQUOT)
+                fail(DownloadError::DiskFull, "the disk filled up while writing '" + part_path(final).string() +
+                                                  "' (" + format_bytes(part.size) + " kept; free some space and resume)");
+            fail(DownloadError::Io, "cannot write '" + part_path(final).string() + "': " + out.detail);
+        }
         if (!out.etag.empty() && out.etag != sc.etag && out.end != TransferEnd::EtagChanged) {
             sc.etag = out.etag;
             write_sidecar(side_file, sc);
@@ -385,11 +392,7 @@ void Download::Worker::transfer_loop(const RemoteFile& f, const fs::path& final,
                 sc.etag = out.end == TransferEnd::EtagChanged ? out.etag : "";
                 write_sidecar(side_file, sc);
                 continue;
-            case TransferEnd::WriteError:
-                if (out.errno_value == ENOSPC || out.errno_value == EDQUOT)
-                    fail(DownloadError::DiskFull, "the disk filled up while writing '" + part_path(final).string() +
-                                                      "' (" + done_text + " kept; free some space and resume)");
-                fail(DownloadError::Io, "cannot write '" + part_path(final).string() + "': " + out.detail);
+            case TransferEnd::WriteError: break;  // handled above
             case TransferEnd::HttpStatus:
                 if (out.status == 401 || out.status == 403)
                     fail(DownloadError::NeedsToken, http_status_message(out.status, req.endpoint, req.repo, f.path));

@@ -397,3 +397,47 @@ TEST_F(DownloadTest, ProxiesFromTheEnvironmentAreUsed) {
 }
 
 }  // namespace
+
+#include <sys/mount.h>
+
+namespace {
+
+// A real 1 MiB filesystem (tmpfs), where the machine allows mounting one (root in a container
+// with CAP_SYS_ADMIN); elsewhere the injected probe above covers the check and this skips.
+class SmallFilesystem {
+public:
+    explicit SmallFilesystem(const fs::path& where) : dir_(where) {
+        fs::create_directories(dir_);
+        mounted_ = ::mount("tmpfs", dir_.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "size=1m") == 0;
+    }
+    ~SmallFilesystem() {
+        if (mounted_) ::umount2(dir_.c_str(), MNT_DETACH);
+    }
+    bool mounted() const { return mounted_; }
+
+private:
+    fs::path dir_;
+    bool mounted_ = false;
+};
+
+TEST_F(DownloadTest, ARealSmallDiskIsRefusedUpFrontAndAFullDiskMidwayKeepsThePart) {
+    SmallFilesystem small(models());
+    if (!small.mounted()) GTEST_SKIP() << "cannot mount a 1 MiB tmpfs here (needs root/CAP_SYS_ADMIN); "
+                                          "the injected-probe test covers the check";
+    add(kRepo, kFile, 3 << 20, 50);
+    // statvfs sees ~1 MiB free: refused before a byte, in words.
+    const DownloadResult up_front = run(request(kRepo, {kFile}));
+    EXPECT_EQ(up_front.error_kind, DownloadError::DiskFull) << up_front.error;
+    EXPECT_EQ(hub.stats().cdn_requests, 0);
+    // A probe that is wrong (or another program filling the disk meanwhile): ENOSPC while writing.
+    DownloadOptions o = fast_options();
+    o.free_space = [](const fs::path&) { return int64_t{1} << 40; };
+    const DownloadResult midway = run(request(kRepo, {kFile}), o);
+    EXPECT_EQ(midway.error_kind, DownloadError::DiskFull) << midway.error;
+    EXPECT_NE(midway.error.find("disk filled up"), std::string::npos) << midway.error;
+    EXPECT_TRUE(fs::exists(part_path(final_of(kRepo, kFile))));
+    EXPECT_FALSE(fs::exists(final_of(kRepo, kFile)));
+    check_models_folder();
+}
+
+}  // namespace
