@@ -16,6 +16,7 @@
 
 #include "engine/common/error.h"
 #include "engine/kv/checksum64.h"
+#include "engine/model/gguf_split.h"
 
 namespace snapdoc {
 
@@ -76,15 +77,19 @@ struct Entry {
 ModelIdentity model_identity(const fs::path& model_path) {
     ModelIdentity id;
     std::error_code ec;
+    std::vector<fs::path> files;
     if (fs::is_directory(model_path, ec)) {
         // A Hugging Face folder: every file the loader may read, in name order.
-        std::vector<fs::path> files;
         for (const auto& e : fs::directory_iterator(model_path, ec)) {
             const std::string ext = e.path().extension().string();
             if (e.is_regular_file() && (ext == ".json" || ext == ".safetensors" || ext == ".model"))
                 files.push_back(e.path());
         }
         std::sort(files.begin(), files.end());
+    } else if (auto shards = gguf_model_files(model_path); shards.size() > 1) {
+        files = std::move(shards);  // a split GGUF: a changed shard is a different model
+    }
+    if (!files.empty()) {
         Checksum64 c(1);
         for (const auto& f : files) {
             hash_file(c, f);

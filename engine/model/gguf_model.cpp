@@ -12,6 +12,7 @@
 #include "engine/common/error.h"
 #include "engine/model/architecture.h"
 #include "engine/model/gguf_file.h"
+#include "engine/model/gguf_split.h"
 #include "engine/model/gguf_vocab.h"
 #include "engine/model/mapped_file.h"
 #include "engine/model/special_tokens.h"
@@ -69,16 +70,17 @@ float longrope_default_attention(double factor, int original_context) {
 }
 
 // An F32/F16 vector tensor of exactly `n` values (rope factor tensors).
-std::vector<float> read_factor_tensor(const GgufFile& g, const GgufFile::TensorInfo& info, int n, const std::string& source) {
-    const TensorView v = g.tensor_view(info);
+std::vector<float> read_factor_tensor(const GgufSet::Tensor& t, int n, const std::string& source) {
+    const TensorView v = t.view();
     check_shape(v, {n}, source);
     std::vector<float> out(static_cast<std::size_t>(n));
     dequantize_row(v.dtype, v.data, out.data(), n);
     return out;
 }
 
-void read_rope_scaling(const GgufFile& g, const GgufConfigReader& r, const Architecture& arch, ModelConfig& c,
+void read_rope_scaling(const GgufSet& set, const GgufConfigReader& r, const Architecture& arch, ModelConfig& c,
                        std::vector<std::string>& used) {
+    const GgufFile& g = set.metadata();
     RopeScaling& s = c.rope_scaling;
     const std::string source = "GGUF file '" + g.name() + "'";
     const std::string type = r.string_opt("rope.scaling.type").value_or("none");
@@ -110,14 +112,14 @@ void read_rope_scaling(const GgufFile& g, const GgufConfigReader& r, const Archi
     }
 
     const int half = c.head_dim / 2;
-    const auto factor_tensor = [&](std::string_view name) -> const GgufFile::TensorInfo* {
+    const auto factor_tensor = [&](std::string_view name) -> const GgufSet::Tensor* {
         if (name.empty()) return nullptr;
-        const GgufFile::TensorInfo* info = g.find_tensor(name);
+        const GgufSet::Tensor* info = set.find_tensor(name);
         if (info) used.emplace_back(name);
         return info;
     };
     if (const auto* freqs = factor_tensor(arch.gguf.rope_freqs)) {
-        s.freq_factors = read_factor_tensor(g, *freqs, half, source);
+        s.freq_factors = read_factor_tensor(*freqs, half, source);
         if (s.kind == RopeScalingKind::None) s.kind = RopeScalingKind::Llama3;
     }
     const auto* shorts = factor_tensor(arch.gguf.rope_factors_short);
@@ -129,8 +131,8 @@ void read_rope_scaling(const GgufFile& g, const GgufConfigReader& r, const Archi
     if (shorts != nullptr) {
         if (s.kind != RopeScalingKind::None) r.fail("has LongRoPE factors and rope scaling type '" + type + "'");
         s.kind = RopeScalingKind::LongRope;
-        s.freq_factors = read_factor_tensor(g, *shorts, half, source);
-        s.long_freq_factors = read_factor_tensor(g, *longs, half, source);
+        s.freq_factors = read_factor_tensor(*shorts, half, source);
+        s.long_freq_factors = read_factor_tensor(*longs, half, source);
         s.factor = static_cast<float>(static_cast<double>(c.context_length) / s.original_context);
         // Converters write the attention factor; without it, the Hugging Face default.
         s.attention_factor = attn_factor ? *attn_factor : longrope_default_attention(s.factor, s.original_context);
@@ -139,7 +141,8 @@ void read_rope_scaling(const GgufFile& g, const GgufConfigReader& r, const Archi
     }
 }
 
-ModelConfig read_config(const GgufFile& g, const Architecture& arch, std::vector<std::string>& used) {
+ModelConfig read_config(const GgufSet& set, const Architecture& arch, std::vector<std::string>& used) {
+    const GgufFile& g = set.metadata();
     const GgufConfigReader r(g, std::string(arch.gguf_name));
     ModelConfig c;
     c.architecture = arch.gguf_name;
@@ -177,15 +180,15 @@ ModelConfig read_config(const GgufFile& g, const Architecture& arch, std::vector
                std::to_string(c.head_dim) + " (partial rotary embeddings are not supported)");
     }
     if (c.head_dim <= 0 || c.head_dim % 2 != 0) r.fail("head size " + std::to_string(c.head_dim) + " must be positive and even");
-    read_rope_scaling(g, r, arch, c, used);
+    read_rope_scaling(set, r, arch, c, used);
 
     if (const auto vocab = r.count_opt("vocab_size")) {
         c.vocab_size = *vocab;
     } else if (const auto* tokens = g.find("tokenizer.ggml.tokens"); tokens && tokens->type == GgufType::Array) {
         c.vocab_size = r.to_int("tokenizer.ggml.tokens", static_cast<int64_t>(std::min<uint64_t>(tokens->count, 1ull << 40)));
-    } else if (const auto* emb = g.find_tensor(arch.gguf.tok_embeddings); emb && emb->dims.size() == 2) {
+    } else if (const auto* emb = set.find_tensor(arch.gguf.tok_embeddings); emb && emb->info->dims.size() == 2) {
         c.vocab_size = r.to_int(std::string(arch.gguf.tok_embeddings),
-                                static_cast<int64_t>(std::min<uint64_t>(emb->dims[1], 1ull << 40)));
+                                static_cast<int64_t>(std::min<uint64_t>(emb->info->dims[1], 1ull << 40)));
     } else {
         r.fail("cannot tell the vocabulary size (no " + r.prefix() + "vocab_size, tokenizer.ggml.tokens or token_embd.weight)");
     }
@@ -214,7 +217,9 @@ ModelConfig read_config(const GgufFile& g, const Architecture& arch, std::vector
 Model load_gguf_model(const std::filesystem::path& file) { return load_gguf_model(MappedFile::open(file)); }
 
 Model load_gguf_model(std::shared_ptr<const MappedFile> file) {
-    const GgufFile g = GgufFile::parse(std::move(file));
+    // A shard of a split model opens its whole set; its metadata are in the first shard.
+    const GgufSet set = GgufSet::open(std::move(file));
+    const GgufFile& g = set.metadata();
     const std::string source = "GGUF file '" + g.name() + "'";
 
     const std::string arch_name = g.get_string("general.architecture");
@@ -228,21 +233,19 @@ Model load_gguf_model(std::shared_ptr<const MappedFile> file) {
     m.format = ModelFormat::Gguf;
     m.path = g.mapping()->path();
     std::vector<std::string> used;
-    m.config = read_config(g, *arch, used);
-    m.mappings.push_back(g.mapping());
+    m.config = read_config(set, *arch, used);
+    for (const GgufFile& shard : set.shards()) m.mappings.push_back(shard.mapping());
     const ModelConfig& c = m.config;
     gather_weights(
         m, *arch, arch->gguf,
         [&](const std::string& name) -> std::optional<TensorView> {
-            const GgufFile::TensorInfo* info = g.find_tensor(name);
-            if (info == nullptr) return std::nullopt;
+            const GgufSet::Tensor* t = set.find_tensor(name);
+            if (t == nullptr) return std::nullopt;
             used.push_back(name);
-            return g.tensor_view(*info);
+            return t->view();
         },
         /*tied=*/false, source);
-    std::vector<std::string> all;
-    for (const auto& t : g.tensors()) all.push_back(t.name);
-    warn_unused_tensors(source, all, used);
+    warn_unused_tensors(source, set.tensor_names(), used);
 
     GgufVocab vocab = read_gguf_vocab(g, c.vocab_size);
     m.tokenizer_proto = std::move(vocab.proto);

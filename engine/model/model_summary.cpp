@@ -36,12 +36,24 @@ ModelSummary summarize(const Model& model) {
     ModelSummary s;
     s.parameters = model.parameter_count();
     s.weight_bytes = model.weight_bytes();
-    s.kv_bytes_per_token = int64_t{2} * c.n_layers * c.kv_dim() * 4;
-    s.kv_store_bytes_per_token = s.kv_bytes_per_token / 2;  // FullKvStore keeps f16
-    // xn, tmp, q, attn, k, v, gate, up (see the CPU backend's scratch) plus the hidden row itself.
-    s.scratch_bytes_per_row = int64_t{4} * (3 * c.dim + 2 * c.q_dim() + 2 * c.kv_dim() + 2 * c.ffn_dim);
+    s.kv_bytes_per_token = kv_bytes_per_token(c);
+    s.kv_store_bytes_per_token = kv_store_bytes_per_token(c);
+    s.scratch_bytes_per_row = scratch_bytes_per_row(c);
     s.type_mix = type_mix(model);
     return s;
+}
+
+int64_t kv_bytes_per_token(const ModelConfig& c) { return int64_t{2} * c.n_layers * c.kv_dim() * 4; }
+
+int64_t kv_store_bytes_per_token(const ModelConfig& c) { return kv_bytes_per_token(c) / 2; }  // FullKvStore keeps f16
+
+int64_t scratch_bytes_per_row(const ModelConfig& c) {
+    // xn, tmp, q, attn, k, v, gate, up (see the CPU backend's scratch) plus the hidden row itself.
+    return int64_t{4} * (3 * c.dim + 2 * c.q_dim() + 2 * c.kv_dim() + 2 * c.ffn_dim);
+}
+
+int64_t prefill_scratch_bytes(const ModelConfig& c, int chunk_rows) {
+    return scratch_bytes_per_row(c) * chunk_rows + int64_t{4} * c.vocab_size;
 }
 
 std::string format_type_mix(const std::vector<TensorTypeShare>& mix) {
@@ -74,14 +86,13 @@ MemoryPlan plan_memory(const Model& model, int snapkv_budget, int chunk_rows) {
     p.kv_at_budget = s.kv_bytes_per_token * snapkv_budget;
     p.kv_at_budget_query_heads = p.kv_at_budget * std::max(1, model.config.group_size());
     p.prefill_chunk_rows = chunk_rows;
-    p.scratch = s.scratch_bytes_per_row * chunk_rows + int64_t{4} * model.config.vocab_size;
+    p.scratch = prefill_scratch_bytes(model.config, chunk_rows);
     return p;
 }
 
 int64_t estimate_run_bytes(const Model& model, int64_t tokens, int chunk_rows) {
     const ModelSummary s = summarize(model);
-    return s.weight_bytes + s.kv_bytes_per_token * tokens + s.scratch_bytes_per_row * chunk_rows +
-           int64_t{4} * model.config.vocab_size;
+    return s.weight_bytes + s.kv_bytes_per_token * tokens + prefill_scratch_bytes(model.config, chunk_rows);
 }
 
 std::string format_bytes(int64_t bytes) {

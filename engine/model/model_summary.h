@@ -32,6 +32,14 @@ struct ModelSummary {
 
 ModelSummary summarize(const Model& model);
 
+// The per-token and per-row sizes above from the shape alone, for models not downloaded yet
+// (the hub catalogue's fit estimate); summarize() uses the same functions.
+int64_t kv_bytes_per_token(const ModelConfig& c);        // f32 K+V over all layers
+int64_t kv_store_bytes_per_token(const ModelConfig& c);  // f16 K+V over all layers
+int64_t scratch_bytes_per_row(const ModelConfig& c);     // CPU backend activations per prefill row
+// One prefill chunk's activations plus one row of logits.
+int64_t prefill_scratch_bytes(const ModelConfig& c, int chunk_rows = 512);
+
 // "Q4_K 12 tensors 20.3 MiB (4.5 bpw), Q6_K 3 tensors 15.2 MiB (6.6 bpw), F32 6 tensors 4.8 KiB".
 std::string format_type_mix(const std::vector<TensorTypeShare>& mix);
 // The short form for one line: "Q4_K×12 Q6_K×3 F32×6".
