@@ -1,5 +1,5 @@
 // snapdoc-cli models [--catalogue [--doc FILE | --tokens N]]: the models folder's contents, and
-// the catalogue's fit table for this machine.
+// the catalogue's fit table for this machine (catalogue_table.h).
 #include <cstdio>
 
 #include "app/cli/catalogue_table.h"

@@ -21,6 +21,13 @@ std::string HubTest::add(const std::string& repo, const std::string& path, std::
     return sha;
 }
 
+std::string HubTest::add_from_disk(const std::string& repo, const std::string& path, const fs::path& source) {
+    hub.add_file_from_disk(repo, path, source);
+    const std::string sha = file_sha256(source);
+    sha_by_final_path_[repo + "/" + path] = sha;
+    return sha;
+}
+
 hub::DownloadOptions HubTest::fast_options() {
     hub::DownloadOptions o;
     o.backoff_initial = std::chrono::milliseconds(5);
