@@ -76,6 +76,11 @@ size_t check_response(State& s) {
         const std::string len = s.headers.get("content-length");
         if (!len.empty()) total = std::atoll(len.c_str());
     }
+    // The hub's own X-Linked-Size (on its 302) must agree with the listing too.
+    if (r.expected_size >= 0 && s.headers.linked_size >= 0 && s.headers.linked_size != r.expected_size)
+        return s.abort(TransferEnd::BadResponse, "the hub says the file has " + std::to_string(s.headers.linked_size) +
+                                                     " bytes (X-Linked-Size) but its listing says " +
+                                                     std::to_string(r.expected_size));
     if (r.expected_size >= 0 && total >= 0 && total != r.expected_size)
         return s.abort(TransferEnd::BadResponse, "the server sends " + std::to_string(total) +
                                                      " bytes but the hub's listing says " +

@@ -154,6 +154,20 @@ TEST_F(DownloadTest, AGatedRepoNeedsAToken) {
     check_models_folder();
 }
 
+TEST_F(DownloadTest, TheTokenGoesToTheHubButNotToAnotherCdnHost) {
+    const std::string sha = add(kRepo, kFile, 40000, 60);
+    hub.set_gated(kRepo, "hf_secret");
+    hub.set_cdn_host("localhost");  // the same server under another host name
+    const DownloadResult r = run(request(kRepo, {kFile}, "hf_secret"));
+    ASSERT_EQ(r.state, DownloadState::Done) << r.error;
+    EXPECT_EQ(file_sha256(r.files[0]), sha);
+    const auto st = hub.stats();
+    ASSERT_EQ(st.cdn_authorization_seen.size(), 1u);
+    EXPECT_EQ(st.cdn_authorization_seen[0], "");  // libcurl drops the header on the cross-host redirect
+    EXPECT_EQ(st.authorization_seen.back(), "Bearer hf_secret");
+    check_models_folder();
+}
+
 TEST_F(DownloadTest, ADiskTooSmallIsRefusedBeforeAnyByte) {
     add(kRepo, kFile, 100000, 7);
     DownloadOptions o = fast_options();

@@ -74,6 +74,7 @@ struct LocalHub::Impl {
     std::map<std::string, std::string> gated;  // repo -> token
     HubFaults faults;
     HubStats stats;
+    std::string cdn_host;
     int etag_generation = 0;
 
     // 401/403 for a gated repo; false when the request may go on.
@@ -150,7 +151,8 @@ struct LocalHub::Impl {
         res.set_header("X-Linked-Size", std::to_string(f->second.size));
         res.set_header("X-Repo-Commit", git_like_oid(repo));
         res.set_header("ETag", "\"" + git_like_oid(file) + "\"");
-        res.set_redirect("/cdn/" + repo + "/" + file, 302);
+        const std::string base = cdn_host.empty() ? "" : "http://" + cdn_host + ":" + std::to_string(port);
+        res.set_redirect(base + "/cdn/" + repo + "/" + file, 302);
     }
 
     ResponseFaults take_faults() {
@@ -188,6 +190,7 @@ struct LocalHub::Impl {
         {
             std::lock_guard<std::mutex> lock(mu);
             ++stats.cdn_requests;
+            stats.cdn_authorization_seen.push_back(req.get_header_value("Authorization"));
             if (req.has_header("Range")) ++stats.range_requests;
             const auto r = repos.find(repo);
             if (r == repos.end() || !r->second.count(file)) {
@@ -325,6 +328,11 @@ void LocalHub::add_folder(const fs::path& root) {
 void LocalHub::set_gated(const std::string& repo, const std::string& token) {
     std::lock_guard<std::mutex> lock(impl_->mu);
     impl_->gated[repo] = token;
+}
+
+void LocalHub::set_cdn_host(const std::string& host) {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    impl_->cdn_host = host;
 }
 
 void LocalHub::set_faults(const HubFaults& faults) {

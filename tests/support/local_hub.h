@@ -45,6 +45,7 @@ struct HubStats {
     int range_requests = 0;       // CDN requests that carried a Range header
     int64_t body_bytes_sent = 0;  // CDN body bytes written
     std::vector<std::string> authorization_seen;  // Authorization header of each resolve/tree request
+    std::vector<std::string> cdn_authorization_seen;  // ... and of each CDN request
 };
 
 class LocalHub {
@@ -65,6 +66,11 @@ public:
     void add_folder(const std::filesystem::path& root);
     // A gated repo: tree/resolve answer 401 without `Authorization: Bearer TOKEN`, 403 with another.
     void set_gated(const std::string& repo, const std::string& token);
+
+    // Redirect resolve requests to http://HOST:PORT/cdn/... (e.g. "localhost": another host name
+    // for the same server, as the real hub sends clients to its CDN's host). Default: a relative
+    // Location on this host.
+    void set_cdn_host(const std::string& host);
 
     void set_faults(const HubFaults& faults);
     HubFaults faults() const;
