@@ -25,7 +25,9 @@ std::string tokens_text(int64_t n) {
 
 }  // namespace
 
-std::vector<FlagSpec> catalogue_flags() { return {{{"--budget"}}}; }
+std::vector<FlagSpec> catalogue_flags() {
+    return {{{"--budget"}}};
+}
 
 int print_catalogue_table(const Args& args) {
     hub::FitOptions opt;
@@ -33,9 +35,11 @@ int print_catalogue_table(const Args& args) {
     std::string what;
     if (args.has("doc")) {
         const std::string text = read_document_text(args.str("doc"));
-        opt.document_tokens = std::max<int64_t>(1, static_cast<int64_t>(text.size()) / kCharsPerTokenEstimate);
+        opt.document_tokens =
+            std::max<int64_t>(1, static_cast<int64_t>(text.size()) / kCharsPerTokenEstimate);
         what = args.str("doc") + " (~" + tokens_text(opt.document_tokens) + " tokens, estimated at " +
-               std::to_string(kCharsPerTokenEstimate) + " characters per token; --tokens N for an exact count)";
+               std::to_string(kCharsPerTokenEstimate) +
+               " characters per token; --tokens N for an exact count)";
     } else {
         const long long n = args.integer64("tokens", opt.document_tokens);
         if (n < 1 || n > 100000000) throw Error("--tokens must be in [1, 100000000]");
@@ -52,29 +56,34 @@ int print_catalogue_table(const Args& args) {
 
     std::printf("fit for a document of %s, SnapKV budget %d, on this machine: %s RAM%s\n", what.c_str(),
                 opt.snapkv_budget, format_bytes(machine.ram_bytes).c_str(),
-                machine.device_free_bytes > 0 ? (", " + format_bytes(machine.device_free_bytes) + " free on the GPU").c_str()
-                                              : "");
-    std::printf("  %-30s %-7s %7s %10s %10s %-13s %9s  %s\n", "MODEL", "QUANT", "PARAMS", "FILE", "NEEDS", "FIT",
-                "LONGEST", "PULL WITH");
+                machine.device_free_bytes > 0
+                    ? (", " + format_bytes(machine.device_free_bytes) + " free on the GPU").c_str()
+                    : "");
+    std::printf("  %-30s %-7s %7s %10s %10s %-13s %9s  %s\n", "MODEL", "QUANT", "PARAMS", "FILE", "NEEDS",
+                "FIT", "LONGEST", "PULL WITH");
     std::size_t row = 0;
     for (const auto& e : cat.models) {
         for (const auto& f : e.files) {
             const hub::FitEstimate& fit = estimates.at(row);
             const bool here = store.find(hub::parse_model_ref(e.repo + ":" + f.quant)).has_value();
-            std::printf("%s %-30s %-7s %7s %10s %10s %-13s %9s  %s:%s%s%s\n", static_cast<int>(row) == pick ? "*" : " ",
-                        e.name.c_str(), f.quant.c_str(), e.parameters_published.c_str(),
-                        format_bytes(hub::weight_bytes_of(e, f)).c_str(), format_bytes(fit.memory.total()).c_str(),
+            std::printf("%s %-30s %-7s %7s %10s %10s %-13s %9s  %s:%s%s%s\n",
+                        static_cast<int>(row) == pick ? "*" : " ", e.name.c_str(), f.quant.c_str(),
+                        e.parameters_published.c_str(), format_bytes(hub::weight_bytes_of(e, f)).c_str(),
+                        format_bytes(fit.memory.total()).c_str(),
                         (hub::badge_text(fit.badge) + (fit.on_device ? " (GPU)" : "")).c_str(),
                         tokens_text(fit.longest_document_tokens).c_str(), e.repo.c_str(), f.quant.c_str(),
                         e.gated ? "  [gated: needs HF_TOKEN]" : "", here ? "  [downloaded]" : "");
-            if (fit.badge != hub::FitBadge::Fits || !fit.within_context) std::printf("    %s\n", fit.reason.c_str());
+            if (fit.badge != hub::FitBadge::Fits || !fit.within_context)
+                std::printf("    %s\n", fit.reason.c_str());
             ++row;
         }
     }
     if (pick >= 0)
-        std::printf("* recommended: the largest model that fits this document here (snapdoc-cli pull REPO:QUANT)\n");
+        std::printf(
+            "* recommended: the largest model that fits this document here (snapdoc-cli pull REPO:QUANT)\n");
     else
-        std::printf("no catalogue model fits a document of this length here; try a shorter one (--tokens N)\n");
+        std::printf(
+            "no catalogue model fits a document of this length here; try a shorter one (--tokens N)\n");
     return 0;
 }
 

@@ -65,7 +65,8 @@ void HubTest::check_models_folder() const {
         const std::string rel = fs::relative(e.path(), models()).generic_string();
         const auto it = sha_by_final_path_.find(rel);
         ASSERT_NE(it, sha_by_final_path_.end()) << "unexpected file in the models folder: " << rel;
-        EXPECT_EQ(file_sha256(e.path()), it->second) << rel << " is in the models folder but incomplete/wrong";
+        EXPECT_EQ(file_sha256(e.path()), it->second)
+            << rel << " is in the models folder but incomplete/wrong";
     }
 }
 

@@ -31,8 +31,9 @@ protected:
     // The CLI with the hub and models folder of this test (HF_TOKEN cleared so the machine's own
     // token never leaks into a test).
     std::string cli(const std::string& args) const {
-        return "env -u HF_TOKEN HF_ENDPOINT=" + hub.endpoint() + " SNAPDOC_MODELS_DIR=" + quoted(models().string()) +
-               " " + SNAPDOC_CLI_PATH + " " + args + " 2>&1";
+        return "env -u HF_TOKEN HF_ENDPOINT=" + hub.endpoint() +
+               " SNAPDOC_MODELS_DIR=" + quoted(models().string()) + " " + SNAPDOC_CLI_PATH + " " + args +
+               " 2>&1";
     }
 };
 
@@ -83,7 +84,8 @@ TEST_F(CliPullTest, APullKilledHalfWayResumesOnTheNextRun) {
     const pid_t pid = ::fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
-        ::execl("/bin/sh", "sh", "-c", ("exec " + cmd + " >/dev/null 2>&1").c_str(), static_cast<char*>(nullptr));
+        ::execl("/bin/sh", "sh", "-c", ("exec " + cmd + " >/dev/null 2>&1").c_str(),
+                static_cast<char*>(nullptr));
         ::_exit(127);
     }
     const fs::path final = models() / repo / file;
@@ -120,16 +122,20 @@ TEST_F(CliPullTest, AskWithAnHfUriDownloadsThenAnswers) {
     SNAPDOC_REQUIRE_FIXTURE(rel);
     const std::string repo = "tester/llama31-tiny-GGUF";
     add_from_disk(repo, "llama31-tiny-Q4_K_M.gguf", fixture_path(rel));
-    add_from_disk(repo, "llama31-tiny-Q8_0.gguf", fixture_path("modelzoo/llama31-tiny/llama31-tiny-Q8_0.gguf"));
+    add_from_disk(repo, "llama31-tiny-Q8_0.gguf",
+                  fixture_path("modelzoo/llama31-tiny/llama31-tiny-Q8_0.gguf"));
     const fs::path doc = dir.path() / "doc.txt";
     {
         std::ofstream out(doc);
-        for (int i = 0; i < 12; ++i) out << "Line " << i << ": Ada keeps the lighthouse on the north island.\n";
+        for (int i = 0; i < 12; ++i)
+            out << "Line " << i << ": Ada keeps the lighthouse on the north island.\n";
     }
     const fs::path json_out = dir.path() / "ask.json";
-    const std::string ask = "ask --doc " + quoted(doc.string()) + " -q 'Who keeps the lighthouse?' -n 8 --budget 48 "
-                            "--window 8 --threads 2 --json " + quoted(json_out.string()) +
-                            " --cache-dir " + quoted((dir.path() / "kv").string());
+    const std::string ask = "ask --doc " + quoted(doc.string()) +
+                            " -q 'Who keeps the lighthouse?' -n 8 --budget 48 "
+                            "--window 8 --threads 2 --json " +
+                            quoted(json_out.string()) + " --cache-dir " +
+                            quoted((dir.path() / "kv").string());
     CommandResult r = run_command(cli(ask + " -m hf://" + repo + ":Q4_K_M"));
     ASSERT_EQ(r.status, 0) << r.output;
     const auto out = nlohmann::json::parse(read_text_file(json_out));
@@ -152,7 +158,8 @@ TEST_F(CliPullTest, AShardedModelIsPulledAsASetAndLoadsAsOneModel) {
     SNAPDOC_REQUIRE_FIXTURE(rel);
     const std::string repo = "tester/llama31-split-GGUF";
     fs::create_directories(dir.path() / "split");
-    const auto shards = snapdoc::testing::write_gguf_split(fixture_path(rel), dir.path() / "split", "llama31-tiny-Q8_0", 3);
+    const auto shards =
+        snapdoc::testing::write_gguf_split(fixture_path(rel), dir.path() / "split", "llama31-tiny-Q8_0", 3);
     ASSERT_EQ(shards.size(), 3u);
     for (const auto& s : shards) add_from_disk(repo, s.filename().string(), s);
     CommandResult r = run_command(cli("pull " + repo + ":Q8_0"));
@@ -163,7 +170,8 @@ TEST_F(CliPullTest, AShardedModelIsPulledAsASetAndLoadsAsOneModel) {
     EXPECT_NE(r.output.find("(+2 shards)"), std::string::npos) << r.output;
     r = run_command(cli("info -m hf://" + repo + ":Q8_0"));
     ASSERT_EQ(r.status, 0) << r.output;
-    const CommandResult whole = run_command(std::string(SNAPDOC_CLI_PATH) + " info -m " + quoted(fixture_path(rel).string()));
+    const CommandResult whole =
+        run_command(std::string(SNAPDOC_CLI_PATH) + " info -m " + quoted(fixture_path(rel).string()));
     ASSERT_EQ(whole.status, 0) << whole.output;
     // Same parameters and tensor mix as the unsplit file.
     auto line = [](const std::string& out, const std::string& key) {

@@ -24,7 +24,9 @@ protected:
         Download d(r, std::move(o));
         return d.run();
     }
-    fs::path final_of(const std::string& repo, const std::string& file) const { return models() / repo / file; }
+    fs::path final_of(const std::string& repo, const std::string& file) const {
+        return models() / repo / file;
+    }
 };
 
 constexpr const char* kRepo = "tester/tiny-GGUF";
@@ -89,7 +91,8 @@ TEST_F(DownloadTest, AStallIsDetectedAndRetriedWithoutTheUser) {
     Download d(request(kRepo, {kFile}), fast_options());
     const auto t0 = std::chrono::steady_clock::now();
     const DownloadResult r = d.run([&](const DownloadProgress& p) {
-        if (p.state == DownloadState::Retrying && p.message.find("stalled") != std::string::npos) saw_stall = true;
+        if (p.state == DownloadState::Retrying && p.message.find("stalled") != std::string::npos)
+            saw_stall = true;
     });
     ASSERT_EQ(r.state, DownloadState::Done) << r.error;
     EXPECT_TRUE(saw_stall);
@@ -144,7 +147,8 @@ TEST_F(DownloadTest, AGatedRepoNeedsAToken) {
     EXPECT_EQ(none.state, DownloadState::Failed);
     EXPECT_EQ(none.error_kind, DownloadError::NeedsToken);
     EXPECT_NE(none.error.find("HF_TOKEN"), std::string::npos) << none.error;
-    EXPECT_NE(none.error.find(hub.endpoint() + "/" + kRepo), std::string::npos) << none.error;  // the model page
+    EXPECT_NE(none.error.find(hub.endpoint() + "/" + kRepo), std::string::npos)
+        << none.error;  // the model page
     const DownloadResult wrong = run(request(kRepo, {kFile}, "hf_wrong"));
     EXPECT_EQ(wrong.error_kind, DownloadError::NeedsToken);
     EXPECT_NE(wrong.error.find("403"), std::string::npos) << wrong.error;
@@ -273,7 +277,8 @@ TEST_F(DownloadTest, CancelIsImmediateEvenDuringAStallAndRemovesThePart) {
     Download d(request(kRepo, {kFile}), o);
     d.start();
     const fs::path final = final_of(kRepo, kFile);
-    for (int i = 0; i < 1000 && d.progress().bytes_done < 1000; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    for (int i = 0; i < 1000 && d.progress().bytes_done < 1000; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
     const auto t0 = std::chrono::steady_clock::now();
     d.cancel();
     const DownloadResult r = d.wait();
@@ -436,8 +441,9 @@ private:
 
 TEST_F(DownloadTest, ARealSmallDiskIsRefusedUpFrontAndAFullDiskMidwayKeepsThePart) {
     SmallFilesystem small(models());
-    if (!small.mounted()) GTEST_SKIP() << "cannot mount a 1 MiB tmpfs here (needs root/CAP_SYS_ADMIN); "
-                                          "the injected-probe test covers the check";
+    if (!small.mounted())
+        GTEST_SKIP() << "cannot mount a 1 MiB tmpfs here (needs root/CAP_SYS_ADMIN); "
+                        "the injected-probe test covers the check";
     add(kRepo, kFile, 3 << 20, 50);
     // statvfs sees ~1 MiB free: refused before a byte, in words.
     const DownloadResult up_front = run(request(kRepo, {kFile}));

@@ -52,7 +52,8 @@ ForwardProxy::ForwardProxy() : impl_(std::make_unique<Impl>()) {
     im.server.Get(".*", [&im](const httplib::Request& q, httplib::Response& r) { im.forward(q, r); });
     im.port = im.server.bind_to_any_port("127.0.0.1");
     im.thread = std::thread([&im] { im.server.listen_after_bind(); });
-    for (int i = 0; i < 500 && !im.server.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    for (int i = 0; i < 500 && !im.server.is_running(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
 }
 
 ForwardProxy::~ForwardProxy() {
@@ -60,7 +61,9 @@ ForwardProxy::~ForwardProxy() {
     if (impl_->thread.joinable()) impl_->thread.join();
 }
 
-std::string ForwardProxy::url() const { return "http://127.0.0.1:" + std::to_string(impl_->port); }
+std::string ForwardProxy::url() const {
+    return "http://127.0.0.1:" + std::to_string(impl_->port);
+}
 
 std::vector<std::string> ForwardProxy::targets() const {
     std::lock_guard<std::mutex> lock(impl_->mu);

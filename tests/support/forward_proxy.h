@@ -15,8 +15,8 @@ public:
     ~ForwardProxy();
     ForwardProxy(const ForwardProxy&) = delete;
     ForwardProxy& operator=(const ForwardProxy&) = delete;
-    std::string url() const;                    // "http://127.0.0.1:PORT"
-    std::vector<std::string> targets() const;   // request targets seen, e.g. "http://127.0.0.1:N/api/..."
+    std::string url() const;                   // "http://127.0.0.1:PORT"
+    std::vector<std::string> targets() const;  // request targets seen, e.g. "http://127.0.0.1:N/api/..."
 
 private:
     struct Impl;

@@ -32,7 +32,9 @@ double thread_cpu_seconds() {
     return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
-double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+double now() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 struct Timing {
     double wall = 0, cpu = 0;
@@ -73,9 +75,12 @@ int main(int argc, char** argv) {
     int runs = 3;
     fs::path base = fs::temp_directory_path();
     for (int i = 1; i + 1 < argc; i += 2) {
-        if (!std::strcmp(argv[i], "--mb")) mb = std::atoll(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--runs")) runs = std::atoi(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--dir")) base = argv[i + 1];
+        if (!std::strcmp(argv[i], "--mb"))
+            mb = std::atoll(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--runs"))
+            runs = std::atoi(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--dir"))
+            base = argv[i + 1];
     }
     const int64_t size = mb << 20;
     std::printf("snapdoc-hub-bench: %lld MiB file, %d runs, loadavg %s, %u hardware threads\n",
@@ -145,17 +150,19 @@ int main(int argc, char** argv) {
     }
     const double mib = static_cast<double>(size) / (1 << 20);
     std::printf("%-52s %10s %10s %12s\n", "case (best of runs)", "wall s", "MiB/s", "client CPU s");
-    std::printf("%-52s %10.3f %10.1f %12.3f\n", "SHA-256 alone, in memory (baseline)", hash_wall, mib / hash_wall, hash_cpu);
+    std::printf("%-52s %10.3f %10.1f %12.3f\n", "SHA-256 alone, in memory (baseline)", hash_wall,
+                mib / hash_wall, hash_cpu);
     std::printf("%-52s %10.3f %10.1f %12.3f\n", "download, clean", best.wall, mib / best.wall, best.cpu);
-    std::printf("%-52s %10.3f %10.1f %12.3f\n", "download, cut at 50% + Range resume (same process)", cut_best.wall,
-                mib / cut_best.wall, cut_best.cpu);
-    std::printf("%-52s %10.3f %10.1f %12.3f\n", "second half after a restart (re-hash of 50% + rest)", restart_best.wall,
-                mib / 2 / restart_best.wall, restart_best.cpu);
-    std::printf("%-52s %10.3f %10.1f %12.3f\n", "re-hash of the kept half from disk (page cache)", rehash_best,
-                mib / 2 / rehash_best, rehash_cpu);
-    std::printf("SHA-256 alone: %.0f MiB per CPU second; clean download: %.0f MiB per client CPU second, "
-                "SHA-256 = %.0f%% of that CPU; client CPU per wall second: %.0f%%\n",
-                mib / hash_cpu, mib / best.cpu, 100.0 * hash_cpu / best.cpu, 100.0 * best.cpu / best.wall);
+    std::printf("%-52s %10.3f %10.1f %12.3f\n", "download, cut at 50% + Range resume (same process)",
+                cut_best.wall, mib / cut_best.wall, cut_best.cpu);
+    std::printf("%-52s %10.3f %10.1f %12.3f\n", "second half after a restart (re-hash of 50% + rest)",
+                restart_best.wall, mib / 2 / restart_best.wall, restart_best.cpu);
+    std::printf("%-52s %10.3f %10.1f %12.3f\n", "re-hash of the kept half from disk (page cache)",
+                rehash_best, mib / 2 / rehash_best, rehash_cpu);
+    std::printf(
+        "SHA-256 alone: %.0f MiB per CPU second; clean download: %.0f MiB per client CPU second, "
+        "SHA-256 = %.0f%% of that CPU; client CPU per wall second: %.0f%%\n",
+        mib / hash_cpu, mib / best.cpu, 100.0 * hash_cpu / best.cpu, 100.0 * best.cpu / best.wall);
     std::printf("loadavg after: %s\n", loadavg().c_str());
     return 0;
 }
