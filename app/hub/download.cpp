@@ -201,20 +201,26 @@ DownloadResult Download::Worker::run() {
         r.error_kind = f.kind;
         r.error = f.message;
         r.files.clear();
-    } catch (const Error& e) {
+    } catch (const std::exception& e) {
+        // Error (a local file problem), or anything else from the standard library: never let it
+        // leave the worker thread (that would terminate the app).
         r.state = DownloadState::Failed;
         r.error_kind = DownloadError::Io;
         r.error = e.what();
         r.files.clear();
     }
     if (r.state != DownloadState::Done) {
-        std::lock_guard<std::mutex> lock(mu);
-        progress.state = r.state;
-        progress.bytes_per_second = 0;
-        progress.eta_seconds = -1;
-        progress.message = r.state == DownloadState::Failed ? r.error : state_name(r.state);
+        DownloadProgress last;
+        {
+            std::lock_guard<std::mutex> lock(mu);
+            progress.state = r.state;
+            progress.bytes_per_second = 0;
+            progress.eta_seconds = -1;
+            progress.message = r.state == DownloadState::Failed ? r.error : state_name(r.state);
+            last = progress;
+        }
+        if (on_progress) on_progress(last);
     }
-    if (r.state != DownloadState::Done && on_progress) on_progress(progress);
     return r;
 }
 

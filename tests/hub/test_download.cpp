@@ -1,12 +1,15 @@
 // The download engine against the local hub: every fault the issue lists, each ending with the
 // final bytes' sha256 and a models folder that never shows an incomplete file.
 #include <gtest/gtest.h>
+#include <sys/mount.h>
 
 #include <fstream>
 #include <thread>
 
 #include "app/hub/download.h"
 #include "app/hub/download_files.h"
+#include "app/hub/model_ref.h"
+#include "app/hub/model_store.h"
 #include "tests/hub/hub_test_env.h"
 #include "tests/support/forward_proxy.h"
 
@@ -417,8 +420,6 @@ TEST_F(DownloadTest, ProxiesFromTheEnvironmentAreUsed) {
 
 }  // namespace
 
-#include <sys/mount.h>
-
 namespace {
 
 // A real 1 MiB filesystem (tmpfs), where the machine allows mounting one (root in a container
@@ -457,6 +458,46 @@ TEST_F(DownloadTest, ARealSmallDiskIsRefusedUpFrontAndAFullDiskMidwayKeepsThePar
     EXPECT_NE(midway.error.find("disk filled up"), std::string::npos) << midway.error;
     EXPECT_TRUE(fs::exists(part_path(final_of(kRepo, kFile))));
     EXPECT_FALSE(fs::exists(final_of(kRepo, kFile)));
+    check_models_folder();
+}
+
+}  // namespace
+
+namespace {
+
+TEST_F(DownloadTest, AShardSetPausedMidwayIsNotAModelUntilResumed) {
+    const std::string repo = "tester/set-GGUF";
+    std::vector<std::string> names;
+    for (int i = 1; i <= 3; ++i) {
+        names.push_back("set-Q4_K_M-0000" + std::to_string(i) + "-of-00003.gguf");
+        add(repo, names.back(), 100000, 70 + i);
+    }
+    HubFaults f;
+    f.bytes_per_second = 400000;  // 0.25 s per shard
+    hub.set_faults(f);
+    const ModelStore store(models());
+    {
+        Download d(request(repo, names), fast_options());
+        d.start();
+        for (int i = 0; i < 2000 && d.progress().bytes_done < 150000; ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        d.pause();
+        ASSERT_EQ(d.wait().state, DownloadState::Paused);
+    }
+    // The first shard is complete and in place; the set is not a model yet.
+    EXPECT_TRUE(fs::exists(final_of(repo, names[0])));
+    EXPECT_FALSE(store.find(parse_model_ref(repo + ":Q4_K_M")).has_value());
+    const auto listed = store.list(repo);
+    ASSERT_EQ(listed.size(), 1u);
+    EXPECT_FALSE(listed[0].complete);
+    check_models_folder();
+    hub.set_faults({});
+    const int64_t sent_before = hub.stats().body_bytes_sent;
+    const DownloadResult r = run(request(repo, names));
+    ASSERT_EQ(r.state, DownloadState::Done) << r.error;
+    EXPECT_LT(hub.stats().body_bytes_sent - sent_before, 200000);  // shard 1 was not fetched again
+    ASSERT_TRUE(store.find(parse_model_ref(repo + ":Q4_K_M")).has_value());
+    EXPECT_EQ(store.find(parse_model_ref(repo + ":Q4_K_M"))->files.size(), 3u);
     check_models_folder();
 }
 
