@@ -115,6 +115,35 @@ TEST_F(CliPullTest, APullKilledHalfWayResumesOnTheNextRun) {
     check_models_folder();
 }
 
+// Two processes pulling one file: the second says who holds it, the first finishes unharmed.
+TEST_F(CliPullTest, ASecondProcessOnTheSameFileIsToldWhoHasIt) {
+    const std::string repo = "tester/busy-GGUF", file = "busy-Q4_K_M.gguf";
+    const std::string sha = add(repo, file, 2000000, 5);
+    snapdoc::testing::HubFaults f;
+    f.bytes_per_second = 1000000;  // ~2 s
+    hub.set_faults(f);
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        ::execl("/bin/sh", "sh", "-c", ("exec " + cli("pull " + repo) + " >/dev/null 2>&1").c_str(),
+                static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    const fs::path final = models() / repo / file;
+    std::error_code ec;
+    for (int i = 0; i < 2000 && !fs::exists(hub::part_path(final), ec); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    const CommandResult second = run_command(cli("pull " + repo));
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0);
+    EXPECT_EQ(second.status, 1) << second.output;
+    EXPECT_NE(second.output.find("already being downloaded by process"), std::string::npos) << second.output;
+    EXPECT_EQ(file_sha256(final), sha);
+    check_models_folder();
+}
+
 // The newcomer's path on the command line: a modelzoo-shaped model on the (local) hub, asked
 // about a document with -m hf://..., then the local copy reused without the network.
 TEST_F(CliPullTest, AskWithAnHfUriDownloadsThenAnswers) {
