@@ -20,11 +20,14 @@ usage() {
 #   libclang-rt-dev       libFuzzer/ASan runtimes for clang (-fsanitize=fuzzer); only a Recommends
 #                         of clang, so without it the fuzz targets fail to link.
 #   libopenblas0-pthread  the threaded OpenBLAS the CPU backend's GEMMs run on.
+#   libcurl4-openssl-dev  the hub client's HTTP(S) (app/hub); libssl-dev its SHA-256 (libcrypto).
+#   libcpp-httplib-dev    the local test hub (tests/support/local_hub.*, snapdoc-local-hub).
 packages=(
     build-essential cmake ninja-build pkg-config
     libsentencepiece-dev libpcre2-dev libspdlog-dev nlohmann-json3-dev
     libopenblas-dev libopenblas0-pthread
     libgtest-dev libsqlite3-dev
+    libcurl4-openssl-dev libssl-dev libcpp-httplib-dev
     clang libclang-rt-dev
 )
 # The desktop app: Qt 6 Widgets/Concurrent/Test (qt6-base-dev; its tests run on the offscreen

@@ -1,5 +1,6 @@
-// `snapdoc-cli models --catalogue`: the hook for the catalogue's fit table (the catalogue and the
-// fit estimate live with the "Get models" work; until they are merged this prints where they are).
+// `snapdoc-cli models --catalogue [--tokens N | --doc FILE] [--budget B]`: the catalogue's models
+// with the fit estimate for a document of that length on this machine (app/hub/fit_estimate.h),
+// the recommended pick marked, and which of them are already in the models folder.
 #pragma once
 
 #include <vector>
@@ -8,7 +9,7 @@
 
 namespace snapdoc::cli {
 
-std::vector<FlagSpec> catalogue_flags();  // extra flags the table understands
+std::vector<FlagSpec> catalogue_flags();  // --budget (the others are cmd_models' own)
 int print_catalogue_table(const Args& args);
 
 }  // namespace snapdoc::cli

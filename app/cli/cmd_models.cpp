@@ -1,6 +1,7 @@
 // snapdoc-cli models [--catalogue [--doc FILE | --tokens N]]: the models folder's contents, and
-// the catalogue's fit table for this machine.
+// the catalogue's fit table for this machine (catalogue_table.h).
 #include <cstdio>
+#include <string>
 
 #include "app/cli/catalogue_table.h"
 #include "app/cli/commands.h"
@@ -9,6 +10,16 @@
 #include "engine/model/model_summary.h"
 
 namespace snapdoc::cli {
+
+namespace {
+
+// " (+2 shards)"; for a set whose other shards are not all here: " (incomplete shard set: ...)".
+std::string shard_note(const hub::LocalModel& m) {
+    if (!m.complete) return " (incomplete shard set: " + std::to_string(m.files.size()) + " files here)";
+    return m.files.size() > 1 ? " (+" + std::to_string(m.files.size() - 1) + " shards)" : "";
+}
+
+}  // namespace
 
 int cmd_models(int argc, char** argv) {
     std::vector<FlagSpec> flags = {{{"--catalogue"}, false}, {{"--doc"}}, {{"--tokens"}}, {{"--log-level"}}};
@@ -19,15 +30,16 @@ int cmd_models(int argc, char** argv) {
     const auto models = store.list();
     std::printf("models folder: %s\n", store.dir().c_str());
     if (models.empty()) {
-        std::printf("(no models yet: snapdoc-cli pull REPO[:QUANT], e.g. pull Qwen/Qwen2.5-1.5B-Instruct-GGUF:Q4_K_M)\n");
+        std::printf(
+            "(no models yet: snapdoc-cli pull REPO[:QUANT], e.g. pull "
+            "Qwen/Qwen2.5-1.5B-Instruct-GGUF:Q4_K_M)\n");
         return 0;
     }
     std::printf("%-44s %-8s %10s  %s\n", "REPO", "QUANT", "SIZE", "FILE");
     int64_t total = 0;
     for (const auto& m : models) {
         std::printf("%-44s %-8s %10s  %s%s\n", m.repo.c_str(), m.quant.empty() ? "-" : m.quant.c_str(),
-                    format_bytes(m.size_bytes).c_str(), m.file_name().c_str(),
-                    m.files.size() > 1 ? (" (+" + std::to_string(m.files.size() - 1) + " shards)").c_str() : "");
+                    format_bytes(m.size_bytes).c_str(), m.file_name().c_str(), shard_note(m).c_str());
         total += m.size_bytes;
     }
     std::printf("%zu model%s, %s", models.size(), models.size() == 1 ? "" : "s", format_bytes(total).c_str());

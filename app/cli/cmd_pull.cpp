@@ -17,7 +17,8 @@ int cmd_pull(int argc, char** argv) {
     while (first_flag < argc && argv[first_flag][0] != '-') ++first_flag;
     const int positionals = first_flag - 2;
     if (positionals < 1 || positionals > 2)
-        throw Error("usage: snapdoc-cli pull REPO[:QUANT] | pull REPO FILE  [--hf-token T] [--hf-endpoint URL]");
+        throw Error(
+            "usage: snapdoc-cli pull REPO[:QUANT] | pull REPO FILE  [--hf-token T] [--hf-endpoint URL]");
     auto flags = hub_flags();
     flags.push_back({{"--log-level"}});
     const Args args(flags, argc, argv, first_flag);

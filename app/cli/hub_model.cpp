@@ -67,8 +67,8 @@ void ProgressPrinter::operator()(const hub::DownloadProgress& p) {
     std::fprintf(stderr, "%s%s [%d/%d] %5.1f%%  %s / %s  %s/s  ETA %s%s", tty_ ? "\r" : "", p.file.c_str(),
                  p.file_index + 1, p.file_count, pct, format_bytes(p.bytes_done).c_str(),
                  p.bytes_total >= 0 ? format_bytes(p.bytes_total).c_str() : "?",
-                 format_bytes(static_cast<int64_t>(p.bytes_per_second)).c_str(), eta_text(p.eta_seconds).c_str(),
-                 tty_ ? "\x1b[K" : "\n");
+                 format_bytes(static_cast<int64_t>(p.bytes_per_second)).c_str(),
+                 eta_text(p.eta_seconds).c_str(), tty_ ? "\x1b[K" : "\n");
     open_line_ = tty_;
 }
 
@@ -82,17 +82,20 @@ std::vector<std::filesystem::path> pull_model(const Args& args, const hub::Model
     const hub::ModelStore store;
     const auto& interrupted = install_interrupt_flag();
     ProgressPrinter printer;
-    const auto out = hub::fetch_model(ep, ref, store, [&](const hub::DownloadProgress& p) { printer(p); },
-                                      &interrupted);
+    const auto out = hub::fetch_model(
+        ep, ref, store, [&](const hub::DownloadProgress& p) { printer(p); }, &interrupted);
     printer.finish();
     const hub::DownloadResult& r = out.result;
     if (r.state == hub::DownloadState::Paused) {
-        std::fprintf(stderr, "download of %s paused; the partial file is kept in %s, run the same command to resume\n",
-                     ref.to_string().c_str(), (store.dir() / ref.repo).c_str());
+        std::fprintf(
+            stderr, "download of %s paused; the partial file is kept in %s, run the same command to resume\n",
+            ref.to_string().c_str(), (store.dir() / ref.repo).c_str());
         throw Cancelled();
     }
-    if (r.state != hub::DownloadState::Done) throw Error(r.error.empty() ? "download did not finish" : r.error);
-    if (!out.was_local) std::fprintf(stderr, "downloaded %s to %s\n", ref.to_string().c_str(), r.files.front().c_str());
+    if (r.state != hub::DownloadState::Done)
+        throw Error(r.error.empty() ? "download did not finish" : r.error);
+    if (!out.was_local)
+        std::fprintf(stderr, "downloaded %s to %s\n", ref.to_string().c_str(), r.files.front().c_str());
     return r.files;
 }
 

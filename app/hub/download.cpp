@@ -23,22 +23,37 @@ namespace snapdoc::hub {
 
 const char* state_name(DownloadState s) {
     switch (s) {
-        case DownloadState::Idle: return "idle";
-        case DownloadState::Checking: return "checking";
-        case DownloadState::Downloading: return "downloading";
-        case DownloadState::Retrying: return "retrying";
-        case DownloadState::Verifying: return "verifying";
-        case DownloadState::Paused: return "paused";
-        case DownloadState::Cancelled: return "cancelled";
-        case DownloadState::Done: return "done";
-        case DownloadState::Failed: return "failed";
+        case DownloadState::Idle:
+            return "idle";
+        case DownloadState::Checking:
+            return "checking";
+        case DownloadState::Downloading:
+            return "downloading";
+        case DownloadState::Retrying:
+            return "retrying";
+        case DownloadState::Verifying:
+            return "verifying";
+        case DownloadState::Paused:
+            return "paused";
+        case DownloadState::Cancelled:
+            return "cancelled";
+        case DownloadState::Done:
+            return "done";
+        case DownloadState::Failed:
+            return "failed";
     }
     return "?";
 }
 
-fs::path part_path(const fs::path& final_path) { return final_path.string() + ".part"; }
-fs::path sidecar_path(const fs::path& final_path) { return final_path.string() + ".part.json"; }
-fs::path lock_path(const fs::path& final_path) { return final_path.string() + ".lock"; }
+fs::path part_path(const fs::path& final_path) {
+    return final_path.string() + ".part";
+}
+fs::path sidecar_path(const fs::path& final_path) {
+    return final_path.string() + ".part.json";
+}
+fs::path lock_path(const fs::path& final_path) {
+    return final_path.string() + ".lock";
+}
 
 namespace {
 
@@ -59,7 +74,9 @@ struct Finish {
     throw Finish{DownloadState::Failed, kind, std::move(message)};
 }
 
-bool transient_status(long status) { return status >= 500 || status == 429 || status == 408; }
+bool transient_status(long status) {
+    return status >= 500 || status == 429 || status == 408;
+}
 
 std::string seconds_text(std::chrono::milliseconds ms) {
     char buf[32];
@@ -104,7 +121,8 @@ struct Download::Worker {
 
     void check_stop() {
         if (const int s = stop.load())
-            throw Finish{s == kStopCancel ? DownloadState::Cancelled : DownloadState::Paused, DownloadError::None, ""};
+            throw Finish{s == kStopCancel ? DownloadState::Cancelled : DownloadState::Paused,
+                         DownloadError::None, ""};
     }
 
     // Reports now if `force` or the interval has passed; computes speed and ETA.
@@ -116,7 +134,8 @@ struct Download::Worker {
             if (!force && now - last_report < opt.progress_interval) return;
             last_report = now;
             samples.emplace_back(now, bytes_done);
-            while (samples.size() > 2 && now - samples.front().first > std::chrono::seconds(5)) samples.pop_front();
+            while (samples.size() > 2 && now - samples.front().first > std::chrono::seconds(5))
+                samples.pop_front();
             progress.state = state;
             progress.bytes_done = bytes_done;
             progress.message = message;
@@ -125,9 +144,10 @@ struct Download::Worker {
                 progress.bytes_per_second = static_cast<double>(bytes_done - samples.front().second) / dt;
             else if (state != DownloadState::Downloading)
                 progress.bytes_per_second = 0;
-            progress.eta_seconds = progress.bytes_per_second > 0 && progress.bytes_total >= 0
-                                       ? static_cast<double>(progress.bytes_total - bytes_done) / progress.bytes_per_second
-                                       : -1;
+            progress.eta_seconds =
+                progress.bytes_per_second > 0 && progress.bytes_total >= 0
+                    ? static_cast<double>(progress.bytes_total - bytes_done) / progress.bytes_per_second
+                    : -1;
             p = progress;
         }
         if (on_progress) on_progress(p);
@@ -181,20 +201,26 @@ DownloadResult Download::Worker::run() {
         r.error_kind = f.kind;
         r.error = f.message;
         r.files.clear();
-    } catch (const Error& e) {
+    } catch (const std::exception& e) {
+        // Error (a local file problem), or anything else from the standard library: never let it
+        // leave the worker thread (that would terminate the app).
         r.state = DownloadState::Failed;
         r.error_kind = DownloadError::Io;
         r.error = e.what();
         r.files.clear();
     }
     if (r.state != DownloadState::Done) {
-        std::lock_guard<std::mutex> lock(mu);
-        progress.state = r.state;
-        progress.bytes_per_second = 0;
-        progress.eta_seconds = -1;
-        progress.message = r.state == DownloadState::Failed ? r.error : state_name(r.state);
+        DownloadProgress last;
+        {
+            std::lock_guard<std::mutex> lock(mu);
+            progress.state = r.state;
+            progress.bytes_per_second = 0;
+            progress.eta_seconds = -1;
+            progress.message = r.state == DownloadState::Failed ? r.error : state_name(r.state);
+            last = progress;
+        }
+        if (on_progress) on_progress(last);
     }
-    if (r.state != DownloadState::Done && on_progress) on_progress(progress);
     return r;
 }
 
@@ -203,7 +229,8 @@ void Download::Worker::check_free_space() {
     std::error_code ec;
     for (const auto& f : req.files) {
         const fs::path final = final_path(f);
-        if (f.size_bytes < 0 || (fs::exists(final, ec) && static_cast<int64_t>(fs::file_size(final, ec)) == f.size_bytes))
+        if (f.size_bytes < 0 ||
+            (fs::exists(final, ec) && static_cast<int64_t>(fs::file_size(final, ec)) == f.size_bytes))
             continue;
         const auto part = part_path(final);
         const int64_t have = fs::exists(part, ec) ? static_cast<int64_t>(fs::file_size(part, ec)) : 0;
@@ -211,12 +238,14 @@ void Download::Worker::check_free_space() {
     }
     const fs::path dir = req.models_dir / req.repo;
     fs::create_directories(dir, ec);
-    if (ec) fail(DownloadError::Io, "cannot create the models folder '" + dir.string() + "': " + ec.message());
+    if (ec)
+        fail(DownloadError::Io, "cannot create the models folder '" + dir.string() + "': " + ec.message());
     const int64_t free = opt.free_space(dir);
     if (free >= 0 && need + opt.reserve_bytes > free)
         fail(DownloadError::DiskFull, "not enough free disk space for " + req.repo + " in '" + dir.string() +
-                                          "': it needs " + format_bytes(need) + " more, and " + format_bytes(free) +
-                                          " are free (" + format_bytes(opt.reserve_bytes) + " are kept in reserve)");
+                                          "': it needs " + format_bytes(need) + " more, and " +
+                                          format_bytes(free) + " are free (" +
+                                          format_bytes(opt.reserve_bytes) + " are kept in reserve)");
 }
 
 fs::path Download::Worker::download_file(int index, const RemoteFile& f) {
@@ -233,8 +262,9 @@ fs::path Download::Worker::download_file(int index, const RemoteFile& f) {
     std::optional<FileLock> lock = FileLock::try_acquire(lock_path(final), &holder);
     while (!lock) {
         if (!opt.wait_for_lock)
-            fail(DownloadError::Busy, f.path + " is already being downloaded by process " + std::to_string(holder) +
-                                          " (lock " + lock_path(final).string() + ")");
+            fail(DownloadError::Busy, f.path + " is already being downloaded by process " +
+                                          std::to_string(holder) + " (lock " + lock_path(final).string() +
+                                          ")");
         report(DownloadState::Checking, bytes_before_file,
                "waiting for process " + std::to_string(holder) + ", which is downloading " + f.path, false);
         std::unique_lock<std::mutex> l(mu);
@@ -244,7 +274,8 @@ fs::path Download::Worker::download_file(int index, const RemoteFile& f) {
         lock = FileLock::try_acquire(lock_path(final), &holder);
     }
     // Only verified files get the final name, so one of the right size is done.
-    if (fs::exists(final, ec) && (f.size_bytes < 0 || static_cast<int64_t>(fs::file_size(final, ec)) == f.size_bytes)) {
+    if (fs::exists(final, ec) &&
+        (f.size_bytes < 0 || static_cast<int64_t>(fs::file_size(final, ec)) == f.size_bytes)) {
         lock->release_and_remove();
         return final;
     }
@@ -274,11 +305,14 @@ void Download::Worker::download_locked(const RemoteFile& f, const fs::path& fina
     if (fs::exists(part_file, ec)) {
         const auto old = read_sidecar(side_file);
         const int64_t have = static_cast<int64_t>(fs::file_size(part_file, ec));
-        if (!old) why_restart = "a .part without its sidecar (origin unknown)";
-        else if (!old->bad_sha256.empty()) why_restart = "the earlier copy failed its sha256 check";
+        if (!old)
+            why_restart = "a .part without its sidecar (origin unknown)";
+        else if (!old->bad_sha256.empty())
+            why_restart = "the earlier copy failed its sha256 check";
         else if (old->size_bytes != f.size_bytes || old->sha256 != f.sha256)
             why_restart = "the file changed on the hub since the .part was started";
-        else if (f.size_bytes >= 0 && have > f.size_bytes) why_restart = "the .part is longer than the file";
+        else if (f.size_bytes >= 0 && have > f.size_bytes)
+            why_restart = "the .part is longer than the file";
         if (why_restart.empty()) sc = *old;
     }
     if (!why_restart.empty()) fs::remove(part_file, ec);
@@ -303,12 +337,13 @@ void Download::Worker::download_locked(const RemoteFile& f, const fs::path& fina
     part.size = st.st_size;
     if (part.size > 0) {
         // Resuming: the hash state is not persisted, so the bytes already here are hashed once
-        // (about 3 s for 5 GB at OpenSSL's SHA-NI speed; RESULTS.md has the measurement).
+        // (~3 CPU seconds for 5 GB at the measured 1.6 GiB/s; RESULTS.md).
         report(DownloadState::Checking, bytes_before_file + part.size,
                "checking the " + format_bytes(part.size) + " already downloaded", true);
         sha256_update_from_file(hash, part_file, part.size);
     } else if (!why_restart.empty()) {
-        report(DownloadState::Checking, bytes_before_file, "starting " + f.path + " over: " + why_restart, true);
+        report(DownloadState::Checking, bytes_before_file, "starting " + f.path + " over: " + why_restart,
+               true);
     }
 
     transfer_loop(f, final, part, sc);
@@ -316,17 +351,19 @@ void Download::Worker::download_locked(const RemoteFile& f, const fs::path& fina
     // Complete: verify, then publish under the final name.
     report(DownloadState::Verifying, bytes_before_file + part.size, "verifying " + f.path, true);
     if (f.size_bytes >= 0 && part.size != f.size_bytes)
-        fail(DownloadError::Server, f.path + ": got " + std::to_string(part.size) + " bytes, the hub's listing says " +
-                                        std::to_string(f.size_bytes));
+        fail(DownloadError::Server, f.path + ": got " + std::to_string(part.size) +
+                                        " bytes, the hub's listing says " + std::to_string(f.size_bytes));
     const std::string got = hash.hex();
     if (!f.sha256.empty() && got != f.sha256) {
         sc.bad_sha256 = got;
         write_sidecar(side_file, sc);
-        fail(DownloadError::HashMismatch, f.path + ": sha256 mismatch: the hub lists " + f.sha256 + ", the download is " +
-                                              got + "; the bytes are kept in '" + part_file.string() +
+        fail(DownloadError::HashMismatch, f.path + ": sha256 mismatch: the hub lists " + f.sha256 +
+                                              ", the download is " + got + "; the bytes are kept in '" +
+                                              part_file.string() +
                                               "' for inspection (the next download starts it over)");
     }
-    if (::fsync(fd) != 0) fail(DownloadError::Io, "cannot sync '" + part_file.string() + "': " + std::strerror(errno));
+    if (::fsync(fd) != 0)
+        fail(DownloadError::Io, "cannot sync '" + part_file.string() + "': " + std::strerror(errno));
     fs::rename(part_file, final, ec);
     if (ec) fail(DownloadError::Io, "cannot move '" + part_file.string() + "' into place: " + ec.message());
     if (const int dfd = ::open(final.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
@@ -341,14 +378,15 @@ void Download::Worker::backoff(int failures, int64_t bytes_done, const std::stri
     for (int i = 1; i < failures && wait < opt.backoff_max; ++i) wait *= 2;
     wait = std::min(wait, opt.backoff_max);
     report(DownloadState::Retrying, bytes_done,
-           why + "; retrying in " + seconds_text(wait) + " (attempt " + std::to_string(failures + 1) + " of " +
-               std::to_string(opt.max_attempts) + ")",
+           why + "; retrying in " + seconds_text(wait) + " (attempt " + std::to_string(failures + 1) +
+               " of " + std::to_string(opt.max_attempts) + ")",
            true);
     std::unique_lock<std::mutex> l(mu);
     cv.wait_for(l, wait, [&] { return stop.load() != 0; });
 }
 
-void Download::Worker::transfer_loop(const RemoteFile& f, const fs::path& final, PartWriter& part, Sidecar& sc) {
+void Download::Worker::transfer_loop(const RemoteFile& f, const fs::path& final, PartWriter& part,
+                                     Sidecar& sc) {
     int failures = 0, restarts = 0;
     const fs::path side_file = sidecar_path(final);
     for (;;) {
@@ -367,49 +405,63 @@ void Download::Worker::transfer_loop(const RemoteFile& f, const fs::path& final,
         };
         report(DownloadState::Downloading, bytes_before_file + part.size, "", true);
         const TransferOutcome out = run_transfer(multi, tr, part);
+        // A full disk first: the sidecar update below would fail on it too, less clearly.
+        if (out.end == TransferEnd::WriteError) {
+            if (out.errno_value == ENOSPC || out.errno_value == EDQUOT)
+                fail(DownloadError::DiskFull,
+                     "the disk filled up while writing '" + part_path(final).string() + "' (" +
+                         format_bytes(part.size) + " kept; free some space and resume)");
+            fail(DownloadError::Io, "cannot write '" + part_path(final).string() + "': " + out.detail);
+        }
         if (!out.etag.empty() && out.etag != sc.etag && out.end != TransferEnd::EtagChanged) {
             sc.etag = out.etag;
             write_sidecar(side_file, sc);
         }
         const std::string done_text = format_bytes(part.size);
         switch (out.end) {
-            case TransferEnd::Complete: return;
-            case TransferEnd::Stopped: check_stop(); continue;
+            case TransferEnd::Complete:
+                return;
+            case TransferEnd::Stopped:
+                check_stop();
+                continue;
             case TransferEnd::EtagChanged:
             case TransferEnd::BadResponse:
                 if (++restarts > kMaxRestartsPerFile)
                     fail(DownloadError::Server, f.path + ": " + out.detail + " (gave up after " +
                                                     std::to_string(kMaxRestartsPerFile) + " fresh starts)");
-                report(DownloadState::Retrying, bytes_before_file, out.detail + "; starting " + f.path + " over", true);
+                report(DownloadState::Retrying, bytes_before_file,
+                       out.detail + "; starting " + f.path + " over", true);
                 part.restart_from_zero();
                 sc.etag = out.end == TransferEnd::EtagChanged ? out.etag : "";
                 write_sidecar(side_file, sc);
                 continue;
             case TransferEnd::WriteError:
-                if (out.errno_value == ENOSPC || out.errno_value == EDQUOT)
-                    fail(DownloadError::DiskFull, "the disk filled up while writing '" + part_path(final).string() +
-                                                      "' (" + done_text + " kept; free some space and resume)");
-                fail(DownloadError::Io, "cannot write '" + part_path(final).string() + "': " + out.detail);
+                break;  // handled above
             case TransferEnd::HttpStatus:
                 if (out.status == 401 || out.status == 403)
-                    fail(DownloadError::NeedsToken, http_status_message(out.status, req.endpoint, req.repo, f.path));
-                if (out.status == 404) fail(DownloadError::NotFound, http_status_message(404, req.endpoint, req.repo, f.path));
+                    fail(DownloadError::NeedsToken,
+                         http_status_message(out.status, req.endpoint, req.repo, f.path));
+                if (out.status == 404)
+                    fail(DownloadError::NotFound, http_status_message(404, req.endpoint, req.repo, f.path));
                 if (out.status == 416 && part.size > 0) {
                     // Our offset is past the server's end: the .part is not what it serves now.
                     part.restart_from_zero();
-                    if (++restarts > kMaxRestartsPerFile) fail(DownloadError::Server, f.path + ": HTTP 416 repeatedly");
+                    if (++restarts > kMaxRestartsPerFile)
+                        fail(DownloadError::Server, f.path + ": HTTP 416 repeatedly");
                     continue;
                 }
                 if (!transient_status(out.status))
-                    fail(DownloadError::Server, http_status_message(out.status, req.endpoint, req.repo, f.path));
+                    fail(DownloadError::Server,
+                         http_status_message(out.status, req.endpoint, req.repo, f.path));
                 break;
             case TransferEnd::Stalled:
-            case TransferEnd::NetworkError: break;
+            case TransferEnd::NetworkError:
+                break;
         }
         // Transient: retry with backoff; progress in this attempt resets the count.
         failures = out.bytes_received > 0 ? 1 : failures + 1;
         set_attempt(failures);
-        std::string why = out.end == TransferEnd::Stalled ? "stalled (" + out.detail + ")"
+        std::string why = out.end == TransferEnd::Stalled      ? "stalled (" + out.detail + ")"
                           : out.end == TransferEnd::HttpStatus ? "the server answered " + out.detail
                                                                : "transfer failed (" + out.detail + ")";
         why += " at " + done_text;
@@ -493,7 +545,9 @@ bool Download::wait_for(std::chrono::milliseconds timeout) {
     return true;
 }
 
-bool Download::running() const { return worker_->running.load(); }
+bool Download::running() const {
+    return worker_->running.load();
+}
 
 DownloadProgress Download::progress() const {
     std::lock_guard<std::mutex> lock(worker_->mu);

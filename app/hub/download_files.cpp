@@ -28,7 +28,9 @@ std::optional<Sidecar> read_sidecar(const fs::path& path) {
     const auto j = nlohmann::json::parse(ss.str(), nullptr, false);
     if (!j.is_object()) return std::nullopt;
     Sidecar s;
-    auto str = [&](const char* key) { return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : ""; };
+    auto str = [&](const char* key) {
+        return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
+    };
     s.url = str("url");
     s.repo = str("repo");
     s.revision = str("revision");
@@ -41,8 +43,8 @@ std::optional<Sidecar> read_sidecar(const fs::path& path) {
 }
 
 void write_sidecar(const fs::path& path, const Sidecar& s) {
-    nlohmann::json j = {{"version", 1},          {"url", s.url},       {"repo", s.repo},
-                        {"revision", s.revision}, {"file", s.file},     {"size", s.size_bytes},
+    nlohmann::json j = {{"version", 1},           {"url", s.url},   {"repo", s.repo},
+                        {"revision", s.revision}, {"file", s.file}, {"size", s.size_bytes},
                         {"sha256", s.sha256},     {"etag", s.etag}};
     if (!s.bad_sha256.empty()) j["bad_sha256"] = s.bad_sha256;
     AtomicFileWriter w(path);
@@ -55,7 +57,8 @@ std::optional<FileLock> FileLock::try_acquire(const fs::path& path, long* holder
     // that holds a lock on an unlinked inode, so after flock() the path must still name our inode.
     for (int tries = 0; tries < 16; ++tries) {
         const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-        if (fd < 0) throw Error("cannot create the lock file '" + path.string() + "': " + std::strerror(errno));
+        if (fd < 0)
+            throw Error("cannot create the lock file '" + path.string() + "': " + std::strerror(errno));
         if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
             char buf[32] = {};
             const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
@@ -63,9 +66,10 @@ std::optional<FileLock> FileLock::try_acquire(const fs::path& path, long* holder
             ::close(fd);
             return std::nullopt;
         }
-        struct stat by_fd {}, by_path {};
-        if (::fstat(fd, &by_fd) == 0 && ::stat(path.c_str(), &by_path) == 0 && by_fd.st_ino == by_path.st_ino &&
-            by_fd.st_dev == by_path.st_dev) {
+        struct stat by_fd {
+        }, by_path{};
+        if (::fstat(fd, &by_fd) == 0 && ::stat(path.c_str(), &by_path) == 0 &&
+            by_fd.st_ino == by_path.st_ino && by_fd.st_dev == by_path.st_dev) {
             const std::string pid = std::to_string(::getpid()) + "\n";
             if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
                 // The pid is only for the message another process prints; the lock still holds.
@@ -77,7 +81,9 @@ std::optional<FileLock> FileLock::try_acquire(const fs::path& path, long* holder
     throw Error("cannot take the lock '" + path.string() + "': it keeps being replaced");
 }
 
-FileLock::FileLock(FileLock&& other) noexcept : path_(std::move(other.path_)), fd_(other.fd_) { other.fd_ = -1; }
+FileLock::FileLock(FileLock&& other) noexcept : path_(std::move(other.path_)), fd_(other.fd_) {
+    other.fd_ = -1;
+}
 
 FileLock& FileLock::operator=(FileLock&& other) noexcept {
     if (this != &other) {

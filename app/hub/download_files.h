@@ -17,9 +17,9 @@ struct Sidecar {
     std::string revision;
     std::string file;
     int64_t size_bytes = -1;
-    std::string sha256;          // expected (from the tree); "" when the hub gave none
-    std::string etag;            // X-Linked-Etag (else ETag) of the first response
-    std::string bad_sha256;      // set after a mismatch: the .part's hash, kept for diagnosis
+    std::string sha256;      // expected (from the tree); "" when the hub gave none
+    std::string etag;        // X-Linked-Etag (else ETag) of the first response
+    std::string bad_sha256;  // set after a mismatch: the .part's hash, kept for diagnosis
 };
 // nullopt when absent or unreadable (then the .part's origin is unknown and it is discarded).
 std::optional<Sidecar> read_sidecar(const std::filesystem::path& path);

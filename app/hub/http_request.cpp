@@ -24,11 +24,16 @@ CurlHandle::~CurlHandle() {
     curl_slist_free_all(headers_);
 }
 
-void CurlHandle::add_header(const std::string& line) { headers_ = curl_slist_append(headers_, line.c_str()); }
+void CurlHandle::add_header(const std::string& line) {
+    headers_ = curl_slist_append(headers_, line.c_str());
+}
 
-void CurlHandle::apply_headers() { curl_easy_setopt(h_, CURLOPT_HTTPHEADER, headers_); }
+void CurlHandle::apply_headers() {
+    curl_easy_setopt(h_, CURLOPT_HTTPHEADER, headers_);
+}
 
-void apply_common_options(CurlHandle& c, const std::string& url, const HubEndpoint& ep, long connect_timeout_ms) {
+void apply_common_options(CurlHandle& c, const std::string& url, const HubEndpoint& ep,
+                          long connect_timeout_ms) {
     CURL* h = c.get();
     curl_easy_setopt(h, CURLOPT_URL, url.c_str());
     curl_easy_setopt(h, CURLOPT_USERAGENT, "snapdoc/0.1 (libcurl)");
@@ -130,15 +135,20 @@ std::string http_status_message(long status, const HubEndpoint& ep, std::string_
     const std::string w(what);
     if (status == 401)
         return w + ": the hub refused access to " + std::string(repo) +
-               (ep.token.empty() ? " without a token (401): the repository is gated or private (or does not exist). "
-                                   "Set HF_TOKEN (or the token in Settings) to a token of an account with access, "
-                                   "after accepting the model's terms on " + page
-                                 : " with the given token (401): the token is not valid. Check HF_TOKEN (or the "
-                                   "token in Settings) and your access on " + page);
+               (ep.token.empty()
+                    ? " without a token (401): the repository is gated or private (or does not exist). "
+                      "Set HF_TOKEN (or the token in Settings) to a token of an account with access, "
+                      "after accepting the model's terms on " +
+                          page
+                    : " with the given token (401): the token is not valid. Check HF_TOKEN (or the "
+                      "token in Settings) and your access on " +
+                          page);
     if (status == 403)
         return w + ": the token has no access to " + std::string(repo) +
                " (403): accept the licence or request access on " + page + ", then retry";
-    if (status == 404) return w + ": not found on the hub (404): check the repository id, revision and file name (" + page + ")";
+    if (status == 404)
+        return w + ": not found on the hub (404): check the repository id, revision and file name (" + page +
+               ")";
     if (status == 416) return w + ": the server refused the byte range (416)";
     return w + ": the hub answered HTTP " + std::to_string(status);
 }

@@ -35,7 +35,8 @@ private:
 // URL, user agent, Authorization (when the endpoint has a token), redirects (up to 10; libcurl does
 // not resend a custom Authorization header to another host), connect timeout, TCP keepalive.
 // Proxies: left to libcurl, which reads http_proxy, https_proxy/HTTPS_PROXY, ALL_PROXY and no_proxy.
-void apply_common_options(CurlHandle& c, const std::string& url, const HubEndpoint& ep, long connect_timeout_ms);
+void apply_common_options(CurlHandle& c, const std::string& url, const HubEndpoint& ep,
+                          long connect_timeout_ms);
 
 // Headers of the last response in a redirect chain, names lower-cased. Also keeps the first
 // X-Linked-Etag / X-Linked-Size seen (the hub sends them on its 302, not the CDN on its 200).

@@ -58,22 +58,22 @@ HubEndpoint resolve_endpoint(std::string_view endpoint_flag, std::string_view to
 
 void check_repo_id(std::string_view repo) {
     const auto slash = repo.find('/');
-    const bool ok = slash != std::string_view::npos && repo.find('/', slash + 1) == std::string_view::npos &&
-                    [&] {
-                        for (std::string_view part : {repo.substr(0, slash), repo.substr(slash + 1)}) {
-                            if (part.empty() || part.size() > 96 || part.find("..") != std::string_view::npos)
-                                return false;
-                            if (part.front() == '.' || part.front() == '-' || part.back() == '.' ||
-                                part.back() == '-')
-                                return false;
-                            for (char c : part)
-                                if (!is_name_char(c)) return false;
-                        }
-                        return true;
-                    }();
+    const bool ok =
+        slash != std::string_view::npos && repo.find('/', slash + 1) == std::string_view::npos && [&] {
+            for (std::string_view part : {repo.substr(0, slash), repo.substr(slash + 1)}) {
+                if (part.empty() || part.size() > 96 || part.find("..") != std::string_view::npos)
+                    return false;
+                if (part.front() == '.' || part.front() == '-' || part.back() == '.' || part.back() == '-')
+                    return false;
+                for (char c : part)
+                    if (!is_name_char(c)) return false;
+            }
+            return true;
+        }();
     if (!ok)
         throw Error("'" + std::string(repo) +
-                    "' is not a Hugging Face repository id (expected owner/name, e.g. Qwen/Qwen2.5-0.5B-Instruct-GGUF)");
+                    "' is not a Hugging Face repository id (expected owner/name, e.g. "
+                    "Qwen/Qwen2.5-0.5B-Instruct-GGUF)");
 }
 
 void check_repo_file_path(std::string_view path) {
@@ -81,7 +81,8 @@ void check_repo_file_path(std::string_view path) {
     std::size_t start = 0;
     while (ok && start <= path.size()) {
         const auto end = path.find('/', start);
-        const auto seg = path.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+        const auto seg =
+            path.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
         ok = is_safe_segment(seg);
         if (end == std::string_view::npos) break;
         start = end + 1;

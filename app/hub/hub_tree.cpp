@@ -114,7 +114,8 @@ std::vector<GgufChoice> gguf_choices(const std::vector<RemoteFile>& files) {
     for (const auto& f : files) {
         if (!ends_with_gguf(f.path)) continue;
         std::string lower(f.path);
-        std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+        std::transform(lower.begin(), lower.end(), lower.begin(),
+                       [](unsigned char c) { return std::tolower(c); });
         if (lower.find("mmproj") != std::string::npos) continue;
         if (auto shard = parse_shard_name(f.path)) {
             const std::string key = shard->prefix + "/" + std::to_string(shard->count);
@@ -171,7 +172,8 @@ const GgufChoice& pick_choice(const std::vector<GgufChoice>& choices, std::strin
         const std::string want = upper(quant);
         for (const auto& c : choices)
             if (c.quant == want && c.complete) return c;
-        throw Error(std::string(repo) + " has no complete " + want + " GGUF; it has: " + available_quants(choices));
+        throw Error(std::string(repo) + " has no complete " + want +
+                    " GGUF; it has: " + available_quants(choices));
     }
     for (const char* pref : {"Q4_K_M", "Q4_0"})
         for (const auto& c : choices)
@@ -213,9 +215,10 @@ std::vector<RemoteFile> parse_tree_json(std::string_view body, std::string_view 
             const auto& lfs = e["lfs"];
             if (lfs.contains("size")) size = &lfs["size"];
             if (lfs.contains("oid") && lfs["oid"].is_string()) f.sha256 = lfs["oid"].get<std::string>();
-            const bool hex64 = f.sha256.size() == 64 && std::all_of(f.sha256.begin(), f.sha256.end(), [](char c) {
-                                   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-                               });
+            const bool hex64 =
+                f.sha256.size() == 64 && std::all_of(f.sha256.begin(), f.sha256.end(), [](char c) {
+                    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+                });
             if (!hex64) throw FormatError(where + f.path + ": lfs.oid is not a lowercase sha256 hex");
         }
         if (!size || !size->is_number_integer() || size->get<int64_t>() < 0)
@@ -239,8 +242,8 @@ std::string next_page_url(const std::string& link) {
 
 }  // namespace
 
-std::vector<RemoteFile> fetch_repo_tree(const HubEndpoint& ep, std::string_view repo, std::string_view revision,
-                                        const std::atomic<bool>* cancel) {
+std::vector<RemoteFile> fetch_repo_tree(const HubEndpoint& ep, std::string_view repo,
+                                        std::string_view revision, const std::atomic<bool>* cancel) {
     check_repo_id(repo);
     const std::string what = "listing " + std::string(repo) + " at " + std::string(revision);
     std::vector<RemoteFile> all;

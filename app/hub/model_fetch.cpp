@@ -11,7 +11,8 @@ RemoteChoice resolve_remote(const HubEndpoint& ep, const ModelRef& ref, const st
     rc.revision = ref.revision.empty() ? std::string(kDefaultRevision) : ref.revision;
     const auto files = fetch_repo_tree(ep, ref.repo, rc.revision, cancel);
     const auto choices = gguf_choices(files);
-    rc.choice = ref.file.empty() ? pick_choice(choices, ref.quant, ref.repo) : choice_for_file(choices, ref.file, ref.repo);
+    rc.choice = ref.file.empty() ? pick_choice(choices, ref.quant, ref.repo)
+                                 : choice_for_file(choices, ref.file, ref.repo);
     if (!rc.choice.complete)
         throw Error(ref.repo + ": the shard set of " + rc.choice.first_path() + " is incomplete on the hub");
     return rc;

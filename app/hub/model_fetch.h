@@ -26,13 +26,13 @@ DownloadRequest make_request(const HubEndpoint& ep, const ModelRef& ref, const R
                              const ModelStore& store);
 
 struct FetchOutcome {
-    DownloadResult result;       // state Done: files are the local paths (first = what to load)
-    bool was_local = false;      // true when nothing was downloaded
+    DownloadResult result;   // state Done: files are the local paths (first = what to load)
+    bool was_local = false;  // true when nothing was downloaded
 };
 // Local copy, else download on the calling thread. `pause_flag`, when it becomes true (Ctrl-C),
 // pauses the download (result Paused: .part + sidecar kept, a rerun resumes).
 FetchOutcome fetch_model(const HubEndpoint& ep, const ModelRef& ref, const ModelStore& store,
-                         const Download::ProgressCallback& on_progress,
-                         const std::atomic<bool>* pause_flag, DownloadOptions options = {});
+                         const Download::ProgressCallback& on_progress, const std::atomic<bool>* pause_flag,
+                         DownloadOptions options = {});
 
 }  // namespace snapdoc::hub

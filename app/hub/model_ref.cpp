@@ -5,7 +5,9 @@
 
 namespace snapdoc::hub {
 
-bool is_hf_uri(std::string_view text) { return text.rfind(kHfScheme, 0) == 0; }
+bool is_hf_uri(std::string_view text) {
+    return text.rfind(kHfScheme, 0) == 0;
+}
 
 std::string ModelRef::to_string() const {
     std::string s = repo;
@@ -37,7 +39,8 @@ ModelRef parse_model_ref(std::string_view text) {
 
 ModelRef parse_model_ref(std::string_view repo, std::string_view file) {
     ModelRef ref = parse_model_ref(repo);
-    if (!ref.quant.empty()) throw Error("give either REPO:QUANT or REPO FILE, not both ('" + std::string(repo) + "')");
+    if (!ref.quant.empty())
+        throw Error("give either REPO:QUANT or REPO FILE, not both ('" + std::string(repo) + "')");
     check_repo_file_path(file);
     ref.file = std::string(file);
     return ref;

@@ -12,10 +12,10 @@
 namespace snapdoc::hub {
 
 struct ModelRef {
-    std::string repo;      // "owner/name", checked by check_repo_id
-    std::string quant;     // "" = default pick
-    std::string file;      // "" = choose by quant
-    std::string revision;  // "" = main ("owner/name@rev" is accepted too)
+    std::string repo;               // "owner/name", checked by check_repo_id
+    std::string quant;              // "" = default pick
+    std::string file;               // "" = choose by quant
+    std::string revision;           // "" = main ("owner/name@rev" is accepted too)
     std::string to_string() const;  // "owner/name:Q4_K_M" / "owner/name file"
 };
 

@@ -20,7 +20,8 @@ namespace snapdoc::hub {
 fs::path default_models_dir() {
     if (const char* d = std::getenv("SNAPDOC_MODELS_DIR"); d && *d) return fs::path(d);
     if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x) return fs::path(x) / "snapdoc" / "models";
-    if (const char* h = std::getenv("HOME"); h && *h) return fs::path(h) / ".local" / "share" / "snapdoc" / "models";
+    if (const char* h = std::getenv("HOME"); h && *h)
+        return fs::path(h) / ".local" / "share" / "snapdoc" / "models";
     throw Error("cannot find a models folder: set SNAPDOC_MODELS_DIR, XDG_DATA_HOME or HOME");
 }
 
@@ -55,8 +56,8 @@ bool is_engine_file(const std::string& name) {
 std::vector<RemoteFile> repo_files(const fs::path& repo_dir) {
     std::vector<RemoteFile> out;
     std::error_code ec;
-    for (auto it = fs::recursive_directory_iterator(repo_dir, ec); !ec && it != fs::recursive_directory_iterator();
-         it.increment(ec)) {
+    for (auto it = fs::recursive_directory_iterator(repo_dir, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
         if (!it->is_regular_file(ec)) continue;
         const std::string name = it->path().filename().string();
         if (is_engine_file(name)) continue;
@@ -105,7 +106,9 @@ std::vector<LocalModel> ModelStore::list(std::string_view only_repo) const {
     return out;
 }
 
-std::vector<LocalModel> ModelStore::list() const { return list(std::string_view{}); }
+std::vector<LocalModel> ModelStore::list() const {
+    return list(std::string_view{});
+}
 
 std::optional<LocalModel> ModelStore::find(const ModelRef& ref) const {
     const fs::path repo_dir = file_path(ref.repo, "x").parent_path();
@@ -127,7 +130,8 @@ void ModelStore::remove(const LocalModel& model) const {
         if (fd >= 0) {
             const bool busy = ::flock(fd, LOCK_EX | LOCK_NB) != 0;
             ::close(fd);
-            if (busy) throw Error("'" + f.string() + "' is being downloaded right now; cancel that download first");
+            if (busy)
+                throw Error("'" + f.string() + "' is being downloaded right now; cancel that download first");
         }
     }
     for (const auto& f : model.files) {
@@ -145,8 +149,8 @@ int64_t ModelStore::partial_bytes(std::string_view repo) const {
     const fs::path root = repo.empty() ? dir_ : dir_ / std::string(repo);
     int64_t n = 0;
     std::error_code ec;
-    for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
-         it.increment(ec)) {
+    for (auto it = fs::recursive_directory_iterator(root, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
         const std::string name = it->path().filename().string();
         if (it->is_regular_file(ec) && name.size() > 5 && name.compare(name.size() - 5, 5, ".part") == 0)
             n += static_cast<int64_t>(it->file_size(ec));

@@ -19,13 +19,13 @@ std::filesystem::path default_models_dir();
 
 // One model on disk: a single .gguf or a complete shard set of one repository.
 struct LocalModel {
-    std::string repo;                            // "owner/name"
-    std::string quant;                           // from the file name; "" if none
-    std::vector<std::filesystem::path> files;    // absolute; shards in index order
-    int64_t size_bytes = 0;                      // all files together
-    bool complete = true;                        // false: a shard set with shards missing
+    std::string repo;                          // "owner/name"
+    std::string quant;                         // from the file name; "" if none
+    std::vector<std::filesystem::path> files;  // absolute; shards in index order
+    int64_t size_bytes = 0;                    // all files together
+    bool complete = true;                      // false: a shard set with shards missing
     const std::filesystem::path& path() const { return files.front(); }  // what load_model opens
-    std::string file_name() const;               // first file's path inside the repo
+    std::string file_name() const;                                       // first file's path inside the repo
 };
 
 class ModelStore {

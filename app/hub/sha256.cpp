@@ -55,7 +55,8 @@ void sha256_update_from_file(Sha256& hash, const std::filesystem::path& file, in
     std::vector<char> buf(std::size_t{1} << 20);
     int64_t left = bytes < 0 ? INT64_MAX : bytes;
     while (left > 0) {
-        const ssize_t n = ::read(fd, buf.data(), static_cast<std::size_t>(std::min<int64_t>(left, buf.size())));
+        const ssize_t n =
+            ::read(fd, buf.data(), static_cast<std::size_t>(std::min<int64_t>(left, buf.size())));
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) {
             const int err = errno;

@@ -11,7 +11,8 @@
 namespace snapdoc::hub {
 
 void PartWriter::restart_from_zero() {
-    if (::ftruncate(fd, 0) != 0) throw Error(std::string("cannot truncate the .part file: ") + std::strerror(errno));
+    if (::ftruncate(fd, 0) != 0)
+        throw Error(std::string("cannot truncate the .part file: ") + std::strerror(errno));
     size = 0;
     *hash = Sha256();
 }
@@ -55,7 +56,8 @@ size_t check_response(State& s) {
     const long status = s.headers.status;
     s.out.status = status;
     s.out.etag = !s.headers.linked_etag.empty() ? s.headers.linked_etag : s.headers.get("etag");
-    if (status != 200 && status != 206) return s.abort(TransferEnd::HttpStatus, "HTTP " + std::to_string(status));
+    if (status != 200 && status != 206)
+        return s.abort(TransferEnd::HttpStatus, "HTTP " + std::to_string(status));
     const TransferRequest& r = *s.req;
     if (!r.expected_etag.empty() && !s.out.etag.empty() && s.out.etag != r.expected_etag)
         return s.abort(TransferEnd::EtagChanged,
@@ -63,10 +65,11 @@ size_t check_response(State& s) {
     int64_t total = -1;
     if (status == 206) {
         int64_t first = 0;
-        if (!parse_content_range(s.headers.get("content-range"), &first, &total) || first != s.offset_at_start)
-            return s.abort(TransferEnd::BadResponse, "the server answered Range bytes=" +
-                                                         std::to_string(s.offset_at_start) + "- with Content-Range '" +
-                                                         s.headers.get("content-range") + "'");
+        if (!parse_content_range(s.headers.get("content-range"), &first, &total) ||
+            first != s.offset_at_start)
+            return s.abort(TransferEnd::BadResponse,
+                           "the server answered Range bytes=" + std::to_string(s.offset_at_start) +
+                               "- with Content-Range '" + s.headers.get("content-range") + "'");
     } else {
         if (s.offset_at_start > 0) {
             // Range ignored: these bytes start at 0. Start the .part over instead of re-requesting.
@@ -76,6 +79,11 @@ size_t check_response(State& s) {
         const std::string len = s.headers.get("content-length");
         if (!len.empty()) total = std::atoll(len.c_str());
     }
+    // The hub's own X-Linked-Size (on its 302) must agree with the listing too.
+    if (r.expected_size >= 0 && s.headers.linked_size >= 0 && s.headers.linked_size != r.expected_size)
+        return s.abort(TransferEnd::BadResponse,
+                       "the hub says the file has " + std::to_string(s.headers.linked_size) +
+                           " bytes (X-Linked-Size) but its listing says " + std::to_string(r.expected_size));
     if (r.expected_size >= 0 && total >= 0 && total != r.expected_size)
         return s.abort(TransferEnd::BadResponse, "the server sends " + std::to_string(total) +
                                                      " bytes but the hub's listing says " +

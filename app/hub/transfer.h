@@ -26,24 +26,24 @@ struct PartWriter {
 };
 
 enum class TransferEnd {
-    Complete,       // the response body ended normally
-    Stopped,        // pause/cancel requested
-    Stalled,        // no byte for stall_timeout
-    NetworkError,   // connection refused/reset/cut, timeouts, partial bodies (transient)
-    HttpStatus,     // a non-2xx final status (status says which)
-    EtagChanged,    // the file on the server is not the one the .part holds
-    BadResponse,    // Content-Range not starting at our offset, or a size different from the listing
-    WriteError,     // writing the .part failed (errno_value says why; ENOSPC = disk full)
+    Complete,      // the response body ended normally
+    Stopped,       // pause/cancel requested
+    Stalled,       // no byte for stall_timeout
+    NetworkError,  // connection refused/reset/cut, timeouts, partial bodies (transient)
+    HttpStatus,    // a non-2xx final status (status says which)
+    EtagChanged,   // the file on the server is not the one the .part holds
+    BadResponse,   // Content-Range not starting at our offset, or a size different from the listing
+    WriteError,    // writing the .part failed (errno_value says why; ENOSPC = disk full)
 };
 
 struct TransferRequest {
     std::string url;
     const HubEndpoint* endpoint = nullptr;
-    std::string expected_etag;    // "" = accept any
-    int64_t expected_size = -1;   // from the listing; -1 unknown
+    std::string expected_etag;   // "" = accept any
+    int64_t expected_size = -1;  // from the listing; -1 unknown
     std::chrono::milliseconds stall_timeout{20000};
     std::chrono::milliseconds connect_timeout{15000};
-    const std::atomic<int>* stop = nullptr;  // nonzero: stop at once
+    const std::atomic<int>* stop = nullptr;               // nonzero: stop at once
     std::function<void(int64_t bytes_in_part)> on_bytes;  // called from the loop, after each poll
 };
 
@@ -51,8 +51,8 @@ struct TransferOutcome {
     TransferEnd end = TransferEnd::NetworkError;
     long status = 0;
     int errno_value = 0;
-    std::string detail;        // curl's words or ours
-    std::string etag;          // what the server said this time
+    std::string detail;  // curl's words or ours
+    std::string etag;    // what the server said this time
     int64_t bytes_received = 0;
     bool restarted_from_zero = false;  // the server ignored Range (200); the .part was truncated
 };

@@ -21,11 +21,18 @@ std::string HubTest::add(const std::string& repo, const std::string& path, std::
     return sha;
 }
 
+std::string HubTest::add_from_disk(const std::string& repo, const std::string& path, const fs::path& source) {
+    hub.add_file_from_disk(repo, path, source);
+    const std::string sha = file_sha256(source);
+    sha_by_final_path_[repo + "/" + path] = sha;
+    return sha;
+}
+
 hub::DownloadOptions HubTest::fast_options() {
     hub::DownloadOptions o;
     o.backoff_initial = std::chrono::milliseconds(5);
     o.backoff_max = std::chrono::milliseconds(40);
-    o.stall_timeout = std::chrono::milliseconds(400);
+    o.stall_timeout = std::chrono::milliseconds(1000);
     o.connect_timeout = std::chrono::milliseconds(2000);
     o.progress_interval = std::chrono::milliseconds(0);
     o.reserve_bytes = 0;
@@ -58,7 +65,8 @@ void HubTest::check_models_folder() const {
         const std::string rel = fs::relative(e.path(), models()).generic_string();
         const auto it = sha_by_final_path_.find(rel);
         ASSERT_NE(it, sha_by_final_path_.end()) << "unexpected file in the models folder: " << rel;
-        EXPECT_EQ(file_sha256(e.path()), it->second) << rel << " is in the models folder but incomplete/wrong";
+        EXPECT_EQ(file_sha256(e.path()), it->second)
+            << rel << " is in the models folder but incomplete/wrong";
     }
 }
 

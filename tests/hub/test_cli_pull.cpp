@@ -12,6 +12,7 @@
 #include "app/hub/download.h"
 #include "tests/hub/hub_test_env.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/gguf_split_writer.h"
 
 namespace fs = std::filesystem;
 using namespace snapdoc;
@@ -30,8 +31,9 @@ protected:
     // The CLI with the hub and models folder of this test (HF_TOKEN cleared so the machine's own
     // token never leaks into a test).
     std::string cli(const std::string& args) const {
-        return "env -u HF_TOKEN HF_ENDPOINT=" + hub.endpoint() + " SNAPDOC_MODELS_DIR=" + quoted(models().string()) +
-               " " + SNAPDOC_CLI_PATH + " " + args + " 2>&1";
+        return "env -u HF_TOKEN HF_ENDPOINT=" + hub.endpoint() +
+               " SNAPDOC_MODELS_DIR=" + quoted(models().string()) + " " + SNAPDOC_CLI_PATH + " " + args +
+               " 2>&1";
     }
 };
 
@@ -76,13 +78,14 @@ TEST_F(CliPullTest, APullKilledHalfWayResumesOnTheNextRun) {
     const std::string repo = "tester/slow-GGUF", file = "slow-Q4_K_M.gguf";
     const std::string sha = add(repo, file, 3000000, 4);
     snapdoc::testing::HubFaults f;
-    f.bytes_per_second = 4000000;  // ~0.75 s for the whole file
+    f.bytes_per_second = 2000000;  // ~1.5 s for the whole file; the kill comes after ~0.3 s
     hub.set_faults(f);
     const std::string cmd = cli("pull " + repo);
     const pid_t pid = ::fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
-        ::execl("/bin/sh", "sh", "-c", ("exec " + cmd + " >/dev/null 2>&1").c_str(), static_cast<char*>(nullptr));
+        ::execl("/bin/sh", "sh", "-c", ("exec " + cmd + " >/dev/null 2>&1").c_str(),
+                static_cast<char*>(nullptr));
         ::_exit(127);
     }
     const fs::path final = models() / repo / file;
@@ -112,23 +115,56 @@ TEST_F(CliPullTest, APullKilledHalfWayResumesOnTheNextRun) {
     check_models_folder();
 }
 
+// Two processes pulling one file: the second says who holds it, the first finishes unharmed.
+TEST_F(CliPullTest, ASecondProcessOnTheSameFileIsToldWhoHasIt) {
+    const std::string repo = "tester/busy-GGUF", file = "busy-Q4_K_M.gguf";
+    const std::string sha = add(repo, file, 2000000, 5);
+    snapdoc::testing::HubFaults f;
+    f.bytes_per_second = 1000000;  // ~2 s
+    hub.set_faults(f);
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        ::execl("/bin/sh", "sh", "-c", ("exec " + cli("pull " + repo) + " >/dev/null 2>&1").c_str(),
+                static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    const fs::path final = models() / repo / file;
+    std::error_code ec;
+    for (int i = 0; i < 2000 && !fs::exists(hub::part_path(final), ec); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    const CommandResult second = run_command(cli("pull " + repo));
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0);
+    EXPECT_EQ(second.status, 1) << second.output;
+    EXPECT_NE(second.output.find("already being downloaded by process"), std::string::npos) << second.output;
+    EXPECT_EQ(file_sha256(final), sha);
+    check_models_folder();
+}
+
 // The newcomer's path on the command line: a modelzoo-shaped model on the (local) hub, asked
 // about a document with -m hf://..., then the local copy reused without the network.
 TEST_F(CliPullTest, AskWithAnHfUriDownloadsThenAnswers) {
     const std::string rel = "modelzoo/llama31-tiny/llama31-tiny-Q4_K_M.gguf";
     SNAPDOC_REQUIRE_FIXTURE(rel);
     const std::string repo = "tester/llama31-tiny-GGUF";
-    hub.add_file_from_disk(repo, "llama31-tiny-Q4_K_M.gguf", fixture_path(rel));
-    hub.add_file_from_disk(repo, "llama31-tiny-Q8_0.gguf", fixture_path("modelzoo/llama31-tiny/llama31-tiny-Q8_0.gguf"));
+    add_from_disk(repo, "llama31-tiny-Q4_K_M.gguf", fixture_path(rel));
+    add_from_disk(repo, "llama31-tiny-Q8_0.gguf",
+                  fixture_path("modelzoo/llama31-tiny/llama31-tiny-Q8_0.gguf"));
     const fs::path doc = dir.path() / "doc.txt";
     {
         std::ofstream out(doc);
-        for (int i = 0; i < 12; ++i) out << "Line " << i << ": Ada keeps the lighthouse on the north island.\n";
+        for (int i = 0; i < 12; ++i)
+            out << "Line " << i << ": Ada keeps the lighthouse on the north island.\n";
     }
     const fs::path json_out = dir.path() / "ask.json";
-    const std::string ask = "ask --doc " + quoted(doc.string()) + " -q 'Who keeps the lighthouse?' -n 8 --budget 48 "
-                            "--window 8 --threads 2 --json " + quoted(json_out.string()) +
-                            " --cache-dir " + quoted((dir.path() / "kv").string());
+    const std::string ask = "ask --doc " + quoted(doc.string()) +
+                            " -q 'Who keeps the lighthouse?' -n 8 --budget 48 "
+                            "--window 8 --threads 2 --json " +
+                            quoted(json_out.string()) + " --cache-dir " +
+                            quoted((dir.path() / "kv").string());
     CommandResult r = run_command(cli(ask + " -m hf://" + repo + ":Q4_K_M"));
     ASSERT_EQ(r.status, 0) << r.output;
     const auto out = nlohmann::json::parse(read_text_file(json_out));
@@ -141,6 +177,57 @@ TEST_F(CliPullTest, AskWithAnHfUriDownloadsThenAnswers) {
     EXPECT_NE(r.output.find("llama"), std::string::npos) << r.output;
     EXPECT_EQ(hub.stats().tree_requests, trees);  // the local copy, no listing
     EXPECT_FALSE(fs::exists(models() / repo / "llama31-tiny-Q8_0.gguf"));
+    check_models_folder();
+}
+
+// A split GGUF on the hub (llama.cpp gguf-split layout): `pull REPO:QUANT` fetches the whole set,
+// and a model command opens the local set as one model.
+TEST_F(CliPullTest, AShardedModelIsPulledAsASetAndLoadsAsOneModel) {
+    const std::string rel = "modelzoo/llama31-tiny/llama31-tiny-Q8_0.gguf";
+    SNAPDOC_REQUIRE_FIXTURE(rel);
+    const std::string repo = "tester/llama31-split-GGUF";
+    fs::create_directories(dir.path() / "split");
+    const auto shards =
+        snapdoc::testing::write_gguf_split(fixture_path(rel), dir.path() / "split", "llama31-tiny-Q8_0", 3);
+    ASSERT_EQ(shards.size(), 3u);
+    for (const auto& s : shards) add_from_disk(repo, s.filename().string(), s);
+    CommandResult r = run_command(cli("pull " + repo + ":Q8_0"));
+    ASSERT_EQ(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find("3 files"), std::string::npos) << r.output;
+    for (const auto& s : shards) EXPECT_EQ(file_sha256(models() / repo / s.filename()), file_sha256(s));
+    r = run_command(cli("models"));
+    EXPECT_NE(r.output.find("(+2 shards)"), std::string::npos) << r.output;
+    r = run_command(cli("info -m hf://" + repo + ":Q8_0"));
+    ASSERT_EQ(r.status, 0) << r.output;
+    const CommandResult whole =
+        run_command(std::string(SNAPDOC_CLI_PATH) + " info -m " + quoted(fixture_path(rel).string()));
+    ASSERT_EQ(whole.status, 0) << whole.output;
+    // Same parameters and tensor mix as the unsplit file.
+    auto line = [](const std::string& out, const std::string& key) {
+        const auto at = out.find(key);
+        return at == std::string::npos ? std::string() : out.substr(at, out.find('\n', at) - at);
+    };
+    EXPECT_FALSE(line(r.output, "parameters:").empty()) << r.output;
+    EXPECT_EQ(line(r.output, "parameters:"), line(whole.output, "parameters:"));
+    EXPECT_EQ(line(r.output, "tensor types:"), line(whole.output, "tensor types:"));
+    check_models_folder();
+}
+
+TEST_F(CliPullTest, ModelsCatalogueShowsTheFitTableAndWhatIsDownloaded) {
+    CommandResult r = run_command(cli("models --catalogue --tokens 4000"));
+    ASSERT_EQ(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find("fit for a document of 4K tokens"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("Qwen/Qwen2.5-0.5B-Instruct-GGUF:Q4_K_M"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("\n* "), std::string::npos) << "a recommended pick for 4K tokens: " << r.output;
+    EXPECT_EQ(r.output.find("[downloaded]"), std::string::npos);
+    // A catalogue file in the models folder is marked as downloaded (found offline by repo:quant).
+    const fs::path f = models() / "Qwen/Qwen2.5-0.5B-Instruct-GGUF/qwen2.5-0.5b-instruct-q4_k_m.gguf";
+    fs::create_directories(f.parent_path());
+    std::ofstream(f) << "x";
+    r = run_command(cli("models --catalogue --tokens 4000"));
+    EXPECT_NE(r.output.find("[downloaded]"), std::string::npos) << r.output;
+    r = run_command(cli("models --catalogue --tokens 0"));
+    EXPECT_EQ(r.status, 1) << r.output;
 }
 
 }  // namespace

@@ -43,7 +43,8 @@ TEST(HubTree, ParsesTheTreeApiAndSkipsDirectories) {
       {"type":"directory","oid":"d1","size":0,"path":"sub"},
       {"type":"file","oid":"abc","size":1519,"path":"README.md"},
       {"type":"file","oid":"def","size":134,"path":"sub/m-Q4_K_M.gguf",
-       "lfs":{"oid":")" + std::string(64, 'e') + R"(","size":4683073952,"pointerSize":134}}])";
+       "lfs":{"oid":")" + std::string(64, 'e') +
+                             R"(","size":4683073952,"pointerSize":134}}])";
     const auto files = parse_tree_json(body, "o/r");
     ASSERT_EQ(files.size(), 2u);
     EXPECT_EQ(files[0].path, "README.md");
@@ -118,7 +119,8 @@ TEST(HubEndpoint, FlagThenEnvironmentThenDefault) {
     ::unsetenv("HF_TOKEN");
     EXPECT_THROW(resolve_endpoint("ftp://x"), Error);
     const HubEndpoint ep{"https://huggingface.co", ""};
-    EXPECT_EQ(resolve_url(ep, "o/r", "main", "sub/a b.gguf"), "https://huggingface.co/o/r/resolve/main/sub/a%20b.gguf");
+    EXPECT_EQ(resolve_url(ep, "o/r", "main", "sub/a b.gguf"),
+              "https://huggingface.co/o/r/resolve/main/sub/a%20b.gguf");
     EXPECT_EQ(tree_url(ep, "o/r", "main"), "https://huggingface.co/api/models/o/r/tree/main?recursive=true");
 }
 
@@ -127,7 +129,8 @@ TEST(HubEndpoint, RepoIdsAndPathsCannotEscapeTheModelsFolder) {
     for (const char* bad : {"", "noslash", "a/b/c", "../x", "a/..", "a/.hidden", "a b/c", "/abs"})
         EXPECT_THROW(check_repo_id(bad), Error) << bad;
     EXPECT_NO_THROW(check_repo_file_path("sub/a.gguf"));
-    for (const char* bad : {"", "/a", "a/../b", "..", "a//b", "a\\b"}) EXPECT_THROW(check_repo_file_path(bad), Error) << bad;
+    for (const char* bad : {"", "/a", "a/../b", "..", "a//b", "a\\b"})
+        EXPECT_THROW(check_repo_file_path(bad), Error) << bad;
 }
 
 class TreeFetchTest : public snapdoc::testing::HubTest {};

@@ -92,7 +92,10 @@ TEST(ModelStore, DefaultFolderFollowsXdg) {
     EXPECT_EQ(default_models_dir(), fs::path("/tmp/xdg-test/snapdoc/models"));
     ::setenv("SNAPDOC_MODELS_DIR", "/tmp/models-test", 1);
     EXPECT_EQ(default_models_dir(), fs::path("/tmp/models-test"));
-    if (old) ::setenv("SNAPDOC_MODELS_DIR", saved.c_str(), 1); else ::unsetenv("SNAPDOC_MODELS_DIR");
+    if (old)
+        ::setenv("SNAPDOC_MODELS_DIR", saved.c_str(), 1);
+    else
+        ::unsetenv("SNAPDOC_MODELS_DIR");
 }
 
 class FetchModelTest : public snapdoc::testing::HubTest {};

@@ -1,9 +1,8 @@
 #include "tests/support/local_hub.h"
 
 #include <fcntl.h>
-#include <unistd.h>
-
 #include <httplib.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -60,7 +59,9 @@ bool parse_range(const std::string& v, int64_t size, int64_t* first, int64_t* la
     return true;
 }
 
-std::string git_like_oid(const std::string& seed) { return hub::sha256_hex("blob " + seed).substr(0, 40); }
+std::string git_like_oid(const std::string& seed) {
+    return hub::sha256_hex("blob " + seed).substr(0, 40);
+}
 
 }  // namespace
 
@@ -74,6 +75,7 @@ struct LocalHub::Impl {
     std::map<std::string, std::string> gated;  // repo -> token
     HubFaults faults;
     HubStats stats;
+    std::string cdn_host;
     int etag_generation = 0;
 
     // 401/403 for a gated repo; false when the request may go on.
@@ -89,9 +91,13 @@ struct LocalHub::Impl {
         const std::string auth = req.get_header_value("Authorization");
         if (auth == "Bearer " + token) return false;
         res.status = auth.empty() ? 401 : 403;
-        res.set_content(auth.empty() ? R"({"error":"Access to model )" + repo + R"( is restricted. You must have access to it and be authenticated to access it. Please log in."})"
-                                     : R"({"error":"Access to model )" + repo + R"( is restricted and you are not in the authorized list."})",
-                        "application/json");
+        res.set_content(
+            auth.empty()
+                ? R"({"error":"Access to model )" + repo +
+                      R"( is restricted. You must have access to it and be authenticated to access it. Please log in."})"
+                : R"({"error":"Access to model )" + repo +
+                      R"( is restricted and you are not in the authorized list."})",
+            "application/json");
         return true;
     }
 
@@ -150,7 +156,8 @@ struct LocalHub::Impl {
         res.set_header("X-Linked-Size", std::to_string(f->second.size));
         res.set_header("X-Repo-Commit", git_like_oid(repo));
         res.set_header("ETag", "\"" + git_like_oid(file) + "\"");
-        res.set_redirect("/cdn/" + repo + "/" + file, 302);
+        const std::string base = cdn_host.empty() ? "" : "http://" + cdn_host + ":" + std::to_string(port);
+        res.set_redirect(base + "/cdn/" + repo + "/" + file, 302);
     }
 
     ResponseFaults take_faults() {
@@ -188,6 +195,7 @@ struct LocalHub::Impl {
         {
             std::lock_guard<std::mutex> lock(mu);
             ++stats.cdn_requests;
+            stats.cdn_authorization_seen.push_back(req.get_header_value("Authorization"));
             if (req.has_header("Range")) ++stats.range_requests;
             const auto r = repos.find(repo);
             if (r == repos.end() || !r->second.count(file)) {
@@ -213,15 +221,16 @@ struct LocalHub::Impl {
         int64_t first = 0, last = f.size - 1;
         res.set_header("ETag", etag);
         res.set_header("Accept-Ranges", "bytes");
-        if (!ignore_range && req.has_header("Range") && parse_range(req.get_header_value("Range"), f.size, &first, &last)) {
+        if (!ignore_range && req.has_header("Range") &&
+            parse_range(req.get_header_value("Range"), f.size, &first, &last)) {
             if (first >= f.size) {
                 res.status = 416;
                 res.set_header("Content-Range", "bytes */" + std::to_string(f.size));
                 return;
             }
             res.status = 206;
-            res.set_header("Content-Range",
-                           "bytes " + std::to_string(first) + "-" + std::to_string(last) + "/" + std::to_string(f.size));
+            res.set_header("Content-Range", "bytes " + std::to_string(first) + "-" + std::to_string(last) +
+                                                "/" + std::to_string(f.size));
         } else {
             first = 0;
             last = f.size - 1;
@@ -229,13 +238,15 @@ struct LocalHub::Impl {
         }
         const int64_t length = last - first + 1;
         auto sent = std::make_shared<int64_t>(0);
-        auto start = std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
+        auto start =
+            std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
         res.set_content_provider(
             static_cast<size_t>(length), "application/octet-stream",
             [this, f, rf, first, sent, start](size_t offset, size_t n, httplib::DataSink& sink) {
                 // One chunk per call; httplib calls again until `length` bytes are written.
                 int64_t chunk = std::min<int64_t>(static_cast<int64_t>(n), 256 * 1024);
-                if (rf.bytes_per_second > 0) chunk = std::min<int64_t>(chunk, std::max<int64_t>(rf.bytes_per_second / 20, 1));
+                if (rf.bytes_per_second > 0)
+                    chunk = std::min<int64_t>(chunk, std::max<int64_t>(rf.bytes_per_second / 20, 1));
                 const int64_t pos = static_cast<int64_t>(offset);
                 if (rf.cut_at >= 0 && pos >= rf.cut_at) return false;  // drop the connection
                 if (rf.cut_at >= 0) chunk = std::min(chunk, rf.cut_at - pos);
@@ -275,10 +286,13 @@ LocalHub::LocalHub() : impl_(std::make_unique<Impl>()) {
     im.port = im.server.bind_to_any_port("127.0.0.1");
     if (im.port <= 0) throw std::runtime_error("LocalHub: cannot bind a port on 127.0.0.1");
     im.thread = std::thread([&im] { im.server.listen_after_bind(); });
-    for (int i = 0; i < 500 && !im.server.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    for (int i = 0; i < 500 && !im.server.is_running(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
 }
 
-LocalHub::~LocalHub() { stop(); }
+LocalHub::~LocalHub() {
+    stop();
+}
 
 void LocalHub::stop() {
     impl_->stopping.store(true);
@@ -286,8 +300,12 @@ void LocalHub::stop() {
     if (impl_->thread.joinable()) impl_->thread.join();
 }
 
-int LocalHub::port() const { return impl_->port; }
-std::string LocalHub::endpoint() const { return "http://127.0.0.1:" + std::to_string(impl_->port); }
+int LocalHub::port() const {
+    return impl_->port;
+}
+std::string LocalHub::endpoint() const {
+    return "http://127.0.0.1:" + std::to_string(impl_->port);
+}
 
 void LocalHub::add_file(const std::string& repo, const std::string& path, std::string bytes) {
     HostedFile f;
@@ -325,6 +343,11 @@ void LocalHub::add_folder(const fs::path& root) {
 void LocalHub::set_gated(const std::string& repo, const std::string& token) {
     std::lock_guard<std::mutex> lock(impl_->mu);
     impl_->gated[repo] = token;
+}
+
+void LocalHub::set_cdn_host(const std::string& host) {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    impl_->cdn_host = host;
 }
 
 void LocalHub::set_faults(const HubFaults& faults) {

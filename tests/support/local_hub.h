@@ -24,27 +24,28 @@
 namespace snapdoc::testing {
 
 struct HubFaults {
-    int64_t cut_at_byte = -1;    // close the connection after this many body bytes of a response
+    int64_t cut_at_byte = -1;  // close the connection after this many body bytes of a response
     int cut_times = 0;
     int64_t stall_at_byte = -1;  // stop sending for stall_seconds after this many body bytes
     double stall_seconds = 0;
     int stall_times = 0;
-    int status_code = 0;         // answer this status (e.g. 503) instead of the file...
-    int status_times = 0;        // ...this many times
-    bool ignore_range = false;   // answer 200 with the whole file to a Range request
-    bool rotate_etag = false;    // a new ETag (and X-Linked-Etag) on every request
-    bool wrong_sha256 = false;   // the tree API reports a wrong sha256 for every file
+    int status_code = 0;            // answer this status (e.g. 503) instead of the file...
+    int status_times = 0;           // ...this many times
+    bool ignore_range = false;      // answer 200 with the whole file to a Range request
+    bool rotate_etag = false;       // a new ETag (and X-Linked-Etag) on every request
+    bool wrong_sha256 = false;      // the tree API reports a wrong sha256 for every file
     bool broken_tree_json = false;  // the tree API answers truncated JSON
-    int64_t bytes_per_second = 0;  // bandwidth cap per response; 0 = none
+    int64_t bytes_per_second = 0;   // bandwidth cap per response; 0 = none
 };
 
 struct HubStats {
     int tree_requests = 0;
     int resolve_requests = 0;
     int cdn_requests = 0;
-    int range_requests = 0;       // CDN requests that carried a Range header
-    int64_t body_bytes_sent = 0;  // CDN body bytes written
-    std::vector<std::string> authorization_seen;  // Authorization header of each resolve/tree request
+    int range_requests = 0;                           // CDN requests that carried a Range header
+    int64_t body_bytes_sent = 0;                      // CDN body bytes written
+    std::vector<std::string> authorization_seen;      // Authorization header of each resolve/tree request
+    std::vector<std::string> cdn_authorization_seen;  // ... and of each CDN request
 };
 
 class LocalHub {
@@ -65,6 +66,11 @@ public:
     void add_folder(const std::filesystem::path& root);
     // A gated repo: tree/resolve answer 401 without `Authorization: Bearer TOKEN`, 403 with another.
     void set_gated(const std::string& repo, const std::string& token);
+
+    // Redirect resolve requests to http://HOST:PORT/cdn/... (e.g. "localhost": another host name
+    // for the same server, as the real hub sends clients to its CDN's host). Default: a relative
+    // Location on this host.
+    void set_cdn_host(const std::string& host);
 
     void set_faults(const HubFaults& faults);
     HubFaults faults() const;

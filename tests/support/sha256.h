@@ -1,27 +1,11 @@
-// SHA-256 (FIPS 180-4) for tests that compare data with published checksums (e.g. the modelzoo
-// fixtures' sha256 of dequantized tensors). Incremental: update() any number of times, then hex().
+// The tests' SHA-256 (the modelzoo fixtures' sha256 of dequantized tensors, downloaded bytes) is the
+// production one the download engine verifies with (app/hub/sha256.h, OpenSSL): one implementation.
 #pragma once
 
-#include <array>
-#include <cstddef>
-#include <cstdint>
-#include <string>
+#include "app/hub/sha256.h"
 
 namespace snapdoc::testing {
 
-class Sha256 {
-public:
-    Sha256();
-    void update(const void* data, std::size_t bytes);
-    std::string hex();  // finishes the hash; call once
-
-private:
-    void block(const uint8_t* p);
-
-    std::array<uint32_t, 8> h_;
-    std::array<uint8_t, 64> buf_{};
-    std::size_t buf_len_ = 0;
-    uint64_t total_bytes_ = 0;
-};
+using Sha256 = hub::Sha256;
 
 }  // namespace snapdoc::testing

@@ -18,11 +18,16 @@
 namespace {
 
 volatile std::sig_atomic_t g_stop = 0;
-void on_signal(int) { g_stop = 1; }
+void on_signal(int) {
+    g_stop = 1;
+}
 
 [[noreturn]] void usage_error(const char* msg) {
-    std::fprintf(stderr, "snapdoc-local-hub: %s\nusage: snapdoc-local-hub --root DIR [--gated REPO=TOKEN] [--rate B/s] "
-                         "[--cut-at N --cut-times K] [--stall-at N --stall-seconds S --stall-times K]\n", msg);
+    std::fprintf(
+        stderr,
+        "snapdoc-local-hub: %s\nusage: snapdoc-local-hub --root DIR [--gated REPO=TOKEN] [--rate B/s] "
+        "[--cut-at N --cut-times K] [--stall-at N --stall-seconds S --stall-times K]\n",
+        msg);
     std::exit(2);
 }
 
@@ -38,13 +43,20 @@ int main(int argc, char** argv) {
             if (i + 1 >= argc) usage_error(("missing value after " + a).c_str());
             return argv[++i];
         };
-        if (a == "--root") root = value();
-        else if (a == "--rate") faults.bytes_per_second = std::atoll(value().c_str());
-        else if (a == "--cut-at") faults.cut_at_byte = std::atoll(value().c_str());
-        else if (a == "--cut-times") faults.cut_times = std::atoi(value().c_str());
-        else if (a == "--stall-at") faults.stall_at_byte = std::atoll(value().c_str());
-        else if (a == "--stall-seconds") faults.stall_seconds = std::atof(value().c_str());
-        else if (a == "--stall-times") faults.stall_times = std::atoi(value().c_str());
+        if (a == "--root")
+            root = value();
+        else if (a == "--rate")
+            faults.bytes_per_second = std::atoll(value().c_str());
+        else if (a == "--cut-at")
+            faults.cut_at_byte = std::atoll(value().c_str());
+        else if (a == "--cut-times")
+            faults.cut_times = std::atoi(value().c_str());
+        else if (a == "--stall-at")
+            faults.stall_at_byte = std::atoll(value().c_str());
+        else if (a == "--stall-seconds")
+            faults.stall_seconds = std::atof(value().c_str());
+        else if (a == "--stall-times")
+            faults.stall_times = std::atoi(value().c_str());
         else if (a == "--gated") {
             const std::string v = value();
             const auto eq = v.find('=');

@@ -1,4 +1,4 @@
-// The test-support SHA-256 that checks dequantized fixture tensors, against FIPS 180-4's examples.
+// The SHA-256 (app/hub/sha256.h, used by the download engine and the fixture checks) against FIPS 180-4.
 #include <gtest/gtest.h>
 
 #include <string>
