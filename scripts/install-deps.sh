@@ -20,12 +20,15 @@ usage() {
 #   libclang-rt-dev       libFuzzer/ASan runtimes for clang (-fsanitize=fuzzer); only a Recommends
 #                         of clang, so without it the fuzz targets fail to link.
 #   libopenblas0-pthread  the threaded OpenBLAS the CPU backend's GEMMs run on.
+#   libcpp-httplib-dev    snapdoc-server's HTTP (cpp-httplib); curl, nodejs, npm: its tests drive it
+#                         with curl and the official openai npm package (npm installs it on first use).
 packages=(
     build-essential cmake ninja-build pkg-config
     libsentencepiece-dev libpcre2-dev libspdlog-dev nlohmann-json3-dev
     libopenblas-dev libopenblas0-pthread
     libgtest-dev libsqlite3-dev
     clang libclang-rt-dev
+    libcpp-httplib-dev curl nodejs npm
 )
 # The desktop app: Qt 6 Widgets/Concurrent/Test (qt6-base-dev; its tests run on the offscreen
 # platform, no X server), PDF text via Poppler, and a font so offscreen tests and --screenshot
@@ -54,6 +57,10 @@ for pkg in "${packages[@]}"; do
     # Status is "install ok installed" only for a fully installed package; anything else
     # (absent, removed but configured, half-installed) needs apt.
     status="$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)"
+    # Multi-Arch: same packages (libcpp-httplib-dev) may only answer with their architecture.
+    if [[ "$status" != "install ok installed" ]]; then
+        status="$(dpkg-query -W -f='${Status}' "$pkg:$(dpkg --print-architecture)" 2>/dev/null || true)"
+    fi
     if [[ "$status" != "install ok installed" ]]; then
         missing+=("$pkg")
     fi

@@ -46,7 +46,7 @@ MessagePrompt completion_prompt(const Tokenizer& tok, std::vector<int32_t> ids, 
 }  // namespace
 
 void Server::resolve(const GenerationFields& gen, int prompt_tokens, Job& job) const {
-    const int ctx = model_.backend->config().context_length;
+    const int ctx = model_.context_length;
     if (gen.max_tokens) {
         job.max_new_tokens = *gen.max_tokens;
         if (int64_t{prompt_tokens} + job.max_new_tokens > ctx) throw context_error(prompt_tokens, job.max_new_tokens, ctx);
@@ -65,6 +65,7 @@ void Server::resolve(const GenerationFields& gen, int prompt_tokens, Job& job) c
         throw bad_request(e.what(), "temperature");
     }
     job.stop = gen.stop;
+    job.ignore_eos = gen.ignore_eos;
 
     SnapKvConfig k = config_.snapkv;
     const SnapKvOverrides& o = gen.snapkv;
@@ -265,7 +266,7 @@ void Server::handle_documents_post(const httplib::Request& req, httplib::Respons
     } catch (const Error& e) {
         throw bad_request(e.what(), "text");
     }
-    const int ctx = model_.backend->config().context_length;
+    const int ctx = model_.context_length;
     if (info.tokens + 2 > ctx)
         throw bad_request("the document is " + std::to_string(info.tokens) + " tokens: no room for a question in the " +
                               std::to_string(ctx) + "-token context",

@@ -36,7 +36,12 @@ std::unique_ptr<DocumentChat> EngineWorker::new_chat(bool cacheable) {
     return chat;
 }
 
+EngineWorker::Stats EngineWorker::stats() const {
+    return {completed_.load(), cancelled_.load(), failed_.load(), generated_tokens_.load()};
+}
+
 void EngineWorker::run(Job& job) {
+    job.started = SteadyClock::now();
     try {
         switch (job.kind) {
             case Job::Kind::Document:
@@ -48,10 +53,13 @@ void EngineWorker::run(Job& job) {
                 return run_prompt(job);
         }
     } catch (const Cancelled&) {
+        ++cancelled_;
         fail(job, ApiError(499, "cancelled", "the request was cancelled"));
     } catch (const ApiError& e) {
+        ++failed_;
         fail(job, e);
     } catch (const std::exception& e) {
+        ++failed_;
         spdlog::error("request failed: {}", e.what());
         fail(job, ApiError(500, "server_error", e.what()));
     }
@@ -59,7 +67,7 @@ void EngineWorker::run(Job& job) {
 
 template <typename Ask>
 void EngineWorker::answer(Job& job, HeldSession& held, const std::string& source, bool document_reused, Ask&& ask) {
-    const auto t0 = SteadyClock::now();
+    const auto t0 = job.started;
     StopMatcher matcher(job.stop);
     bool stop_hit = false;
     double first_token_seconds = -1;
@@ -67,6 +75,7 @@ void EngineWorker::answer(Job& job, HeldSession& held, const std::string& source
     opts.snapkv = job.snapkv;
     opts.sampling = job.sampling;
     opts.max_new_tokens = job.max_new_tokens;
+    opts.stop_at_eos = !job.ignore_eos;
     opts.citations = config_.citations;
     opts.history_keep_tokens = config_.history_keep_tokens;
     opts.cancel = &job.cancel;
@@ -82,6 +91,7 @@ void EngineWorker::answer(Job& job, HeldSession& held, const std::string& source
     const AskResult r = ask(opts);
     if (std::string rest = matcher.flush(); !rest.empty()) job.events.push(JobEvent::text_event(std::move(rest)));
     const AnswerResult& g = r.generation;
+    generated_tokens_ += static_cast<int64_t>(g.tokens.size());
     if (g.stop == StopReason::Cancelled && !stop_hit) throw Cancelled();  // the client went away
 
     DocumentChat& chat = *held.chat;
@@ -103,6 +113,7 @@ void EngineWorker::answer(Job& job, HeldSession& held, const std::string& source
                                {"last_token", c.last_token},
                                {"weight", c.weight},
                                {"text", chat.document_excerpt(c.first_token, c.last_token, 2000)}});
+    ++completed_;
     job.events.push(JobEvent::done_event(std::move(o)));
 }
 
@@ -112,7 +123,12 @@ void EngineWorker::run_prompt(Job& job) {
     const int n = static_cast<int>(ids.size());
     if (n < 2) throw bad_request("the prompt must have at least 2 tokens", "prompt");
     std::shared_ptr<HeldSession> held = sessions_.find_prefix(ids);
-    if (held && n - held->chat->session().document_tokens() > config_.max_tail_tokens) held = nullptr;
+    if (held) {
+        // Worth serving from: what follows it is short enough to run at once, and it holds a real
+        // part of the prompt (a shared template opening of a few tokens is not a document).
+        const int D = held->chat->session().document_tokens();
+        if (n - D > config_.max_tail_tokens || D < std::min(n / 2, config_.snapkv_min_tokens)) held = nullptr;
+    }
     std::string source = "ram";
     if (!held) {
         const SplitCandidates c = split_candidates(job.prompt, config_.max_tail_tokens);

@@ -4,6 +4,7 @@
 // --snapkv-min-tokens, full attention below), decode, and send text and the outcome as events.
 #pragma once
 
+#include <atomic>
 #include <filesystem>
 #include <memory>
 
@@ -25,6 +26,12 @@ public:
                  DocumentRegistry& documents);
 
     void run(Job& job);
+
+    // Counters for /props (and the tests that check that a client leaving stops its generation).
+    struct Stats {
+        int64_t completed = 0, cancelled = 0, failed = 0, generated_tokens = 0;
+    };
+    Stats stats() const;
 
 private:
     void run_prompt(Job& job);           // chat / completion over an automatic document session
@@ -48,6 +55,7 @@ private:
     std::unique_ptr<KvStoreCache> kv_cache_;
     ModelIdentity identity_;
     uint64_t next_auto_ = 0;
+    std::atomic<int64_t> completed_{0}, cancelled_{0}, failed_{0}, generated_tokens_{0};
 };
 
 }  // namespace snapdoc::server

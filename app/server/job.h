@@ -101,12 +101,14 @@ struct Job {
     std::vector<ChatTurn> history;
 
     int max_new_tokens = 256;
+    bool ignore_eos = false;
     SamplingParams sampling;
     SnapKvConfig snapkv;
     std::optional<bool> snapkv_enabled;  // the request's choice; else by --snapkv-min-tokens
     std::vector<std::string> stop;
 
     std::atomic<bool> cancel{false};  // the client went away (or a stop string ended the answer)
+    std::chrono::steady_clock::time_point started;  // when the worker took it (time to first token)
     EventChannel events;
 };
 

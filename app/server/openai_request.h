@@ -30,6 +30,7 @@ struct GenerationFields {
     std::vector<std::string> stop;
     bool stream = false;
     bool include_usage = false;  // stream_options.include_usage
+    bool ignore_eos = false;     // llama.cpp's extension: generate to max_tokens
     SnapKvOverrides snapkv;
     std::string model;
 };

@@ -5,7 +5,10 @@
 //  - a script resending [sys, user(doc + Qk)] with another question each time: the document part
 //    ends at the last paragraph break of the last user message, before the question.
 // A prompt that starts with a held session's document part is served by that session when what
-// follows is short enough to run through the layers at once (max_tail_tokens).
+// follows is short enough to run through the layers at once (max_tail_tokens) and the document part
+// is a real share of the prompt (at least min(n / 2, --snapkv-min-tokens) tokens: a few tokens of
+// template opening shared by every chat are not a document); else it gets a session of its own
+// (from the on-disk K/V cache when one of its candidate document parts is there).
 #pragma once
 
 #include <vector>

@@ -30,7 +30,8 @@ struct ModelHandle {
     const Tokenizer* tokenizer = nullptr;
     ChatTemplateKind kind = ChatTemplateKind::Plain;
     std::filesystem::path path;
-    int run_context_length = 0;
+    int run_context_length = 0;  // --ctx as given (0: the model's)
+    int context_length = 0;      // the limit prompts + max_tokens are checked against
     nlohmann::json info;  // for /props
 };
 

@@ -1,8 +1,10 @@
 // snapdoc-server: an OpenAI-compatible HTTP server over one model, whose long prompts are held as
 // SnapKV document sessions (app/server). It listens at once (GET /health says 503 until the model
 // is loaded, then 200), prints the bound address on stdout, and drains on SIGTERM / SIGINT.
-#include <pthread.h>
+#include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <thread>
@@ -20,6 +22,11 @@ namespace {
 using snapdoc::Error;
 using snapdoc::cli::Args;
 using snapdoc::cli::FlagSpec;
+
+std::atomic<int> g_stop_signal{0};
+void on_stop_signal(int sig) {
+    if (g_stop_signal.exchange(sig) != 0) std::_Exit(128 + sig);  // a second signal: stop now
+}
 
 void usage() {
     std::fputs(
@@ -88,14 +95,12 @@ int main(int argc, char** argv) {
             usage();
             return 0;
         }
-    // Signals go to one thread (sigwait below), so every thread started later has them blocked; a
-    // client that closes its socket must not kill the server with SIGPIPE.
+    // SIGTERM / SIGINT only set a flag (OpenBLAS starts threads before main, so blocking signals
+    // for a sigwait thread cannot cover them); a watcher thread drains. A client that closes its
+    // socket must not kill the server with SIGPIPE.
     std::signal(SIGPIPE, SIG_IGN);
-    sigset_t stop_signals;
-    sigemptyset(&stop_signals);
-    sigaddset(&stop_signals, SIGINT);
-    sigaddset(&stop_signals, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+    std::signal(SIGTERM, on_stop_signal);
+    std::signal(SIGINT, on_stop_signal);
 
     std::vector<FlagSpec> flags = snapdoc::cli::model_flags();
     const auto kv = snapdoc::cli::snapkv_flags();
@@ -125,9 +130,9 @@ int main(int argc, char** argv) {
     std::atomic<bool> loaded{false};
     std::thread listener([&] { server->listen(); });
     std::thread signals([&] {
-        int sig = 0;
-        sigwait(&stop_signals, &sig);
-        std::fprintf(stderr, "snapdoc-server: %s: finishing the requests in flight\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+        while (g_stop_signal.load() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        std::fprintf(stderr, "snapdoc-server: %s: finishing the requests in flight\n",
+                     g_stop_signal.load() == SIGTERM ? "SIGTERM" : "SIGINT");
         if (!loaded.load()) std::_Exit(0);  // nothing to drain while the model loads
         server->shutdown();
     });
@@ -143,6 +148,7 @@ int main(int argc, char** argv) {
         h.path = args->str("model");
         h.run_context_length = args->integer("ctx", 0);
         const auto& cfg = lm.backend->config();
+        h.context_length = h.run_context_length > 0 ? h.run_context_length : cfg.context_length;
         h.info = {{"architecture", cfg.architecture},
                   {"layers", cfg.n_layers},
                   {"heads", cfg.n_heads},
@@ -152,13 +158,13 @@ int main(int argc, char** argv) {
         loaded.store(true);
         server->attach_model(h);
         std::fprintf(stderr, "snapdoc-server: model %s ready (template %s, context %d)\n", h.path.string().c_str(),
-                     std::string(snapdoc::chat_template_name(h.kind)).c_str(), cfg.context_length);
+                     std::string(snapdoc::chat_template_name(h.kind)).c_str(), h.context_length);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "snapdoc-server: %s\n", e.what());
         server->model_failed(e.what());
         status = 1;
         loaded.store(true);
-        kill(getpid(), SIGTERM);  // wakes the signal thread, which stops the listener
+        g_stop_signal.store(SIGTERM);  // the watcher thread stops the listener
     }
     listener.join();
     signals.join();

@@ -118,7 +118,8 @@ void DocumentChat::answer_and_cite(const AskOptions& options, AskResult& r) {
     GenerationRequest req;
     req.max_new_tokens = options.max_new_tokens;
     req.sampling = options.sampling;
-    req.stop_tokens = end_of_turn_ids(kind_, tokenizer_);
+    req.stop_at_eos = options.stop_at_eos;
+    if (options.stop_at_eos) req.stop_tokens = end_of_turn_ids(kind_, tokenizer_);
     req.cancel = options.cancel;
     req.on_logits = options.on_logits;
     StreamDecoder stream(tokenizer_);

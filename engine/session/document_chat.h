@@ -25,6 +25,7 @@ struct AskOptions {
     SnapKvConfig snapkv;
     SamplingParams sampling;
     int max_new_tokens = 256;
+    bool stop_at_eos = true;  // false: generate through end-of-turn ids to max_new_tokens (benchmarks)
     std::string system_prompt;
     std::function<void(const std::string& text)> on_text;  // streamed answer text (complete UTF-8)
     std::function<void(std::span<const float> logits)> on_logits;
