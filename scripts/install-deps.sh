@@ -28,8 +28,13 @@ packages=(
     libopenblas-dev libopenblas0-pthread
     libgtest-dev libsqlite3-dev
     clang libclang-rt-dev
-    libcpp-httplib-dev curl nodejs npm
+    libcpp-httplib-dev curl
 )
+# node + npm for snapdoc-server's openai-client test: Debian's packages, unless an npm is already
+# on PATH (NodeSource's nodejs bundles npm and conflicts with Debian's npm package).
+if ! command -v npm >/dev/null 2>&1; then
+    packages+=(nodejs npm)
+fi
 # The desktop app: Qt 6 Widgets/Concurrent/Test (qt6-base-dev; its tests run on the offscreen
 # platform, no X server), PDF text via Poppler, and a font so offscreen tests and --screenshot
 # render text (fontconfig only recommends one).
