@@ -13,7 +13,9 @@ ApiError bad_request(std::string message, std::string param, std::string code) {
     return ApiError(400, "invalid_request_error", std::move(message), std::move(code), std::move(param));
 }
 
-ApiError not_found(std::string message) { return ApiError(404, "not_found_error", std::move(message), "not_found"); }
+ApiError not_found(std::string message) {
+    return ApiError(404, "not_found_error", std::move(message), "not_found");
+}
 
 ApiError server_busy(std::string message) {
     return ApiError(503, "server_busy_error", std::move(message), "server_busy");
@@ -24,13 +26,15 @@ nlohmann::json error_body_for_status(int status) {
         case 404:
             return not_found("no such route").body();
         case 413:
-            return ApiError(413, "invalid_request_error", "the request body is larger than the server accepts",
-                            "request_too_large")
+            return ApiError(413, "invalid_request_error",
+                            "the request body is larger than the server accepts", "request_too_large")
                 .body();
         case 414:
-            return ApiError(414, "invalid_request_error", "the request URI is too long", "uri_too_long").body();
+            return ApiError(414, "invalid_request_error", "the request URI is too long", "uri_too_long")
+                .body();
         case 405:
-            return ApiError(405, "invalid_request_error", "method not allowed on this route", "method_not_allowed")
+            return ApiError(405, "invalid_request_error", "method not allowed on this route",
+                            "method_not_allowed")
                 .body();
         default:
             return ApiError(status, status >= 500 ? "server_error" : "invalid_request_error",

@@ -3,17 +3,19 @@
 // bare status.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 namespace snapdoc::server {
 
 class ApiError : public std::runtime_error {
 public:
     ApiError(int status, std::string type, std::string message, std::string code = {}, std::string param = {})
-        : std::runtime_error(message), status_(status), type_(std::move(type)), code_(std::move(code)),
+        : std::runtime_error(message),
+          status_(status),
+          type_(std::move(type)),
+          code_(std::move(code)),
           param_(std::move(param)) {}
 
     int status() const { return status_; }

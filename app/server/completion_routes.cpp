@@ -1,8 +1,8 @@
 // The generation routes of Server: /v1/chat/completions and /v1/completions (streamed as SSE or
 // answered whole), /v1/documents POST, /tokenize and /detokenize.
-#include <random>
-
 #include <spdlog/spdlog.h>
+
+#include <random>
 
 #include "app/server/api_error.h"
 #include "app/server/server.h"
@@ -21,7 +21,8 @@ void send_json(httplib::Response& res, int status, const json& j) {
 }
 
 ApiError context_error(int prompt_tokens, int max_new, int ctx) {
-    return bad_request("the prompt is " + std::to_string(prompt_tokens) + " tokens and " + std::to_string(max_new) +
+    return bad_request("the prompt is " + std::to_string(prompt_tokens) + " tokens and " +
+                           std::to_string(max_new) +
                            " more are asked for (max_tokens): " + std::to_string(prompt_tokens + max_new) +
                            " exceeds the context of " + std::to_string(ctx) + " tokens",
                        "messages", "exceed_context_size_error");
@@ -49,7 +50,8 @@ void Server::resolve(const GenerationFields& gen, int prompt_tokens, Job& job) c
     const int ctx = model_.context_length;
     if (gen.max_tokens) {
         job.max_new_tokens = *gen.max_tokens;
-        if (int64_t{prompt_tokens} + job.max_new_tokens > ctx) throw context_error(prompt_tokens, job.max_new_tokens, ctx);
+        if (int64_t{prompt_tokens} + job.max_new_tokens > ctx)
+            throw context_error(prompt_tokens, job.max_new_tokens, ctx);
     } else {
         if (prompt_tokens + 1 > ctx) throw context_error(prompt_tokens, 1, ctx);
         job.max_new_tokens = std::min(config_.default_max_tokens, ctx - prompt_tokens);
@@ -114,10 +116,11 @@ void Server::handle_completion(const httplib::Request& req, httplib::Response& r
                 const ChatMessage& m = cr.messages[i];
                 if (m.role == MessageRole::System) {
                     if (m.content != doc->system_prompt)
-                        throw bad_request("messages[" + std::to_string(i) +
-                                              "]: with document_id the system prompt is the document's (give it "
-                                              "as \"system\" in POST /v1/documents)",
-                                          "messages");
+                        throw bad_request(
+                            "messages[" + std::to_string(i) +
+                                "]: with document_id the system prompt is the document's (give it "
+                                "as \"system\" in POST /v1/documents)",
+                            "messages");
                     continue;
                 }
                 turns.push_back(&m);
@@ -125,9 +128,10 @@ void Server::handle_completion(const httplib::Request& req, httplib::Response& r
             for (std::size_t i = 0; i < turns.size(); ++i) {
                 const MessageRole want = i % 2 == 0 ? MessageRole::User : MessageRole::Assistant;
                 if (turns[i]->role != want || (i + 1 == turns.size() && want != MessageRole::User))
-                    throw bad_request("messages: user and assistant messages must alternate, starting and ending "
-                                      "with user",
-                                      "messages");
+                    throw bad_request(
+                        "messages: user and assistant messages must alternate, starting and ending "
+                        "with user",
+                        "messages");
             }
             for (std::size_t i = 0; i + 1 < turns.size(); i += 2)
                 job->history.push_back({turns[i]->content, turns[i + 1]->content});
@@ -135,7 +139,9 @@ void Server::handle_completion(const httplib::Request& req, httplib::Response& r
             job->document_id = cr.document_id;
             try {
                 prompt_tokens =
-                    doc->tokens + static_cast<int>(conversation_part(model_.kind, tok, job->history, job->question).ids.size());
+                    doc->tokens +
+                    static_cast<int>(
+                        conversation_part(model_.kind, tok, job->history, job->question).ids.size());
             } catch (const Error& e) {
                 throw bad_request(e.what(), "messages");
             }
@@ -155,8 +161,8 @@ void Server::handle_completion(const httplib::Request& req, httplib::Response& r
         if (!cr.prompt_ids.empty()) {
             for (int32_t id : cr.prompt_ids)
                 if (id >= tok.vocab_size())
-                    throw bad_request("'prompt' has token id " + std::to_string(id) + ", outside the vocabulary of " +
-                                          std::to_string(tok.vocab_size()),
+                    throw bad_request("'prompt' has token id " + std::to_string(id) +
+                                          ", outside the vocabulary of " + std::to_string(tok.vocab_size()),
                                       "prompt");
             ids = cr.prompt_ids;
         } else {
@@ -170,12 +176,12 @@ void Server::handle_completion(const httplib::Request& req, httplib::Response& r
     }
     resolve(gen, prompt_tokens, *job);
     submit(job);
-    respond(res, job, new_response_meta(endpoint, gen.model.empty() ? config_.model_id : gen.model), gen.stream,
-            gen.include_usage);
+    respond(res, job, new_response_meta(endpoint, gen.model.empty() ? config_.model_id : gen.model),
+            gen.stream, gen.include_usage);
 }
 
-void Server::respond(httplib::Response& res, const std::shared_ptr<Job>& job, const ResponseMeta& meta, bool stream,
-                     bool include_usage) {
+void Server::respond(httplib::Response& res, const std::shared_ptr<Job>& job, const ResponseMeta& meta,
+                     bool stream, bool include_usage) {
     using namespace std::chrono_literals;
     if (!stream) {
         std::string text;
@@ -228,8 +234,9 @@ void Server::respond(httplib::Response& res, const std::shared_ptr<Job>& job, co
                 if (!write(kSseDone)) return false;
             } else {
                 // Failed after the stream began: OpenAI streams the error object, then ends.
-                if (!write(sse_data(ev->error.is_null() ? ApiError(ev->status, "server_error", "cancelled").body()
-                                                       : ev->error)))
+                if (!write(sse_data(ev->error.is_null()
+                                        ? ApiError(ev->status, "server_error", "cancelled").body()
+                                        : ev->error)))
                     return false;
                 if (!write(kSseDone)) return false;
             }
@@ -252,7 +259,8 @@ void Server::handle_documents_post(const httplib::Request& req, httplib::Respons
     } else {
         const json body = parse_body(req.body);
         const auto text = body.find("text");
-        if (text == body.end() || !text->is_string()) throw bad_request("'text' (a string) is required", "text");
+        if (text == body.end() || !text->is_string())
+            throw bad_request("'text' (a string) is required", "text");
         info.text = text->get<std::string>();
         if (const auto sys = body.find("system"); sys != body.end() && !sys->is_null()) {
             if (!sys->is_string()) throw bad_request("'system' must be a string", "system");
@@ -261,15 +269,16 @@ void Server::handle_documents_post(const httplib::Request& req, httplib::Respons
     }
     // Tokenized here, so an empty or too long document is refused before any prefill.
     try {
-        info.tokens =
-            static_cast<int>(build_document_part(model_.kind, *model_.tokenizer, info.system_prompt, info.text).size());
+        info.tokens = static_cast<int>(
+            build_document_part(model_.kind, *model_.tokenizer, info.system_prompt, info.text).size());
     } catch (const Error& e) {
         throw bad_request(e.what(), "text");
     }
     const int ctx = model_.context_length;
     if (info.tokens + 2 > ctx)
-        throw bad_request("the document is " + std::to_string(info.tokens) + " tokens: no room for a question in the " +
-                              std::to_string(ctx) + "-token context",
+        throw bad_request("the document is " + std::to_string(info.tokens) +
+                              " tokens: no room for a question in the " + std::to_string(ctx) +
+                              "-token context",
                           "text", "exceed_context_size_error");
     const std::string id = documents_.add(info);
     auto job = std::make_shared<Job>();
@@ -288,7 +297,8 @@ void Server::handle_tokenize(const httplib::Request& req, httplib::Response& res
     require_ready();
     const json body = parse_body(req.body);
     const auto content = body.find("content");
-    if (content == body.end() || !content->is_string()) throw bad_request("'content' (a string) is required", "content");
+    if (content == body.end() || !content->is_string())
+        throw bad_request("'content' (a string) is required", "content");
     bool add_special = false;
     if (const auto a = body.find("add_special"); a != body.end() && !a->is_null()) {
         if (!a->is_boolean()) throw bad_request("'add_special' must be a boolean", "add_special");
@@ -306,13 +316,15 @@ void Server::handle_detokenize(const httplib::Request& req, httplib::Response& r
     require_ready();
     const json body = parse_body(req.body);
     const auto tokens = body.find("tokens");
-    if (tokens == body.end() || !tokens->is_array()) throw bad_request("'tokens' (an array of ids) is required", "tokens");
+    if (tokens == body.end() || !tokens->is_array())
+        throw bad_request("'tokens' (an array of ids) is required", "tokens");
     const Tokenizer& tok = *model_.tokenizer;
     std::vector<int32_t> ids;
     for (std::size_t i = 0; i < tokens->size(); ++i) {
         const json& v = (*tokens)[i];
         if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() >= tok.vocab_size())
-            throw bad_request("'tokens[" + std::to_string(i) + "]' is not a token id of this vocabulary", "tokens");
+            throw bad_request("'tokens[" + std::to_string(i) + "]' is not a token id of this vocabulary",
+                              "tokens");
         ids.push_back(static_cast<int32_t>(v.get<int64_t>()));
     }
     send_json(res, 200, {{"content", tok.decode(ids)}});

@@ -13,9 +13,9 @@ std::string DocumentRegistry::add(DocumentInfo info) {
     std::snprintf(buf, sizeof buf, "doc-%llx%04llx", static_cast<unsigned long long>(rng() & 0xffffffffffull),
                   static_cast<unsigned long long>(++next_ & 0xffff));
     info.id = buf;
-    info.created = std::chrono::duration_cast<std::chrono::seconds>(
-                       std::chrono::system_clock::now().time_since_epoch())
-                       .count();
+    info.created =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
     docs_[info.id] = info;
     return info.id;
 }

@@ -19,13 +19,20 @@ void fail(Job& job, const ApiError& e) {
 }  // namespace
 
 EngineWorker::EngineWorker(const ServerConfig& config, Backend& backend, const Tokenizer& tokenizer,
-                           ChatTemplateKind kind, const std::filesystem::path& model_path, int run_context_length,
-                           SessionTable& sessions, DocumentRegistry& documents)
-    : config_(config), backend_(backend), tokenizer_(tokenizer), kind_(kind), model_path_(model_path),
-      run_context_length_(run_context_length), sessions_(sessions), documents_(documents) {
+                           ChatTemplateKind kind, const std::filesystem::path& model_path,
+                           int run_context_length, SessionTable& sessions, DocumentRegistry& documents)
+    : config_(config),
+      backend_(backend),
+      tokenizer_(tokenizer),
+      kind_(kind),
+      model_path_(model_path),
+      run_context_length_(run_context_length),
+      sessions_(sessions),
+      documents_(documents) {
     if (config_.kv_cache) {
         kv_cache_ = std::make_unique<KvStoreCache>(
-            config_.kv_cache_dir.empty() ? KvStoreCache::default_dir() : config_.kv_cache_dir, config_.kv_cache_cap_bytes);
+            config_.kv_cache_dir.empty() ? KvStoreCache::default_dir() : config_.kv_cache_dir,
+            config_.kv_cache_cap_bytes);
         identity_ = model_identity(model_path_);
     }
 }
@@ -66,7 +73,8 @@ void EngineWorker::run(Job& job) {
 }
 
 template <typename Ask>
-void EngineWorker::answer(Job& job, HeldSession& held, const std::string& source, bool document_reused, Ask&& ask) {
+void EngineWorker::answer(Job& job, HeldSession& held, const std::string& source, bool document_reused,
+                          Ask&& ask) {
     const auto t0 = job.started;
     StopMatcher matcher(job.stop);
     bool stop_hit = false;
@@ -89,7 +97,8 @@ void EngineWorker::answer(Job& job, HeldSession& held, const std::string& source
         }
     };
     const AskResult r = ask(opts);
-    if (std::string rest = matcher.flush(); !rest.empty()) job.events.push(JobEvent::text_event(std::move(rest)));
+    if (std::string rest = matcher.flush(); !rest.empty())
+        job.events.push(JobEvent::text_event(std::move(rest)));
     const AnswerResult& g = r.generation;
     generated_tokens_ += static_cast<int64_t>(g.tokens.size());
     if (g.stop == StopReason::Cancelled && !stop_hit) throw Cancelled();  // the client went away
@@ -156,19 +165,21 @@ void EngineWorker::run_prompt(Job& job) {
     if (!job.snapkv_enabled) job.snapkv.enabled = config_.snapkv.enabled && n >= config_.snapkv_min_tokens;
     spdlog::info("prompt {} tokens: document part {} ({}), tail {}, {} in {:.3f} s", n, D, source, n - D,
                  job.snapkv.enabled ? "snapkv" : "full attention", seconds_since(t0));
+    sessions_.evict(held.get());  // before answering: the client may look at /props right after
     answer(job, *held, source, source != "new", [&](const AskOptions& opts) {
         return held->chat->ask_tokens(std::span(ids).subspan(D), keep, opts);
     });
-    sessions_.evict(held.get());
 }
 
-std::shared_ptr<HeldSession> EngineWorker::explicit_session(const std::string& id, const std::atomic<bool>* cancel,
-                                                             std::string& source) {
+std::shared_ptr<HeldSession> EngineWorker::explicit_session(const std::string& id,
+                                                            const std::atomic<bool>* cancel,
+                                                            std::string& source) {
     source = "ram";
     if (auto held = sessions_.find_name(id)) return held;
     const auto info = documents_.get(id);
     if (!info) throw not_found("no document '" + id + "'");
-    if (info->status == "failed") throw bad_request("document '" + id + "' failed: " + info->error, "document_id");
+    if (info->status == "failed")
+        throw bad_request("document '" + id + "' failed: " + info->error, "document_id");
     auto chat = new_chat(true);
     chat->load_document(info->text, {}, cancel, info->system_prompt);
     source = chat->served_from_cache() ? "kv-cache" : "new";
@@ -185,13 +196,14 @@ void EngineWorker::run_document_chat(Job& job) {
     auto held = explicit_session(job.document_id, &job.cancel, source);
     sessions_.touch(*held);
     if (!job.snapkv_enabled)
-        job.snapkv.enabled = config_.snapkv.enabled &&
-                             held->chat->prompt_tokens_for(job.question, job.history) >= config_.snapkv_min_tokens;
+        job.snapkv.enabled =
+            config_.snapkv.enabled &&
+            held->chat->prompt_tokens_for(job.question, job.history) >= config_.snapkv_min_tokens;
+    sessions_.evict(held.get());
     answer(job, *held, source, source != "new", [&](AskOptions opts) {
         opts.history = job.history;
         return held->chat->ask(job.question, opts);
     });
-    sessions_.evict(held.get());
 }
 
 void EngineWorker::run_document_prefill(Job& job) {
@@ -204,7 +216,9 @@ void EngineWorker::run_document_prefill(Job& job) {
         const auto t0 = SteadyClock::now();
         chat->load_document(
             info->text,
-            [&](const PrefillProgress& p) { documents_.update(id, [&](DocumentInfo& d) { d.progress = p.fraction; }); },
+            [&](const PrefillProgress& p) {
+                documents_.update(id, [&](DocumentInfo& d) { d.progress = p.fraction; });
+            },
             &job.cancel, info->system_prompt);
         const double seconds = seconds_since(t0);
         const bool cached = chat->served_from_cache();

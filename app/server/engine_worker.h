@@ -21,9 +21,9 @@ namespace snapdoc::server {
 
 class EngineWorker {
 public:
-    EngineWorker(const ServerConfig& config, Backend& backend, const Tokenizer& tokenizer, ChatTemplateKind kind,
-                 const std::filesystem::path& model_path, int run_context_length, SessionTable& sessions,
-                 DocumentRegistry& documents);
+    EngineWorker(const ServerConfig& config, Backend& backend, const Tokenizer& tokenizer,
+                 ChatTemplateKind kind, const std::filesystem::path& model_path, int run_context_length,
+                 SessionTable& sessions, DocumentRegistry& documents);
 
     void run(Job& job);
 
@@ -34,8 +34,8 @@ public:
     Stats stats() const;
 
 private:
-    void run_prompt(Job& job);           // chat / completion over an automatic document session
-    void run_document_chat(Job& job);    // chat with "document_id"
+    void run_prompt(Job& job);            // chat / completion over an automatic document session
+    void run_document_chat(Job& job);     // chat with "document_id"
     void run_document_prefill(Job& job);  // POST /v1/documents
     std::unique_ptr<DocumentChat> new_chat(bool cacheable);
     std::shared_ptr<HeldSession> explicit_session(const std::string& id, const std::atomic<bool>* cancel,

@@ -8,11 +8,10 @@
 #include <condition_variable>
 #include <deque>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "engine/kv/snapkv_config.h"
 #include "engine/session/conversation.h"
@@ -31,7 +30,7 @@ struct Outcome {
     int compressed_tokens = 0;  // prompt tokens SnapKV chose from (0 when the answer used full attention)
     int64_t kept_entries = 0, full_entries = 0;
     int64_t kv_bytes_full = 0, kv_bytes_compressed = 0;
-    std::string session;        // "new", "ram", "kv-cache"
+    std::string session;  // "new", "ram", "kv-cache"
     nlohmann::json citations = nlohmann::json::array();
     double prompt_seconds = 0;  // from start of work to the first token (document load + tail + select)
 };

@@ -8,7 +8,9 @@ JobQueue::JobQueue(std::size_t limit, Runner runner) : limit_(limit), runner_(st
     worker_ = std::thread([this] { run(); });
 }
 
-JobQueue::~JobQueue() { drain(); }
+JobQueue::~JobQueue() {
+    drain();
+}
 
 bool JobQueue::submit(std::shared_ptr<Job> job) {
     {

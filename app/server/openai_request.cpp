@@ -4,6 +4,8 @@
 #include <limits>
 
 #include "app/server/api_error.h"
+#include "engine/common/error.h"
+#include "engine/common/json_input.h"
 
 namespace snapdoc::server {
 namespace {
@@ -11,6 +13,7 @@ namespace {
 using nlohmann::json;
 
 constexpr int kMaxDepth = 64;
+constexpr uint64_t kMaxValues = uint64_t{4} << 20;
 constexpr std::size_t kMaxStopStrings = 16;
 constexpr std::size_t kMaxStopLength = 256;
 constexpr std::size_t kMaxMessages = 100000;
@@ -50,34 +53,38 @@ std::optional<bool> get_bool(const json& obj, const char* key, const std::string
     return v->get<bool>();
 }
 
-std::optional<int64_t> get_int(const json& obj, const char* key, const std::string& path, int64_t lo, int64_t hi) {
+std::optional<int64_t> get_int(const json& obj, const char* key, const std::string& path, int64_t lo,
+                               int64_t hi) {
     const json* v = field(obj, key);
     if (!v) return std::nullopt;
     int64_t n = 0;
     if (v->is_number_integer()) {
-        if (v->is_number_unsigned() && v->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+        if (v->is_number_unsigned() &&
+            v->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
             throw bad_request("'" + path + "' is out of range", path);
         n = v->get<int64_t>();
-    } else if (v->is_number_float() && std::isfinite(v->get<double>()) && v->get<double>() == std::floor(v->get<double>()) &&
-               std::fabs(v->get<double>()) < 9e15) {
+    } else if (v->is_number_float() && std::isfinite(v->get<double>()) &&
+               v->get<double>() == std::floor(v->get<double>()) && std::fabs(v->get<double>()) < 9e15) {
         n = static_cast<int64_t>(v->get<double>());
     } else {
         throw wrong_type(path, "an integer", *v);
     }
     if (n < lo || n > hi)
-        throw bad_request("'" + path + "' is " + std::to_string(n) + ", outside [" + std::to_string(lo) + ", " +
-                              std::to_string(hi) + "]",
+        throw bad_request("'" + path + "' is " + std::to_string(n) + ", outside [" + std::to_string(lo) +
+                              ", " + std::to_string(hi) + "]",
                           path);
     return n;
 }
 
-std::optional<float> get_number(const json& obj, const char* key, const std::string& path, double lo, double hi) {
+std::optional<float> get_number(const json& obj, const char* key, const std::string& path, double lo,
+                                double hi) {
     const json* v = field(obj, key);
     if (!v) return std::nullopt;
     if (!v->is_number()) throw wrong_type(path, "a number", *v);
     const double d = v->get<double>();
     if (!std::isfinite(d) || d < lo || d > hi)
-        throw bad_request("'" + path + "' must be in [" + json(lo).dump() + ", " + json(hi).dump() + "]", path);
+        throw bad_request("'" + path + "' must be in [" + json(lo).dump() + ", " + json(hi).dump() + "]",
+                          path);
     return static_cast<float>(d);
 }
 
@@ -124,11 +131,14 @@ GenerationFields parse_generation(const json& obj) {
     if (auto v = get_int(obj, "top_k", "top_k", 0, 1 << 30)) g.top_k = static_cast<int>(*v);
     if (const json* seed = field(obj, "seed")) {
         if (!seed->is_number_integer()) throw wrong_type("seed", "an integer", *seed);
-        g.seed = seed->is_number_unsigned() ? seed->get<uint64_t>() : static_cast<uint64_t>(seed->get<int64_t>());
+        g.seed =
+            seed->is_number_unsigned() ? seed->get<uint64_t>() : static_cast<uint64_t>(seed->get<int64_t>());
     }
-    if (auto n = get_int(obj, "n", "n", std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max());
+    if (auto n =
+            get_int(obj, "n", "n", std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max());
         n && *n != 1)
-        throw bad_request("'n' must be 1: this server generates one choice per request", "n", "unsupported_value");
+        throw bad_request("'n' must be 1: this server generates one choice per request", "n",
+                          "unsupported_value");
     if (const json* stop = field(obj, "stop")) {
         if (stop->is_string()) {
             g.stop.push_back(stop->get<std::string>());
@@ -148,7 +158,8 @@ GenerationFields parse_generation(const json& obj) {
         for (const std::string& s : g.stop) {
             if (s.empty()) throw bad_request("'stop' strings must not be empty", "stop");
             if (s.size() > kMaxStopLength)
-                throw bad_request("'stop' strings are limited to " + std::to_string(kMaxStopLength) + " bytes", "stop");
+                throw bad_request(
+                    "'stop' strings are limited to " + std::to_string(kMaxStopLength) + " bytes", "stop");
         }
     }
     g.stream = get_bool(obj, "stream", "stream").value_or(false);
@@ -178,7 +189,8 @@ std::string message_content(const json& m, const std::string& path, bool allow_n
         const auto type = get_string(part, "type", ppath + ".type");
         if (!type) throw bad_request("'" + ppath + ".type' is required", ppath + ".type");
         if (*type != "text")
-            throw bad_request("'" + ppath + ".type' is '" + *type + "': only text parts are supported", ppath + ".type");
+            throw bad_request("'" + ppath + ".type' is '" + *type + "': only text parts are supported",
+                              ppath + ".type");
         const auto t = get_string(part, "text", ppath + ".text");
         if (!t) throw bad_request("'" + ppath + ".text' is required", ppath + ".text");
         if (!text.empty()) text += "\n";
@@ -190,29 +202,17 @@ std::string message_content(const json& m, const std::string& path, bool allow_n
 }  // namespace
 
 nlohmann::json parse_body(const std::string& body) {
-    // Depth first: nlohmann's recursive parser must never meet a million nested brackets.
-    int depth = 0;
-    bool in_string = false, escaped = false;
-    for (char c : body) {
-        if (in_string) {
-            if (escaped)
-                escaped = false;
-            else if (c == '\\')
-                escaped = true;
-            else if (c == '"')
-                in_string = false;
-            continue;
-        }
-        if (c == '"') in_string = true;
-        if (c == '[' || c == '{') {
-            if (++depth > kMaxDepth)
-                throw bad_request("the request body nests deeper than " + std::to_string(kMaxDepth) + " levels");
-        } else if (c == ']' || c == '}') {
-            --depth;
-        }
+    // The engine's bounded parser: depth and value count are checked before nlohmann builds
+    // anything (a million nested brackets or a body of "0," items cannot exhaust stack or RAM).
+    JsonLimits limits;
+    limits.max_depth = kMaxDepth;
+    limits.max_values = kMaxValues;
+    json j;
+    try {
+        j = parse_json_input(body, "the request body is ", limits);
+    } catch (const Error& e) {
+        throw bad_request(e.what(), {}, "invalid_json");
     }
-    json j = json::parse(body, nullptr, false);
-    if (j.is_discarded()) throw bad_request("the request body is not valid JSON", {}, "invalid_json");
     if (!j.is_object()) throw bad_request("the request body must be a JSON object");
     return j;
 }
@@ -261,12 +261,14 @@ CompletionRequest parse_completion_request(const json& body) {
     } else if (p->is_array() && !p->empty() && (*p)[0].is_number()) {
         for (std::size_t i = 0; i < p->size(); ++i) {
             const json& v = (*p)[i];
-            if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > std::numeric_limits<int32_t>::max())
+            if (!v.is_number_integer() || v.get<int64_t>() < 0 ||
+                v.get<int64_t>() > std::numeric_limits<int32_t>::max())
                 throw bad_request("'prompt[" + std::to_string(i) + "]' must be a token id", "prompt");
             r.prompt_ids.push_back(static_cast<int32_t>(v.get<int64_t>()));
         }
     } else {
-        throw bad_request("'prompt' must be a string, an array of one string, or an array of token ids", "prompt");
+        throw bad_request("'prompt' must be a string, an array of one string, or an array of token ids",
+                          "prompt");
     }
     if (r.prompt.empty() && r.prompt_ids.empty()) throw bad_request("'prompt' must not be empty", "prompt");
     return r;

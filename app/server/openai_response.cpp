@@ -16,13 +16,18 @@ const char* object_name(Endpoint e, bool chunk) {
 }
 
 json base(const ResponseMeta& meta, bool chunk) {
-    return {{"id", meta.id}, {"object", object_name(meta.endpoint, chunk)}, {"created", meta.created}, {"model", meta.model},
+    return {{"id", meta.id},
+            {"object", object_name(meta.endpoint, chunk)},
+            {"created", meta.created},
+            {"model", meta.model},
             {"system_fingerprint", "snapdoc"}};
 }
 
 // Byte sequences cut inside a UTF-8 character cannot be JSON strings: the engine streams complete
 // characters, and anything else is replaced rather than sent as invalid JSON.
-std::string json_safe(const std::string& s) { return json(s).dump(-1, ' ', false, json::error_handler_t::replace); }
+std::string json_safe(const std::string& s) {
+    return json(s).dump(-1, ' ', false, json::error_handler_t::replace);
+}
 
 }  // namespace
 
@@ -33,9 +38,12 @@ ResponseMeta new_response_meta(Endpoint endpoint, std::string model) {
     m.endpoint = endpoint;
     char buf[48];
     std::snprintf(buf, sizeof buf, "%s-%08llx%06llx", endpoint == Endpoint::Chat ? "chatcmpl" : "cmpl",
-                  static_cast<unsigned long long>(salt & 0xffffffff), static_cast<unsigned long long>(++counter));
+                  static_cast<unsigned long long>(salt & 0xffffffff),
+                  static_cast<unsigned long long>(++counter));
     m.id = buf;
-    m.created = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    m.created =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
     m.model = std::move(model);
     return m;
 }

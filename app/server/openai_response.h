@@ -2,9 +2,8 @@
 // usage (with the snapkv extension: reused, compressed and kept counts) and the SSE framing.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "app/server/job.h"
 

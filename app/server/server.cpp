@@ -68,14 +68,17 @@ int Server::bind() {
     return port_;
 }
 
-void Server::listen() { http_.listen_after_bind(); }
+void Server::listen() {
+    http_.listen_after_bind();
+}
 
 void Server::attach_model(ModelHandle model) {
     {
         std::lock_guard lock(state_mu_);
         model_ = std::move(model);
-        worker_ = std::make_unique<EngineWorker>(config_, *model_.backend, *model_.tokenizer, model_.kind, model_.path,
-                                                 model_.run_context_length, sessions_, documents_);
+        worker_ =
+            std::make_unique<EngineWorker>(config_, *model_.backend, *model_.tokenizer, model_.kind,
+                                           model_.path, model_.run_context_length, sessions_, documents_);
         queue_ = std::make_unique<JobQueue>(config_.queue_limit, [this](Job& job) { worker_->run(job); });
     }
     ready_.store(true);
@@ -96,7 +99,8 @@ void Server::require_ready() const {
     if (draining_.load()) throw server_busy("the server is shutting down");
     if (!ready_.load()) {
         std::lock_guard lock(state_mu_);
-        if (!load_error_.empty()) throw ApiError(503, "server_error", "the model failed to load: " + load_error_);
+        if (!load_error_.empty())
+            throw ApiError(503, "server_error", "the model failed to load: " + load_error_);
         throw ApiError(503, "server_error", "the model is loading", "loading");
     }
 }
@@ -123,8 +127,8 @@ void Server::install_routes() {
             const std::string prefix = "Bearer ";
             if (auth.rfind(prefix, 0) != 0 || !same_key(auth.substr(prefix.size()), config_.api_key)) {
                 send_json(res, 401,
-                          ApiError(401, "invalid_request_error", "missing or wrong API key (Authorization: Bearer KEY)",
-                                   "invalid_api_key")
+                          ApiError(401, "invalid_request_error",
+                                   "missing or wrong API key (Authorization: Bearer KEY)", "invalid_api_key")
                               .body());
                 return httplib::Server::HandlerResponse::Handled;
             }
@@ -155,9 +159,9 @@ void Server::install_routes() {
     http_.Get("/v1/models", models);
     http_.Get("/models", models);
     http_.Get("/props", guarded([this](const httplib::Request&, httplib::Response& res) {
-        require_ready();
-        send_json(res, 200, props());
-    }));
+                  require_ready();
+                  send_json(res, 200, props());
+              }));
     const auto chat = guarded([this](const httplib::Request& req, httplib::Response& res) {
         handle_completion(req, res, Endpoint::Chat);
     });
@@ -171,56 +175,60 @@ void Server::install_routes() {
     http_.Post("/tokenize", guarded([this](const auto& req, auto& res) { handle_tokenize(req, res); }));
     http_.Post("/detokenize", guarded([this](const auto& req, auto& res) { handle_detokenize(req, res); }));
 
-    http_.Post("/v1/documents", guarded([this](const auto& req, auto& res) { handle_documents_post(req, res); }));
+    http_.Post("/v1/documents",
+               guarded([this](const auto& req, auto& res) { handle_documents_post(req, res); }));
     http_.Get("/v1/documents", guarded([this](const httplib::Request&, httplib::Response& res) {
-        require_ready();
-        nlohmann::json data = nlohmann::json::array();
-        for (const DocumentInfo& d : documents_.list()) data.push_back(document_json(d));
-        send_json(res, 200, {{"object", "list"}, {"data", data}});
-    }));
-    http_.Get(R"(/v1/documents/([A-Za-z0-9_-]+))", guarded([this](const httplib::Request& req, httplib::Response& res) {
-        require_ready();
-        const auto d = documents_.get(req.matches[1]);
-        if (!d) throw not_found("no document '" + std::string(req.matches[1]) + "'");
-        send_json(res, 200, document_json(*d));
-    }));
-    http_.Delete(R"(/v1/documents/([A-Za-z0-9_-]+))", guarded([this](const httplib::Request& req, httplib::Response& res) {
-        require_ready();
-        const std::string id = req.matches[1];
-        if (!documents_.erase(id)) throw not_found("no document '" + id + "'");
-        sessions_.erase(id);
-        send_json(res, 200, {{"id", id}, {"object", "document"}, {"deleted", true}});
-    }));
+                  require_ready();
+                  nlohmann::json data = nlohmann::json::array();
+                  for (const DocumentInfo& d : documents_.list()) data.push_back(document_json(d));
+                  send_json(res, 200, {{"object", "list"}, {"data", data}});
+              }));
+    http_.Get(R"(/v1/documents/([A-Za-z0-9_-]+))",
+              guarded([this](const httplib::Request& req, httplib::Response& res) {
+                  require_ready();
+                  const auto d = documents_.get(req.matches[1]);
+                  if (!d) throw not_found("no document '" + std::string(req.matches[1]) + "'");
+                  send_json(res, 200, document_json(*d));
+              }));
+    http_.Delete(R"(/v1/documents/([A-Za-z0-9_-]+))",
+                 guarded([this](const httplib::Request& req, httplib::Response& res) {
+                     require_ready();
+                     const std::string id = req.matches[1];
+                     if (!documents_.erase(id)) throw not_found("no document '" + id + "'");
+                     sessions_.erase(id);
+                     send_json(res, 200, {{"id", id}, {"object", "document"}, {"deleted", true}});
+                 }));
 }
 
 nlohmann::json Server::props() const {
     const SessionTable::Stats st = sessions_.stats();
     const SnapKvConfig& s = config_.snapkv;
-    return {{"model", config_.model_id},
-            {"model_path", model_.path.string()},
-            {"model_info", model_.info},
-            {"context_length", model_.context_length},
-            {"chat_template", chat_template_name(model_.kind)},
-            {"snapkv",
-             {{"enabled", s.enabled},
-              {"budget", s.budget},
-              {"window", s.window},
-              {"kernel", s.kernel},
-              {"pool", pooling_name(s.pooling)},
-              {"gqa", gqa_mode_name(s.gqa)},
-              {"policy", budget_policy_name(s.policy)},
-              {"min_tokens", config_.snapkv_min_tokens}}},
-            {"stats",
-             {{"completed", worker_->stats().completed},
-              {"cancelled", worker_->stats().cancelled},
-              {"failed", worker_->stats().failed},
-              {"generated_tokens", worker_->stats().generated_tokens}}},
-            {"queue", {{"limit", config_.queue_limit}, {"waiting", queue_->waiting()}, {"busy", queue_->busy()}}},
-            {"sessions",
-             {{"held", st.sessions},
-              {"bytes", st.bytes},
-              {"ram_cap_bytes", sessions_.cap_bytes()},
-              {"evicted", st.evicted}}}};
+    return {
+        {"model", config_.model_id},
+        {"model_path", model_.path.string()},
+        {"model_info", model_.info},
+        {"context_length", model_.context_length},
+        {"chat_template", chat_template_name(model_.kind)},
+        {"snapkv",
+         {{"enabled", s.enabled},
+          {"budget", s.budget},
+          {"window", s.window},
+          {"kernel", s.kernel},
+          {"pool", pooling_name(s.pooling)},
+          {"gqa", gqa_mode_name(s.gqa)},
+          {"policy", budget_policy_name(s.policy)},
+          {"min_tokens", config_.snapkv_min_tokens}}},
+        {"stats",
+         {{"completed", worker_->stats().completed},
+          {"cancelled", worker_->stats().cancelled},
+          {"failed", worker_->stats().failed},
+          {"generated_tokens", worker_->stats().generated_tokens}}},
+        {"queue", {{"limit", config_.queue_limit}, {"waiting", queue_->waiting()}, {"busy", queue_->busy()}}},
+        {"sessions",
+         {{"held", st.sessions},
+          {"bytes", st.bytes},
+          {"ram_cap_bytes", sessions_.cap_bytes()},
+          {"evicted", st.evicted}}}};
 }
 
 }  // namespace snapdoc::server

@@ -3,14 +3,14 @@
 // 200; drain on shutdown). One engine worker runs the jobs the routes queue (job_queue.h).
 #pragma once
 
+#include <httplib.h>
+
 #include <atomic>
 #include <filesystem>
 #include <memory>
 #include <mutex>
-#include <string>
-
-#include <httplib.h>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "app/server/document_registry.h"
 #include "app/server/engine_worker.h"
@@ -32,7 +32,7 @@ struct ModelHandle {
     std::filesystem::path path;
     int run_context_length = 0;  // --ctx as given (0: the model's)
     int context_length = 0;      // the limit prompts + max_tokens are checked against
-    nlohmann::json info;  // for /props
+    nlohmann::json info;         // for /props
 };
 
 class Server {
@@ -61,8 +61,8 @@ private:
     void require_ready() const;
     // max_tokens, sampling and snapkv settings for a prompt of `prompt_tokens`.
     void resolve(const GenerationFields& gen, int prompt_tokens, Job& job) const;
-    void respond(httplib::Response& res, const std::shared_ptr<Job>& job, const ResponseMeta& meta, bool stream,
-                 bool include_usage);
+    void respond(httplib::Response& res, const std::shared_ptr<Job>& job, const ResponseMeta& meta,
+                 bool stream, bool include_usage);
     void submit(const std::shared_ptr<Job>& job);
 
     ServerConfig config_;

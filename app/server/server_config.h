@@ -11,9 +11,9 @@ namespace snapdoc::server {
 
 struct ServerConfig {
     std::string host = "127.0.0.1";
-    int port = 8080;  // 0: any free port (the bound one is printed)
-    std::string api_key;  // non-empty: every route but /health needs "Authorization: Bearer KEY"
-    std::string cors_origin;  // non-empty: Access-Control-Allow-Origin for browsers (e.g. "*")
+    int port = 8080;                   // 0: any free port (the bound one is printed)
+    std::string api_key;               // non-empty: every route but /health needs "Authorization: Bearer KEY"
+    std::string cors_origin;           // non-empty: Access-Control-Allow-Origin for browsers (e.g. "*")
     std::string model_id = "snapdoc";  // the name /v1/models lists
 
     SnapKvConfig snapkv;             // defaults; requests override them in "snapkv"
@@ -24,8 +24,8 @@ struct ServerConfig {
     float default_temperature = 0.8f;
     bool citations = true;
 
-    std::size_t queue_limit = 16;  // requests waiting for the engine beyond this get 503
-    int http_threads = 32;         // connections served at once (queued ones hold one each)
+    std::size_t queue_limit = 16;            // requests waiting for the engine beyond this get 503
+    int http_threads = 32;                   // connections served at once (queued ones hold one each)
     std::size_t max_body_bytes = 64u << 20;  // 413 above
     int read_timeout_s = 10, write_timeout_s = 10;
 

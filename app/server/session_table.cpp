@@ -1,8 +1,8 @@
 #include "app/server/session_table.h"
 
-#include <algorithm>
-
 #include <spdlog/spdlog.h>
+
+#include <algorithm>
 
 namespace snapdoc::server {
 
@@ -43,7 +43,8 @@ void SessionTable::insert(std::shared_ptr<HeldSession> s) {
 
 bool SessionTable::erase(const std::string& name) {
     std::lock_guard lock(mu_);
-    const auto it = std::find_if(sessions_.begin(), sessions_.end(), [&](const auto& s) { return s->name == name; });
+    const auto it =
+        std::find_if(sessions_.begin(), sessions_.end(), [&](const auto& s) { return s->name == name; });
     if (it == sessions_.end()) return false;
     sessions_.erase(it);
     return true;
@@ -62,7 +63,8 @@ void SessionTable::evict(const HeldSession* keep) {
         if (total <= cap_ && sessions_.size() <= max_) return;
         auto victim = sessions_.end();
         for (auto it = sessions_.begin(); it != sessions_.end(); ++it)
-            if (it->get() != keep && (victim == sessions_.end() || (*it)->last_used < (*victim)->last_used)) victim = it;
+            if (it->get() != keep && (victim == sessions_.end() || (*it)->last_used < (*victim)->last_used))
+                victim = it;
         if (victim == sessions_.end()) return;  // only `keep` is left: it stays even above the cap
         spdlog::info("session table: evicting {} ({} document tokens)", (*victim)->name,
                      (*victim)->chat->session().document_tokens());

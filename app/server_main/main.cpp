@@ -30,13 +30,17 @@ void on_stop_signal(int sig) {
 
 void usage() {
     std::fputs(
-        "usage: snapdoc-server -m MODEL [--host 127.0.0.1] [--port 8080 (0 = any free port)] [--api-key KEY]\n"
-        "       [--cors ORIGIN] [--alias NAME] [--ctx N] [--template NAME] [--threads N] [--device cpu|cuda|auto]\n"
+        "usage: snapdoc-server -m MODEL [--host 127.0.0.1] [--port 8080 (0 = any free port)] [--api-key "
+        "KEY]\n"
+        "       [--cors ORIGIN] [--alias NAME] [--ctx N] [--template NAME] [--threads N] [--device "
+        "cpu|cuda|auto]\n"
         "       [--budget 1024 --window 32 --kernel 7 --pool max|avg --gqa kv-head|query-head\n"
-        "        --policy uniform|pyramid|adaptive | --full] [--snapkv-min-tokens 4096] [--history-keep 2048]\n"
+        "        --policy uniform|pyramid|adaptive | --full] [--snapkv-min-tokens 4096] [--history-keep "
+        "2048]\n"
         "       [--max-tail 2048] [-n 512 (default max_tokens)] [--temp 0.8] [--no-citations]\n"
         "       [--queue 16] [--http-threads 32] [--max-body-mb 64] [--timeout 10]\n"
-        "       [--session-ram-mb 4096] [--max-sessions 64] [--cache-dir DIR | --no-cache] [--cache-cap-mb 4096]\n"
+        "       [--session-ram-mb 4096] [--max-sessions 64] [--cache-dir DIR | --no-cache] [--cache-cap-mb "
+        "4096]\n"
         "       [--log-level info]\n"
         "OpenAI routes: /v1/chat/completions, /v1/completions, /v1/models; also /health, /props, /tokenize,\n"
         "/detokenize, /v1/documents. See README.md (snapdoc-server).\n",
@@ -73,7 +77,8 @@ snapdoc::server::ServerConfig config_from(const Args& args) {
     if (threads < 2 || threads > 1024) throw Error("--http-threads must be in [2, 1024]");
     if (body_mb < 1 || body_mb > 4096) throw Error("--max-body-mb must be in [1, 4096]");
     if (timeout < 1 || timeout > 3600) throw Error("--timeout must be in [1, 3600] seconds");
-    if (ram_mb < 0 || sessions < 1 || cache_mb < 0) throw Error("--session-ram-mb, --max-sessions, --cache-cap-mb must be positive");
+    if (ram_mb < 0 || sessions < 1 || cache_mb < 0)
+        throw Error("--session-ram-mb, --max-sessions, --cache-cap-mb must be positive");
     c.queue_limit = static_cast<std::size_t>(queue);
     c.http_threads = threads;
     c.max_body_bytes = static_cast<std::size_t>(body_mb) << 20;
@@ -105,12 +110,28 @@ int main(int argc, char** argv) {
     std::vector<FlagSpec> flags = snapdoc::cli::model_flags();
     const auto kv = snapdoc::cli::snapkv_flags();
     flags.insert(flags.end(), kv.begin(), kv.end());
-    flags.insert(flags.end(),
-                 {{{"--ctx"}}, {{"--host"}}, {{"--port"}}, {{"--api-key"}}, {{"--cors"}}, {{"--alias"}}, {{"--template"}},
-                  {{"--snapkv-min-tokens"}}, {{"--history-keep"}}, {{"--max-tail"}}, {{"-n", "--n-predict"}}, {{"--temp"}},
-                  {{"--no-citations"}, false}, {{"--queue"}}, {{"--http-threads"}}, {{"--max-body-mb"}}, {{"--timeout"}},
-                  {{"--session-ram-mb"}}, {{"--max-sessions"}}, {{"--cache-dir"}}, {{"--no-cache"}, false},
-                  {{"--cache-cap-mb"}}});
+    flags.insert(flags.end(), {{{"--ctx"}},
+                               {{"--host"}},
+                               {{"--port"}},
+                               {{"--api-key"}},
+                               {{"--cors"}},
+                               {{"--alias"}},
+                               {{"--template"}},
+                               {{"--snapkv-min-tokens"}},
+                               {{"--history-keep"}},
+                               {{"--max-tail"}},
+                               {{"-n", "--n-predict"}},
+                               {{"--temp"}},
+                               {{"--no-citations"}, false},
+                               {{"--queue"}},
+                               {{"--http-threads"}},
+                               {{"--max-body-mb"}},
+                               {{"--timeout"}},
+                               {{"--session-ram-mb"}},
+                               {{"--max-sessions"}},
+                               {{"--cache-dir"}},
+                               {{"--no-cache"}, false},
+                               {{"--cache-cap-mb"}}});
     std::unique_ptr<Args> args;
     std::unique_ptr<snapdoc::server::Server> server;
     int port = 0;
@@ -157,8 +178,9 @@ int main(int argc, char** argv) {
                   {"vocab_size", lm.tokenizer->vocab_size()}};
         loaded.store(true);
         server->attach_model(h);
-        std::fprintf(stderr, "snapdoc-server: model %s ready (template %s, context %d)\n", h.path.string().c_str(),
-                     std::string(snapdoc::chat_template_name(h.kind)).c_str(), h.context_length);
+        std::fprintf(stderr, "snapdoc-server: model %s ready (template %s, context %d)\n",
+                     h.path.string().c_str(), std::string(snapdoc::chat_template_name(h.kind)).c_str(),
+                     h.context_length);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "snapdoc-server: %s\n", e.what());
         server->model_failed(e.what());

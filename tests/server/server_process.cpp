@@ -1,6 +1,7 @@
 #include "tests/server/server_process.h"
 
 #include <fcntl.h>
+#include <httplib.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -12,8 +13,6 @@
 #include <sstream>
 #include <stdexcept>
 #include <thread>
-
-#include <httplib.h>
 
 namespace snapdoc::test {
 
@@ -37,8 +36,8 @@ std::string read_text(const fs::path& path) {
 
 ServerProcess::ServerProcess(std::vector<std::string> args) {
     static int counter = 0;
-    stderr_file_ = fs::temp_directory_path() /
-                   ("snapdoc-server-test-" + std::to_string(getpid()) + "-" + std::to_string(++counter) + ".err");
+    stderr_file_ = fs::temp_directory_path() / ("snapdoc-server-test-" + std::to_string(getpid()) + "-" +
+                                                std::to_string(++counter) + ".err");
     args.insert(args.begin(), SNAPDOC_SERVER_PATH);
     args.push_back("--port");
     args.push_back("0");
@@ -138,7 +137,9 @@ int64_t ServerProcess::peak_rss_bytes() const {
     return -1;
 }
 
-std::string ServerProcess::stderr_text() const { return read_text(stderr_file_); }
+std::string ServerProcess::stderr_text() const {
+    return read_text(stderr_file_);
+}
 
 nlohmann::json Reply::json() const {
     return nlohmann::json::parse(body, nullptr, false);

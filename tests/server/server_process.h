@@ -7,14 +7,13 @@
 
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 namespace snapdoc::test {
 
-std::filesystem::path demo_model_path();    // resources/models/snapdoc-demo.gguf (or $SNAPDOC_DEMO_MODEL)
+std::filesystem::path demo_model_path();  // resources/models/snapdoc-demo.gguf (or $SNAPDOC_DEMO_MODEL)
 std::filesystem::path repo_path(const std::string& relative);
 std::string read_text(const std::filesystem::path& path);
 

@@ -22,11 +22,13 @@ protected:
 TEST_F(ServerClients, CurlSeesOpenAiServerSentEvents) {
     ServerProcess s({"-m", demo_model_path().string(), "--no-cache"});
     json b = chat_body(
-        "The alarm code for the south office is 3013.\n\nQuestion: What is the alarm code for the south office?", 32, true);
+        "The alarm code for the south office is 3013.\n\nQuestion: What is the alarm code for the south "
+        "office?",
+        32, true);
     b["stream_options"] = {{"include_usage", true}};
     const std::string url = "http://127.0.0.1:" + std::to_string(s.port());
-    const CommandResult r = run_command("curl -sN -H 'Content-Type: application/json' --max-time 60 -d '" + b.dump() +
-                                        "' " + url + "/v1/chat/completions");
+    const CommandResult r = run_command("curl -sN -H 'Content-Type: application/json' --max-time 60 -d '" +
+                                        b.dump() + "' " + url + "/v1/chat/completions");
     ASSERT_EQ(r.status, 0) << r.output;
     // Every event is "data: ...\n\n" (comments start with ':'); chunks, a finish_reason, a usage
     // chunk with empty choices, then [DONE] last.
@@ -60,8 +62,8 @@ TEST_F(ServerClients, CurlSeesOpenAiServerSentEvents) {
     EXPECT_EQ(chunks.back()["usage"]["completion_tokens"].get<int>() > 0, true);
     EXPECT_NE(text.find("3013"), std::string::npos) << text;
 
-    const CommandResult bad = run_command("curl -s -w ' %{http_code}' -d '{\"messages\": 3' " + url +
-                                          "/v1/chat/completions");
+    const CommandResult bad =
+        run_command("curl -s -w ' %{http_code}' -d '{\"messages\": 3' " + url + "/v1/chat/completions");
     EXPECT_NE(bad.output.find("invalid_json"), std::string::npos) << bad.output;
     EXPECT_NE(bad.output.find(" 400"), std::string::npos) << bad.output;
 }
@@ -73,11 +75,13 @@ TEST_F(ServerClients, OfficialOpenAiNpmClient) {
     if (!std::filesystem::exists(npm_dir + "/node_modules/openai/package.json")) {
         const CommandResult r = run_command("npm install --prefix " + npm_dir +
                                             " --no-audit --no-fund --loglevel=error openai@4 2>&1");
-        if (r.status != 0) GTEST_SKIP() << "npm could not install openai@4 (registry unreachable?): " << r.output;
+        if (r.status != 0)
+            GTEST_SKIP() << "npm could not install openai@4 (registry unreachable?): " << r.output;
     }
     ServerProcess s({"-m", demo_model_path().string(), "--no-cache", "--api-key", "test-key"});
-    const CommandResult r = run_command("node " + repo_path("tests/server/openai_client.mjs").string() +
-                                        " http://127.0.0.1:" + std::to_string(s.port()) + "/v1 " + npm_dir + " 2>&1");
+    const CommandResult r =
+        run_command("node " + repo_path("tests/server/openai_client.mjs").string() +
+                    " http://127.0.0.1:" + std::to_string(s.port()) + "/v1 " + npm_dir + " 2>&1");
     EXPECT_EQ(r.status, 0) << r.output;
     std::printf("%s", r.output.c_str());
 }

@@ -3,13 +3,12 @@
 // RSS bounded; 50 clients that leave mid-stream (their generations stop); slow-loris connections
 // that do not block others; SIGTERM drains the stream in flight.
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
-#include <httplib.h>
 
 #include <atomic>
 #include <thread>
@@ -59,16 +58,20 @@ int connect_loopback(int port) {
 }
 
 TEST_F(ServerLoad, EightClientsTimesTwentyRequestsAreAnsweredUnmixed) {
-    ServerProcess s({"-m", demo_model_path().string(), "--no-cache", "--snapkv-min-tokens", "1024", "--queue", "16"});
+    ServerProcess s(
+        {"-m", demo_model_path().string(), "--no-cache", "--snapkv-min-tokens", "1024", "--queue", "16"});
     std::string doc = read_text(repo_path("resources/samples/demo-report.txt"));
     std::vector<json> prompts;
-    const char* short_facts[] = {"The gate code for the red barn is 1188.", "The locker number for the old pier is 5521.",
-                                 "The permit number for the west mill is 9034.", "The ticket number for the blue tram is 2760."};
-    const char* short_questions[] = {"What is the gate code for the red barn?", "What is the locker number for the old pier?",
-                                     "What is the permit number for the west mill?", "What is the ticket number for the blue tram?"};
+    const char* short_facts[] = {
+        "The gate code for the red barn is 1188.", "The locker number for the old pier is 5521.",
+        "The permit number for the west mill is 9034.", "The ticket number for the blue tram is 2760."};
+    const char* short_questions[] = {
+        "What is the gate code for the red barn?", "What is the locker number for the old pier?",
+        "What is the permit number for the west mill?", "What is the ticket number for the blue tram?"};
     for (int i = 0; i < 4; ++i)
         prompts.push_back(chat_body(std::string(short_facts[i]) + "\n\nQuestion: " + short_questions[i], 12));
-    for (const char* q : {"What is the batch number for the green office?", "What is the serial number for the new office?"}) {
+    for (const char* q : {"What is the batch number for the green office?",
+                          "What is the serial number for the new office?"}) {
         json b = chat_body(doc + "\n\nQuestion: " + q, 12);
         b["snapkv"] = {{"budget", 128}};
         prompts.push_back(b);
@@ -77,7 +80,8 @@ TEST_F(ServerLoad, EightClientsTimesTwentyRequestsAreAnsweredUnmixed) {
     std::vector<std::string> expected;
     for (const json& p : prompts) post_json(s.port(), "/v1/chat/completions", p);
     for (const json& p : prompts) expected.push_back(content(post_json(s.port(), "/v1/chat/completions", p)));
-    for (std::size_t i = 0; i < expected.size(); ++i) ASSERT_EQ(expected[i].rfind("<error", 0), std::string::npos) << expected[i];
+    for (std::size_t i = 0; i < expected.size(); ++i)
+        ASSERT_EQ(expected[i].rfind("<error", 0), std::string::npos) << expected[i];
 
     std::atomic<int> answered{0}, mismatched{0}, busy{0};
     std::vector<std::string> failures(8);
@@ -87,7 +91,8 @@ TEST_F(ServerLoad, EightClientsTimesTwentyRequestsAreAnsweredUnmixed) {
             for (int i = 0; i < 20; ++i) {
                 const std::size_t k = static_cast<std::size_t>(c * 7 + i * 3) % prompts.size();
                 Reply r = post_json(s.port(), "/v1/chat/completions", prompts[k]);
-                for (int retry = 0; r.status == 503 && retry < 200; ++retry) {  // the queue is full: try again
+                for (int retry = 0; r.status == 503 && retry < 200;
+                     ++retry) {  // the queue is full: try again
                     ++busy;
                     std::this_thread::sleep_for(std::chrono::milliseconds(20));
                     r = post_json(s.port(), "/v1/chat/completions", prompts[k]);
@@ -97,7 +102,8 @@ TEST_F(ServerLoad, EightClientsTimesTwentyRequestsAreAnsweredUnmixed) {
                     ++answered;
                 } else {
                     ++mismatched;
-                    failures[c] = "prompt " + std::to_string(k) + ": expected '" + expected[k] + "', got '" + got + "'";
+                    failures[c] =
+                        "prompt " + std::to_string(k) + ": expected '" + expected[k] + "', got '" + got + "'";
                 }
             }
         });
@@ -105,15 +111,16 @@ TEST_F(ServerLoad, EightClientsTimesTwentyRequestsAreAnsweredUnmixed) {
     EXPECT_EQ(answered.load(), 160);
     for (const auto& f : failures) EXPECT_TRUE(f.empty()) << f;
     const int64_t rss = s.peak_rss_bytes();
-    std::printf("8 clients x 20 requests: %d answered, %d retries after 503, peak RSS %lld MiB\n", answered.load(),
-                busy.load(), static_cast<long long>(rss >> 20));
+    std::printf("8 clients x 20 requests: %d answered, %d retries after 503, peak RSS %lld MiB\n",
+                answered.load(), busy.load(), static_cast<long long>(rss >> 20));
     EXPECT_GT(rss, 0);
     EXPECT_LT(rss, int64_t{1} << 30) << "peak RSS above 1 GiB for a 17 MB model and a 2K-token document";
 }
 
 TEST_F(ServerLoad, FiftyClientsLeavingMidStreamStopTheirGenerations) {
     ServerProcess s({"-m", demo_model_path().string(), "--no-cache"});
-    json b = chat_body("The alarm code for the south office is 3013.\n\nQuestion: What is the alarm code?", 400, true);
+    json b = chat_body("The alarm code for the south office is 3013.\n\nQuestion: What is the alarm code?",
+                       400, true);
     b["ignore_eos"] = true;
     const std::string body = b.dump();
     for (int i = 0; i < 50; ++i) {
@@ -152,7 +159,8 @@ TEST_F(ServerLoad, SlowLorisClientsDoNotBlockOthersAndTimeOut) {
         ASSERT_EQ(send(fd, start.data(), start.size(), MSG_NOSIGNAL), static_cast<ssize_t>(start.size()));
         slow.push_back(fd);
     }
-    for (int i = 0; i < 5; ++i) EXPECT_EQ(post_json(s.port(), "/v1/chat/completions", chat_body("Hi", 2)).status, 200);
+    for (int i = 0; i < 5; ++i)
+        EXPECT_EQ(post_json(s.port(), "/v1/chat/completions", chat_body("Hi", 2)).status, 200);
     // Stuck half-way through their headers, they are closed by the read timeout (bounded wait).
     int closed = 0;
     for (int fd : slow) {

@@ -30,15 +30,17 @@ json pasted(const std::string& question, int budget) {
     return b;
 }
 
-std::string content(const json& reply) { return reply["choices"][0]["message"]["content"].get<std::string>(); }
+std::string content(const json& reply) {
+    return reply["choices"][0]["message"]["content"].get<std::string>();
+}
 
 // The CLI's answers for kQ1, kQ2 at `budget` (greedy, no K/V cache).
 std::vector<std::string> cli_answers(int budget, const std::filesystem::path& dir) {
     const auto out = dir / "ask.json";
-    const CommandResult r = run_command(std::string(SNAPDOC_CLI_PATH) + " ask -m " + demo_model_path().string() +
-                                        " --doc " + repo_path("resources/samples/demo-report.txt").string() + " -q '" +
-                                        kQ1 + "' -q '" + kQ2 + "' --budget " + std::to_string(budget) +
-                                        " --no-cache --json " + out.string() + " 2>&1");
+    const CommandResult r =
+        run_command(std::string(SNAPDOC_CLI_PATH) + " ask -m " + demo_model_path().string() + " --doc " +
+                    repo_path("resources/samples/demo-report.txt").string() + " -q '" + kQ1 + "' -q '" + kQ2 +
+                    "' --budget " + std::to_string(budget) + " --no-cache --json " + out.string() + " 2>&1");
     EXPECT_EQ(r.status, 0) << r.output;
     const json j = json::parse(read_text(out));
     return {j["answers"][0]["answer"].get<std::string>(), j["answers"][1]["answer"].get<std::string>()};
@@ -76,7 +78,9 @@ TEST_F(ServerSessions, ExplicitDocumentAnswersEqualCliAsk) {
     TempDir dir("server-doc");
     const std::vector<std::string> cli = cli_answers(128, dir.path());
     ServerProcess s({"-m", demo_model_path().string(), "--no-cache", "--snapkv-min-tokens", "1024"});
-    const json created = post_json(s.port(), "/v1/documents", {{"text", read_text(repo_path("resources/samples/demo-report.txt"))}}).json();
+    const json created = post_json(s.port(), "/v1/documents",
+                                   {{"text", read_text(repo_path("resources/samples/demo-report.txt"))}})
+                             .json();
     ASSERT_TRUE(created.contains("id")) << created.dump();
     const std::string id = created["id"];
     json doc;
@@ -131,7 +135,10 @@ TEST_F(ServerSessions, ContinuedConversationReusesTheDocumentAndEvictedOnesComeB
 
 TEST_F(ServerSessions, StopStringsSeedsAndCompletions) {
     ServerProcess s({"-m", demo_model_path().string(), "--no-cache"});
-    json b = chat_body("The alarm code for the south office is 3013.\n\nQuestion: What is the alarm code for the south office?", 32);
+    json b = chat_body(
+        "The alarm code for the south office is 3013.\n\nQuestion: What is the alarm code for the south "
+        "office?",
+        32);
     const json plain = post_json(s.port(), "/v1/chat/completions", b).json();
     const std::string full = content(plain);
     ASSERT_NE(full.find("south"), std::string::npos) << full;
