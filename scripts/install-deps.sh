@@ -21,15 +21,22 @@ usage() {
 #                         of clang, so without it the fuzz targets fail to link.
 #   libopenblas0-pthread  the threaded OpenBLAS the CPU backend's GEMMs run on.
 #   libcurl4-openssl-dev  the hub client's HTTP(S) (app/hub); libssl-dev its SHA-256 (libcrypto).
-#   libcpp-httplib-dev    the local test hub (tests/support/local_hub.*, snapdoc-local-hub).
+#   libcpp-httplib-dev    snapdoc-server's HTTP and the local test hub (tests/support/local_hub.*,
+#                         snapdoc-local-hub); curl, nodejs, npm: the server's tests drive it with curl
+#                         and the official openai npm package (npm installs it on first use).
 packages=(
     build-essential cmake ninja-build pkg-config
     libsentencepiece-dev libpcre2-dev libspdlog-dev nlohmann-json3-dev
     libopenblas-dev libopenblas0-pthread
     libgtest-dev libsqlite3-dev
-    libcurl4-openssl-dev libssl-dev libcpp-httplib-dev
+    libcurl4-openssl-dev libssl-dev libcpp-httplib-dev curl
     clang libclang-rt-dev
 )
+# node + npm for snapdoc-server's openai-client test: Debian's packages, unless an npm is already
+# on PATH (NodeSource's nodejs bundles npm and conflicts with Debian's npm package).
+if ! command -v npm >/dev/null 2>&1; then
+    packages+=(nodejs npm)
+fi
 # The desktop app: Qt 6 Widgets/Concurrent/Test (qt6-base-dev; its tests run on the offscreen
 # platform, no X server), PDF text via Poppler, and a font so offscreen tests and --screenshot
 # render text (fontconfig only recommends one).
@@ -57,6 +64,10 @@ for pkg in "${packages[@]}"; do
     # Status is "install ok installed" only for a fully installed package; anything else
     # (absent, removed but configured, half-installed) needs apt.
     status="$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)"
+    # Multi-Arch: same packages (libcpp-httplib-dev) may only answer with their architecture.
+    if [[ "$status" != "install ok installed" ]]; then
+        status="$(dpkg-query -W -f='${Status}' "$pkg:$(dpkg --print-architecture)" 2>/dev/null || true)"
+    fi
     if [[ "$status" != "install ok installed" ]]; then
         missing+=("$pkg")
     fi

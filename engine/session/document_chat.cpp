@@ -80,11 +80,46 @@ AskResult DocumentChat::ask(std::string_view question, const AskOptions& options
     if (session_.document_tokens() == 0) throw Error("no document is loaded");
     options.sampling.validate();
     AskResult r = ask_turn(question, options);
+    answer_and_cite(options, r);
+    return r;
+}
 
+AskResult DocumentChat::ask_tokens(std::span<const int32_t> tail, int keep_whole_from, const AskOptions& options) {
+    if (session_.document_tokens() == 0) throw Error("no document is loaded");
+    if (tail.empty()) throw Error("the prompt has no tokens after the document");
+    options.sampling.validate();
+    AskResult r;
+    const int D = session_.document_tokens();
+    const int T = static_cast<int>(tail.size());
+    check_context_room(int64_t{D} + T, options.max_new_tokens, backend_.config().context_length,
+                       "prompt + answer", options.ignore_context);
+    // Nothing held to reuse: the independent question's path (set_question), so that a prompt laid
+    // out as document + question gives exactly what ask gives.
+    const std::vector<int32_t> held = session_.stored_tail();
+    const bool reuse = !held.empty() && held[0] == tail[0];
+    r.question_tokens = T;
+    r.history_kept_from = keep_whole_from >= 0 ? keep_whole_from : D + T;
+    const auto t0 = SteadyClock::now();
+    if (reuse) {
+        r.reused_tokens = session_.set_turns(tail, options.snapkv.window, keep_whole_from, options.cancel);
+    } else {
+        session_.set_question(tail, options.snapkv.window, options.cancel);
+    }
+    r.question_seconds = seconds_since(t0);
+    r.forwarded_tokens = T - r.reused_tokens;
+    const auto t1 = SteadyClock::now();
+    r.selection = session_.select(options.snapkv);
+    r.select_seconds = seconds_since(t1);
+    answer_and_cite(options, r);
+    return r;
+}
+
+void DocumentChat::answer_and_cite(const AskOptions& options, AskResult& r) {
     GenerationRequest req;
     req.max_new_tokens = options.max_new_tokens;
     req.sampling = options.sampling;
-    req.stop_tokens = end_of_turn_ids(kind_, tokenizer_);
+    req.stop_at_eos = options.stop_at_eos;
+    if (options.stop_at_eos) req.stop_tokens = end_of_turn_ids(kind_, tokenizer_);
     req.cancel = options.cancel;
     req.on_logits = options.on_logits;
     StreamDecoder stream(tokenizer_);
@@ -100,7 +135,6 @@ AskResult DocumentChat::ask(std::string_view question, const AskOptions& options
     r.generation.prefill_seconds = r.question_seconds;
     if (options.citations && r.generation.stop != StopReason::Cancelled && !r.generation.tokens.empty())
         add_citations(options, r);
-    return r;
 }
 
 AskResult DocumentChat::ask_turn(std::string_view question, const AskOptions& options) {

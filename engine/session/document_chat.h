@@ -25,6 +25,7 @@ struct AskOptions {
     SnapKvConfig snapkv;
     SamplingParams sampling;
     int max_new_tokens = 256;
+    bool stop_at_eos = true;  // false: generate through end-of-turn ids to max_new_tokens (benchmarks)
     std::string system_prompt;
     std::function<void(const std::string& text)> on_text;  // streamed answer text (complete UTF-8)
     std::function<void(std::span<const float> logits)> on_logits;
@@ -81,6 +82,13 @@ public:
     int prompt_tokens_for(std::string_view question, std::span<const ChatTurn> history = {}) const;
 
     AskResult ask(std::string_view question, const AskOptions& options);
+    // The same for a prompt tail the caller laid out itself (snapdoc-server: everything after the
+    // document part, up to the tail that opens the answer): the longest prefix of `tail` already
+    // held after the document (the last prompt's tail and kept answer) is reused, the rest runs
+    // through the layers. With nothing to reuse it runs as an independent question does, so a tail
+    // equal to build_question_part answers exactly as ask. `keep_whole_from`: prompt position from
+    // which select keeps every position (recent history), -1 for none. options.history is unused.
+    AskResult ask_tokens(std::span<const int32_t> tail, int keep_whole_from, const AskOptions& options);
     // Re-selects for the last question with new settings: no forward pass (a new window re-scores).
     std::shared_ptr<const Selection> reselect(const SnapKvConfig& config);
 
@@ -106,6 +114,7 @@ public:
 private:
     AskResult ask_turn(std::string_view question, const AskOptions& options);
     void add_citations(const AskOptions& options, AskResult& r);
+    void answer_and_cite(const AskOptions& options, AskResult& r);  // decode r.selection, then citations
     // Keeps the document part's ids and sentence ends (citations, excerpts); every way a document
     // gets into the session (prefill, or a K/V cache restore) calls it.
     void remember_document(std::span<const int32_t> document_part);

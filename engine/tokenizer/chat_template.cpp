@@ -62,13 +62,28 @@ struct Item {
     int32_t id = -1;
     std::string text;
 };
+// Non-token items of message layouts (build_message_prompt): a split point inside a run of text
+// (the rest is encoded as a continuation after a newline) and a position marker.
+constexpr int32_t kTextItem = -1;
+constexpr int32_t kSplitItem = -2;
+constexpr int32_t kMarkItem = -3;
 
 class Layout {
 public:
     void special(int32_t id) { items_.push_back({id, {}}); }
     void text(std::string_view t) {
-        if (items_.empty() || items_.back().id >= 0) items_.push_back({-1, {}});
+        if (items_.empty() || items_.back().id != kTextItem) items_.push_back({kTextItem, {}});
         items_.back().text += t;
+    }
+    void split() { items_.push_back({kSplitItem, {}}); }
+    void mark() { items_.push_back({kMarkItem, {}}); }
+    void append(const Layout& other) {
+        for (const Item& item : other.items_) {
+            if (item.id == kTextItem)
+                text(item.text);
+            else
+                items_.push_back(item);
+        }
     }
     const std::vector<Item>& items() const { return items_; }
 
@@ -313,10 +328,11 @@ void lay_out_zephyr(PromptLayout& p) {
     p.tail.text("\n");
 }
 
-void build_layouts(ChatTemplateKind kind, const Tokenizer& tok, std::string_view sys, std::string_view doc,
-                   std::string_view question, Layout& head, Layout& tail) {
+// `document_text` and `question_text` as they go into the user message (the decorations included).
+void build_layouts_raw(ChatTemplateKind kind, const Tokenizer& tok, std::string_view sys, std::string document_text,
+                       std::string question_text, Layout& head, Layout& tail) {
     const Vocab vocab(kind, tok);
-    PromptLayout p{kind, vocab, sys, cat({doc, kDocumentEnd}), cat({kQuestionLead, question}), head, tail};
+    PromptLayout p{kind, vocab, sys, std::move(document_text), std::move(question_text), head, tail};
     switch (kind) {
         case ChatTemplateKind::Plain:
             return lay_out_plain(p);
@@ -338,6 +354,11 @@ void build_layouts(ChatTemplateKind kind, const Tokenizer& tok, std::string_view
             return lay_out_zephyr(p);
     }
     throw Error("unknown chat template kind");
+}
+
+void build_layouts(ChatTemplateKind kind, const Tokenizer& tok, std::string_view sys, std::string_view doc,
+                   std::string_view question, Layout& head, Layout& tail) {
+    build_layouts_raw(kind, tok, sys, cat({doc, kDocumentEnd}), cat({kQuestionLead, question}), head, tail);
 }
 
 // Conversations (build_conversation_part): what opens a user turn after the first one (the first
@@ -575,6 +596,124 @@ bool document_split_is_exact(const Tokenizer& tok) {
         if (joined != tok.encode(head + tail)) return false;
     }
     return true;
+}
+
+// ---- OpenAI-style messages (build_message_prompt) ----
+
+namespace {
+
+// Records the token index where the next item starts. After text ending in a newline the text that
+// follows is encoded as a continuation (as the engine's turns are), so the mark is exact; after
+// other text a mark would split a run the tokenizer sees in one piece, so there is none (-1).
+void mark_turn(Layout& layout, std::vector<int*>& marks, int* where) {
+    const auto& items = layout.items();
+    if (!items.empty() && items.back().id == kTextItem) {
+        if (items.back().text.empty() || items.back().text.back() != '\n') return;
+        layout.split();
+    }
+    layout.mark();
+    marks.push_back(where);
+}
+
+std::string_view role_name(MessageRole role) {
+    switch (role) {
+        case MessageRole::System:
+            return "system";
+        case MessageRole::User:
+            return "user";
+        case MessageRole::Assistant:
+            return "assistant";
+    }
+    return "unknown";
+}
+
+}  // namespace
+
+MessagePrompt build_message_prompt(ChatTemplateKind kind, const Tokenizer& tok, std::span<const ChatMessage> messages) {
+    std::string sys;
+    MessageRole expected = MessageRole::User;
+    int conversational = 0;
+    for (std::size_t i = 0; i < messages.size(); ++i) {
+        const ChatMessage& m = messages[i];
+        const std::string_view text = trim(m.content);
+        if (m.role == MessageRole::System) {
+            if (!text.empty()) sys += cat({sys.empty() ? "" : "\n\n", text});
+            continue;
+        }
+        if (m.role != expected)
+            throw Error("messages[" + std::to_string(i) + "]: expected a " + std::string(role_name(expected)) +
+                        " message here (user and assistant messages alternate, starting and ending with user)");
+        if (m.role == MessageRole::User && text.empty())
+            throw Error("messages[" + std::to_string(i) + "]: the user message is empty");
+        expected = m.role == MessageRole::User ? MessageRole::Assistant : MessageRole::User;
+        ++conversational;
+    }
+    if (conversational == 0) throw Error("messages: there is no user message");
+    if (expected == MessageRole::User) throw Error("messages: the last message must be a user message");
+
+    const Vocab vocab(kind, tok);
+    // Qwen3's template writes the empty think block only for the turn being generated.
+    const ChatTemplateKind history_kind = kind == ChatTemplateKind::Qwen3 ? ChatTemplateKind::ChatML : kind;
+    MessagePrompt prompt;
+    prompt.turn_starts.assign(messages.size(), -1);
+    prompt.paragraph_splits.assign(messages.size(), -1);
+    std::vector<int*> marks;  // in layout order, one per kMarkItem
+    Layout layout;
+    bool first_user = true;
+    int seen = 0;
+    for (std::size_t i = 0; i < messages.size(); ++i) {
+        const ChatMessage& m = messages[i];
+        if (m.role == MessageRole::System) continue;
+        const bool last = ++seen == conversational;
+        const std::string_view text = trim(m.content);
+        if (m.role == MessageRole::Assistant) {
+            mark_turn(layout, marks, &prompt.turn_starts[i]);
+            lay_out_answer_end(kind, vocab, text, layout);
+            continue;
+        }
+        Layout head, tail;
+        build_layouts_raw(last ? kind : history_kind, tok, first_user ? std::string_view(sys) : std::string_view(),
+                          {}, {}, head, tail);
+        if (first_user) {
+            layout.append(head);
+            mark_turn(layout, marks, &prompt.turn_starts[i]);
+        } else {
+            mark_turn(layout, marks, &prompt.turn_starts[i]);
+            lay_out_followup_open(kind, vocab, layout);
+        }
+        // Split after the last paragraph break, so that the text before it (a pasted document)
+        // has the same ids whatever question follows it in the same message.
+        const std::size_t brk = text.rfind("\n\n");
+        if (brk != std::string_view::npos && brk > 0) {
+            layout.text(text.substr(0, brk + 2));
+            layout.split();
+            layout.mark();
+            marks.push_back(&prompt.paragraph_splits[i]);
+            layout.text(text.substr(brk + 2));
+        } else {
+            layout.text(text);
+        }
+        layout.append(tail);
+        first_user = false;
+    }
+
+    bool continuation = false;
+    std::size_t next_mark = 0;
+    for (const Item& item : layout.items()) {
+        if (item.id >= 0) {
+            prompt.ids.push_back(item.id);
+            continuation = false;
+        } else if (item.id == kSplitItem) {
+            continuation = true;
+        } else if (item.id == kMarkItem) {
+            *marks[next_mark++] = static_cast<int>(prompt.ids.size());
+        } else {
+            const std::vector<int32_t> ids = continuation ? encode_after_newline(tok, item.text) : tok.encode(item.text);
+            prompt.ids.insert(prompt.ids.end(), ids.begin(), ids.end());
+            continuation = false;
+        }
+    }
+    return prompt;
 }
 
 }  // namespace snapdoc

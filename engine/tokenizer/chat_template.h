@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -167,5 +168,31 @@ std::vector<int32_t> end_of_turn_ids(ChatTemplateKind kind, const Tokenizer& tok
 // Whether document_part + question_part are exactly the one-piece encoding for this vocabulary
 // (see build_document_prompt). For a log line or a test; building works either way.
 bool document_split_is_exact(const Tokenizer& tok);
+
+// OpenAI-style chat messages (snapdoc-server): system messages (joined by a blank line) become the
+// template's system prompt; user and assistant messages alternate, starting and ending with user.
+// Each user message is laid out as the question's user message above with its own text in place of
+// "{doc}\n\nQuestion: {q}", each assistant message as an earlier turn's answer, and the last user
+// message is followed by the tail that opens the answer. Text is only ever encoded as text.
+// Every user message with a paragraph break is split after its last "\n\n" exactly as the
+// document part is split from the question part: so [user "{doc}\n\nQuestion: {q}"] gives
+// document_part + question_part of build_document_prompt, and the ids before the split do not
+// depend on what follows in that message.
+enum class MessageRole { System, User, Assistant };
+struct ChatMessage {
+    MessageRole role = MessageRole::User;
+    std::string content;
+};
+struct MessagePrompt {
+    std::vector<int32_t> ids;
+    // Per message (-1 for system messages and where unknown): the index in ids where its turn
+    // begins (the first user message: where its text begins, after the template's opening), and
+    // for a user message with a paragraph break, the index just after its last one.
+    std::vector<int> turn_starts;
+    std::vector<int> paragraph_splits;
+};
+// Throws Error naming the message (messages[i]) for an order the templates cannot lay out, an
+// empty user message, or a template piece the vocabulary lacks.
+MessagePrompt build_message_prompt(ChatTemplateKind kind, const Tokenizer& tok, std::span<const ChatMessage> messages);
 
 }  // namespace snapdoc

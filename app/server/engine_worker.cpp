@@ -1,0 +1,255 @@
+#include "app/server/engine_worker.h"
+
+#include <spdlog/spdlog.h>
+
+#include "app/server/api_error.h"
+#include "app/server/prompt_plan.h"
+#include "app/server/stop_matcher.h"
+#include "engine/common/error.h"
+#include "engine/common/stopwatch.h"
+
+namespace snapdoc::server {
+
+namespace {
+
+void fail(Job& job, const ApiError& e) {
+    job.events.push(JobEvent::failed_event(e.status(), e.body()));
+}
+
+}  // namespace
+
+EngineWorker::EngineWorker(const ServerConfig& config, Backend& backend, const Tokenizer& tokenizer,
+                           ChatTemplateKind kind, const std::filesystem::path& model_path,
+                           int run_context_length, SessionTable& sessions, DocumentRegistry& documents)
+    : config_(config),
+      backend_(backend),
+      tokenizer_(tokenizer),
+      kind_(kind),
+      model_path_(model_path),
+      run_context_length_(run_context_length),
+      sessions_(sessions),
+      documents_(documents) {
+    if (config_.kv_cache) {
+        kv_cache_ = std::make_unique<KvStoreCache>(
+            config_.kv_cache_dir.empty() ? KvStoreCache::default_dir() : config_.kv_cache_dir,
+            config_.kv_cache_cap_bytes);
+        identity_ = model_identity(model_path_);
+    }
+}
+
+std::unique_ptr<DocumentChat> EngineWorker::new_chat(bool cacheable) {
+    auto chat = std::make_unique<DocumentChat>(backend_, tokenizer_, kind_);
+    if (kv_cache_ && cacheable) chat->set_kv_cache(kv_cache_.get(), identity_, run_context_length_);
+    return chat;
+}
+
+EngineWorker::Stats EngineWorker::stats() const {
+    return {completed_.load(), cancelled_.load(), failed_.load(), generated_tokens_.load()};
+}
+
+void EngineWorker::run(Job& job) {
+    job.started = SteadyClock::now();
+    try {
+        switch (job.kind) {
+            case Job::Kind::Document:
+                return run_document_prefill(job);
+            case Job::Kind::Chat:
+                if (!job.document_id.empty()) return run_document_chat(job);
+                return run_prompt(job);
+            case Job::Kind::Completion:
+                return run_prompt(job);
+        }
+    } catch (const Cancelled&) {
+        ++cancelled_;
+        fail(job, ApiError(499, "cancelled", "the request was cancelled"));
+    } catch (const ApiError& e) {
+        ++failed_;
+        fail(job, e);
+    } catch (const std::exception& e) {
+        ++failed_;
+        spdlog::error("request failed: {}", e.what());
+        fail(job, ApiError(500, "server_error", e.what()));
+    }
+}
+
+template <typename Ask>
+void EngineWorker::answer(Job& job, HeldSession& held, const std::string& source, bool document_reused,
+                          Ask&& ask) {
+    const auto t0 = job.started;
+    StopMatcher matcher(job.stop);
+    bool stop_hit = false;
+    double first_token_seconds = -1;
+    AskOptions opts;
+    opts.snapkv = job.snapkv;
+    opts.sampling = job.sampling;
+    opts.max_new_tokens = job.max_new_tokens;
+    opts.stop_at_eos = !job.ignore_eos;
+    opts.citations = config_.citations;
+    opts.history_keep_tokens = config_.history_keep_tokens;
+    opts.cancel = &job.cancel;
+    opts.on_text = [&](const std::string& text) {
+        if (first_token_seconds < 0) first_token_seconds = seconds_since(t0);
+        std::string out = matcher.push(text);
+        if (!out.empty()) job.events.push(JobEvent::text_event(std::move(out)));
+        if (matcher.stopped() && !stop_hit) {
+            stop_hit = true;
+            job.cancel.store(true);  // the engine stops before the next token
+        }
+    };
+    const AskResult r = ask(opts);
+    if (std::string rest = matcher.flush(); !rest.empty())
+        job.events.push(JobEvent::text_event(std::move(rest)));
+    const AnswerResult& g = r.generation;
+    generated_tokens_ += static_cast<int64_t>(g.tokens.size());
+    if (g.stop == StopReason::Cancelled && !stop_hit) throw Cancelled();  // the client went away
+
+    DocumentChat& chat = *held.chat;
+    Outcome o;
+    o.finish_reason = stop_hit || g.stop == StopReason::EndOfSequence ? "stop" : "length";
+    o.prompt_tokens = g.prompt_tokens;
+    o.completion_tokens = static_cast<int>(g.tokens.size());
+    o.document_tokens = chat.session().document_tokens();
+    o.reused_tokens = (document_reused ? o.document_tokens : 0) + r.reused_tokens;
+    o.compressed_tokens = r.selection->compressed ? o.prompt_tokens : 0;
+    o.kept_entries = r.selection->kept_entries();
+    o.full_entries = r.selection->full_entries(backend_.config().n_kv_heads);
+    o.kv_bytes_full = g.kv_bytes_full;
+    o.kv_bytes_compressed = g.kv_bytes_compressed;
+    o.session = source;
+    o.prompt_seconds = first_token_seconds >= 0 ? first_token_seconds : seconds_since(t0);
+    for (const Citation& c : r.citations)
+        o.citations.push_back({{"first_token", c.first_token},
+                               {"last_token", c.last_token},
+                               {"weight", c.weight},
+                               {"text", chat.document_excerpt(c.first_token, c.last_token, 2000)}});
+    ++completed_;
+    job.events.push(JobEvent::done_event(std::move(o)));
+}
+
+void EngineWorker::run_prompt(Job& job) {
+    const auto t0 = SteadyClock::now();
+    const std::vector<int32_t>& ids = job.prompt.ids;
+    const int n = static_cast<int>(ids.size());
+    if (n < 2) throw bad_request("the prompt must have at least 2 tokens", "prompt");
+    std::shared_ptr<HeldSession> held = sessions_.find_prefix(ids);
+    if (held) {
+        // Worth serving from: what follows it is short enough to run at once, and it holds a real
+        // part of the prompt (a shared template opening of a few tokens is not a document).
+        const int D = held->chat->session().document_tokens();
+        if (n - D > config_.max_tail_tokens || D < std::min(n / 2, config_.snapkv_min_tokens)) held = nullptr;
+    }
+    std::string source = "ram";
+    if (!held) {
+        const SplitCandidates c = split_candidates(job.prompt, config_.max_tail_tokens);
+        int end = c.ends.front();
+        // An evicted session (or one from before a restart) comes back from its K/V cache file.
+        if (kv_cache_) {
+            auto probe = new_chat(true);
+            for (int e : c.ends)
+                if (e >= config_.snapkv_min_tokens && probe->kv_cache_has(std::span(ids).first(e))) {
+                    end = e;
+                    break;
+                }
+        }
+        auto chat = new_chat(end >= config_.snapkv_min_tokens);
+        chat->load_document_tokens(std::span(ids).first(end), {}, &job.cancel);
+        source = chat->served_from_cache() ? "kv-cache" : "new";
+        held = std::make_shared<HeldSession>();
+        held->name = "auto-" + std::to_string(++next_auto_);
+        held->chat = std::move(chat);
+        sessions_.insert(held);
+    }
+    sessions_.touch(*held);
+    const int D = held->chat->session().document_tokens();
+    const int keep = history_keep_from(job.prompt, D, config_.history_keep_tokens);
+    if (!job.snapkv_enabled) job.snapkv.enabled = config_.snapkv.enabled && n >= config_.snapkv_min_tokens;
+    spdlog::info("prompt {} tokens: document part {} ({}), tail {}, {} in {:.3f} s", n, D, source, n - D,
+                 job.snapkv.enabled ? "snapkv" : "full attention", seconds_since(t0));
+    sessions_.evict(held.get());  // before answering: the client may look at /props right after
+    answer(job, *held, source, source != "new", [&](const AskOptions& opts) {
+        return held->chat->ask_tokens(std::span(ids).subspan(D), keep, opts);
+    });
+}
+
+std::shared_ptr<HeldSession> EngineWorker::explicit_session(const std::string& id,
+                                                            const std::atomic<bool>* cancel,
+                                                            std::string& source) {
+    source = "ram";
+    if (auto held = sessions_.find_name(id)) return held;
+    const auto info = documents_.get(id);
+    if (!info) throw not_found("no document '" + id + "'");
+    if (info->status == "failed")
+        throw bad_request("document '" + id + "' failed: " + info->error, "document_id");
+    auto chat = new_chat(true);
+    chat->load_document(info->text, {}, cancel, info->system_prompt);
+    source = chat->served_from_cache() ? "kv-cache" : "new";
+    auto held = std::make_shared<HeldSession>();
+    held->name = id;
+    held->explicit_document = true;
+    held->chat = std::move(chat);
+    sessions_.insert(held);
+    return held;
+}
+
+void EngineWorker::run_document_chat(Job& job) {
+    std::string source;
+    auto held = explicit_session(job.document_id, &job.cancel, source);
+    sessions_.touch(*held);
+    if (!job.snapkv_enabled)
+        job.snapkv.enabled =
+            config_.snapkv.enabled &&
+            held->chat->prompt_tokens_for(job.question, job.history) >= config_.snapkv_min_tokens;
+    sessions_.evict(held.get());
+    answer(job, *held, source, source != "new", [&](AskOptions opts) {
+        opts.history = job.history;
+        return held->chat->ask(job.question, opts);
+    });
+}
+
+void EngineWorker::run_document_prefill(Job& job) {
+    const std::string id = job.document_id;
+    const auto info = documents_.get(id);
+    if (!info) return;  // deleted while queued
+    documents_.update(id, [](DocumentInfo& d) { d.status = "prefilling"; });
+    try {
+        auto chat = new_chat(true);
+        const auto t0 = SteadyClock::now();
+        chat->load_document(
+            info->text,
+            [&](const PrefillProgress& p) {
+                documents_.update(id, [&](DocumentInfo& d) { d.progress = p.fraction; });
+            },
+            &job.cancel, info->system_prompt);
+        const double seconds = seconds_since(t0);
+        const bool cached = chat->served_from_cache();
+        const int tokens = chat->session().document_tokens();
+        if (!documents_.get(id)) return;  // deleted during the prefill
+        auto held = std::make_shared<HeldSession>();
+        held->name = id;
+        held->explicit_document = true;
+        held->chat = std::move(chat);
+        sessions_.erase(id);
+        sessions_.insert(held);
+        documents_.update(id, [&](DocumentInfo& d) {
+            d.status = "ready";
+            d.progress = 1.0;
+            d.tokens = tokens;
+            d.from_kv_cache = cached;
+            d.prefill_seconds = seconds;
+        });
+        sessions_.evict(held.get());
+    } catch (const Cancelled&) {
+        documents_.update(id, [](DocumentInfo& d) {
+            d.status = "failed";
+            d.error = "cancelled";
+        });
+    } catch (const std::exception& e) {
+        documents_.update(id, [&](DocumentInfo& d) {
+            d.status = "failed";
+            d.error = e.what();
+        });
+    }
+    job.events.push(JobEvent::done_event());
+}
+
+}  // namespace snapdoc::server

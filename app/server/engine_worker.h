@@ -1,0 +1,61 @@
+// What the one engine thread does with a job (JobQueue's runner): find or build the document
+// session for the prompt (RAM table, then the on-disk K/V cache, else a layer-major prefill of the
+// document part), run the rest of the prompt over its stored K/V, select (SnapKV above
+// --snapkv-min-tokens, full attention below), decode, and send text and the outcome as events.
+#pragma once
+
+#include <atomic>
+#include <filesystem>
+#include <memory>
+
+#include "app/server/document_registry.h"
+#include "app/server/job.h"
+#include "app/server/server_config.h"
+#include "app/server/session_table.h"
+#include "engine/kv/kv_store_cache.h"
+#include "engine/runtime/backend.h"
+#include "engine/session/document_chat.h"
+#include "engine/tokenizer/tokenizer.h"
+
+namespace snapdoc::server {
+
+class EngineWorker {
+public:
+    EngineWorker(const ServerConfig& config, Backend& backend, const Tokenizer& tokenizer,
+                 ChatTemplateKind kind, const std::filesystem::path& model_path, int run_context_length,
+                 SessionTable& sessions, DocumentRegistry& documents);
+
+    void run(Job& job);
+
+    // Counters for /props (and the tests that check that a client leaving stops its generation).
+    struct Stats {
+        int64_t completed = 0, cancelled = 0, failed = 0, generated_tokens = 0;
+    };
+    Stats stats() const;
+
+private:
+    void run_prompt(Job& job);            // chat / completion over an automatic document session
+    void run_document_chat(Job& job);     // chat with "document_id"
+    void run_document_prefill(Job& job);  // POST /v1/documents
+    std::unique_ptr<DocumentChat> new_chat(bool cacheable);
+    std::shared_ptr<HeldSession> explicit_session(const std::string& id, const std::atomic<bool>* cancel,
+                                                  std::string& source);
+    // Decodes with `ask` (which calls ask_tokens or ask) and reports text and outcome as events.
+    template <typename Ask>
+    void answer(Job& job, HeldSession& held, const std::string& source, bool document_reused, Ask&& ask);
+
+    const ServerConfig& config_;
+    Backend& backend_;
+    const Tokenizer& tokenizer_;
+    ChatTemplateKind kind_;
+    std::filesystem::path model_path_;
+    int run_context_length_;
+    SessionTable& sessions_;
+    DocumentRegistry& documents_;
+    std::unique_ptr<KvStoreCache> kv_cache_;
+    ModelIdentity identity_;
+    uint64_t next_auto_ = 0;
+    std::atomic<int64_t> completed_{0}, cancelled_{0}, failed_{0}, generated_tokens_{0};
+};
+
+}  // namespace snapdoc::server

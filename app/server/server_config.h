@@ -1,0 +1,39 @@
+// snapdoc-server's settings (flags in app/server_main, defaults here).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include "engine/kv/snapkv_config.h"
+
+namespace snapdoc::server {
+
+struct ServerConfig {
+    std::string host = "127.0.0.1";
+    int port = 8080;                   // 0: any free port (the bound one is printed)
+    std::string api_key;               // non-empty: every route but /health needs "Authorization: Bearer KEY"
+    std::string cors_origin;           // non-empty: Access-Control-Allow-Origin for browsers (e.g. "*")
+    std::string model_id = "snapdoc";  // the name /v1/models lists
+
+    SnapKvConfig snapkv;             // defaults; requests override them in "snapkv"
+    int snapkv_min_tokens = 4096;    // shorter prompts are answered with full attention
+    int history_keep_tokens = 2048;  // recent turns kept whole by SnapKV (as the app)
+    int max_tail_tokens = 2048;      // tokens after a held document part run through the layers at once
+    int default_max_tokens = 512;    // when a request gives none (bounded by the context)
+    float default_temperature = 0.8f;
+    bool citations = true;
+
+    std::size_t queue_limit = 16;            // requests waiting for the engine beyond this get 503
+    int http_threads = 32;                   // connections served at once (queued ones hold one each)
+    std::size_t max_body_bytes = 64u << 20;  // 413 above
+    int read_timeout_s = 10, write_timeout_s = 10;
+
+    int64_t session_ram_cap_bytes = int64_t{4} << 30;  // document sessions held in RAM (LRU beyond)
+    std::size_t max_sessions = 64;
+    bool kv_cache = true;  // write/restore document K/V files (for sessions >= snapkv_min_tokens)
+    std::filesystem::path kv_cache_dir;  // empty: the app's folder
+    int64_t kv_cache_cap_bytes = int64_t{4} << 30;
+};
+
+}  // namespace snapdoc::server

@@ -1,0 +1,58 @@
+// The document sessions held in RAM: each is a DocumentChat whose document part (token ids) is the
+// prefix of the prompts it serves. Lookup finds the longest held document part that a prompt starts
+// with; a memory cap (and a count cap) evicts the least recently used ones. An evicted session whose
+// document was written to the on-disk K/V cache comes back from that file (DocumentChat does that).
+// Shared by the engine worker (lookup, insert) and the HTTP threads (DELETE, stats), so it locks.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/session/document_chat.h"
+
+namespace snapdoc::server {
+
+struct HeldSession {
+    std::string name;  // an explicit document's id, else "auto-N"
+    bool explicit_document = false;
+    std::unique_ptr<DocumentChat> chat;
+    uint64_t last_used = 0;
+    int64_t bytes() const;  // the full K/V store and the kept tail rows
+};
+
+class SessionTable {
+public:
+    SessionTable(int64_t ram_cap_bytes, std::size_t max_sessions) : cap_(ram_cap_bytes), max_(max_sessions) {}
+
+    // The held session with the longest document part that is a proper prefix of `prompt` (at
+    // least one token must follow it), or nullptr.
+    std::shared_ptr<HeldSession> find_prefix(std::span<const int32_t> prompt);
+    std::shared_ptr<HeldSession> find_name(const std::string& name);
+    void insert(std::shared_ptr<HeldSession> s);
+    bool erase(const std::string& name);
+    void touch(HeldSession& s);
+    // Drops least recently used sessions (never `keep`) until the table fits its caps.
+    void evict(const HeldSession* keep);
+
+    struct Stats {
+        std::size_t sessions = 0;
+        int64_t bytes = 0;
+        int64_t evicted = 0;
+    };
+    Stats stats() const;
+    int64_t cap_bytes() const { return cap_; }
+
+private:
+    mutable std::mutex mu_;
+    std::vector<std::shared_ptr<HeldSession>> sessions_;
+    int64_t cap_;
+    std::size_t max_;
+    uint64_t clock_ = 0;
+    int64_t evicted_ = 0;
+};
+
+}  // namespace snapdoc::server
