@@ -31,6 +31,9 @@ int bench_longctx(int argc, char** argv);
 // snapdoc-bench kvcache -m MODEL --text FILE --cache-dir DIR [--tokens 8192,32768,100000] [--threads N]
 //   reopening a document from the on-disk K/V cache (mapped, read) vs prefilling it
 int bench_kv_cache(int argc, char** argv);
+// snapdoc-bench model-hash [--mib 1024] [--dir DIR] [--trials 3]
+//   the K/V cache's whole-model hash at first open (warm, cold) vs later opens (stat + memo)
+int bench_model_hash(int argc, char** argv);
 // snapdoc-bench cuda-longctx [--shape mistral-7b-bf16|llama3.1-8b-q4km|tiny-bf16|tiny-q4km] [--context 100000]
 //     [--budget 2048] [--window 32] [--question 24] [--gen-tokens 32] [--device cuda] [--layers N] [--chunk 512]
 //     [--measure prefill,decode,resnap,staged,fit] [--prefill-seconds 300] [--staged-seconds S (the prefill's)]

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
             "  gemm [--rows 512] [--threads 2] [--trials 3]\n"
             "  longctx -m MODEL [--contexts 8192,32768] [--budget 1024] [--gen-tokens 64] [--no-token-major]\n"
             "  kvcache -m MODEL --text FILE --cache-dir DIR [--tokens 8192,32768,100000] [--threads N]\n"
+            "  model-hash [--mib 1024] [--dir DIR] [--trials 3]\n"
             "  cuda-longctx [--shape mistral-7b-bf16|llama3.1-8b-q4km|tiny-bf16|tiny-q4km] [--context 100000]\n"
             "            [--budget 2048] [--gen-tokens 32] [--device cuda] [--measure prefill,decode,resnap,staged,fit]\n"
             "            [--prefill-seconds 300] [--staged-seconds S] [--fit-seconds 20] [--fit-max-tokens N] [--results FILE]\n",
@@ -40,6 +41,7 @@ int main(int argc, char** argv) {
         if (cmd == "gemm") return snapdoc::bench::bench_gemm(argc, argv);
         if (cmd == "longctx") return snapdoc::bench::bench_longctx(argc, argv);
         if (cmd == "kvcache") return snapdoc::bench::bench_kv_cache(argc, argv);
+        if (cmd == "model-hash") return snapdoc::bench::bench_model_hash(argc, argv);
         if (cmd == "cuda-longctx") return snapdoc::bench::bench_cuda_longctx(argc, argv);
         std::fprintf(stderr, "snapdoc-bench: unknown command '%s'\n", cmd.c_str());
         return 2;

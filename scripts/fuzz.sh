@@ -6,7 +6,7 @@
 #
 # Usage: scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 #   defaults: 30 seconds; all of fuzz_gguf fuzz_safetensors_header fuzz_hf_config fuzz_gguf_quant
-#   fuzz_tokenizer_bpe fuzz_chat_template fuzz_tokenizer_json, and fuzz_document_ingest where Qt 6 and
+#   fuzz_tokenizer_bpe fuzz_chat_template fuzz_tokenizer_json fuzz_kv_cache_file, and fuzz_document_ingest where Qt 6 and
 #   poppler-qt6 are installed (the app's document import; the build then configures the app's services)
 # Environment: SNAPDOC_FUZZ_BUILD (build dir, default build-fuzz), SNAPDOC_FUZZ_CORPUS (default
 #   fuzz-corpus), JOBS (build parallelism, default 2), FUZZ_RSS_MB (memory limit, default 1024).
@@ -24,7 +24,7 @@ default_targets=0
 if [ ${#targets[@]} -eq 0 ]; then
   default_targets=1
   targets=(fuzz_gguf fuzz_safetensors_header fuzz_hf_config fuzz_gguf_quant fuzz_tokenizer_bpe fuzz_chat_template
-    fuzz_tokenizer_json)
+    fuzz_tokenizer_json fuzz_kv_cache_file)
 fi
 # The document-import target needs the app's services (Qt + Poppler); configure them where present.
 ui=OFF
@@ -64,6 +64,7 @@ for target in "${targets[@]}"; do
     fuzz_tokenizer_bpe) seed_dir="$seeds/tokenizer_text" ;;
     fuzz_chat_template) seed_dir="$seeds/chat_template" ;;
     fuzz_tokenizer_json) seed_dir="$seeds/tokenizer_json" ;;
+    fuzz_kv_cache_file) seed_dir="$seeds/kv_cache" ;;
     fuzz_document_ingest) seed_dir="$seeds/documents" ;;
     *) seed_dir="" ;;
   esac

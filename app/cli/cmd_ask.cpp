@@ -17,6 +17,7 @@
 #include "engine/session/context_check.h"
 #include "engine/session/citations.h"
 #include "engine/session/document_chat.h"
+#include "engine/tokenizer/utf8.h"
 
 namespace snapdoc::cli {
 
@@ -32,8 +33,16 @@ int cmd_ask(int argc, char** argv) {
                                {{"--no-citations"}, false}, {{"--history-keep"}}});
     const Args args(flags, argc, argv, 2);
     const std::string doc_path = args.required("doc");
-    const auto questions = args.all("question");
+    auto questions = args.all("question");
     if (questions.empty()) throw Error("give at least one --question");
+    // Questions are text like the document; invalid bytes are replaced (said here) rather than
+    // refused, so a stray byte from a terminal costs nothing, and --json can always be written.
+    for (std::size_t i = 0; i < questions.size(); ++i)
+        if (!utf8::is_valid(questions[i])) {
+            questions[i] = utf8::sanitize(questions[i]);
+            std::fprintf(stderr, "warning: question %zu is not valid UTF-8; its invalid bytes are replaced by U+FFFD\n",
+                         i + 1);
+        }
     const SnapKvConfig snap = snapkv_config_from(args);
     AskOptions opts;
     opts.snapkv = snap;
@@ -51,6 +60,9 @@ int cmd_ask(int argc, char** argv) {
 
     LoadedModel lm = load_for_cli(args, /*need_tokenizer=*/true, /*need_backend=*/true);
     const ChatTemplateKind kind = choose_chat_template(lm.model->chat_template, args.str("template"));
+    if (args.str("template").empty() && kind == ChatTemplateKind::Plain && !lm.model->chat_template.empty())
+        std::fprintf(stderr, "warning: %s (--template NAME chooses one)\n",
+                     detect_chat_template(lm.model->chat_template).reason.c_str());
     DocumentChat chat(*lm.backend, *lm.tokenizer, kind);
     const auto kv_cache = attach_kv_cache(args, chat, lm.model->path, args.integer("ctx", 0));
     const auto& cancel = install_interrupt_flag();
@@ -89,76 +101,100 @@ int cmd_ask(int argc, char** argv) {
                           {"policy", budget_policy_name(snap.policy)},
                           {"conversation", conversation},
                           {"answers", nlohmann::json::array()}};
-    for (std::size_t i = 0; i < questions.size(); ++i) {
-        if (conversation && i > 0) {
-            opts.history.push_back({questions[i - 1], out["answers"].back()["answer"].get<std::string>()});
-            check_context_room(chat.prompt_tokens_for(questions[i], opts.history), opts.max_new_tokens, ctx,
-                               "document + history (" + std::to_string(opts.history.size()) +
-                                   " turns) + question + answer",
-                               ignore_context);
-        } else {
-            check_context_room(chat.prompt_tokens_for(questions[i]), opts.max_new_tokens, ctx,
-                               "document + question + answer", ignore_context);
-        }
-        opts.on_text = [](const std::string& t) {
-            std::fwrite(t.data(), 1, t.size(), stdout);
+    // Every answered turn reaches --json, also when a later one fails (the error is recorded too).
+    const auto write_json = [&] {
+        if (!args.has("json")) return;
+        AtomicFileWriter f(args.str("json"));
+        f.write(out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+        f.commit();
+    };
+    try {
+        for (std::size_t i = 0; i < questions.size(); ++i) {
+            if (conversation && i > 0) {
+                // The context is checked by ask, which leaves out the oldest turns that do not fit.
+                opts.history.push_back(
+                    {questions[i - 1], out["answers"].back()["answer"].get<std::string>()});
+            } else {
+                check_context_room(chat.prompt_tokens_for(questions[i]), opts.max_new_tokens, ctx,
+                                   "document + question + answer", ignore_context);
+            }
+            opts.on_text = [](const std::string& t) {
+                std::fwrite(t.data(), 1, t.size(), stdout);
+                std::fflush(stdout);
+            };
+            const AskResult r = chat.ask(questions[i], opts);
+            std::fputc('\n', stdout);
+            // Sources: a few lines per answer, the passage's document tokens and its text.
+            nlohmann::json citations = nlohmann::json::array();
+            for (std::size_t c = 0; c < r.citations.size(); ++c) {
+                const Citation& cit = r.citations[c];
+                const std::string text = chat.document_excerpt(cit.first_token, cit.last_token);
+                std::printf("  [%zu] tokens %d-%d (%.0f%%): %s\n", c + 1, cit.first_token, cit.last_token,
+                            100.0 * cit.weight, text.c_str());
+                citations.push_back({{"first_token", cit.first_token},
+                                     {"last_token", cit.last_token},
+                                     {"weight", cit.weight},
+                                     {"text", chat.document_excerpt(cit.first_token, cit.last_token, 2000)}});
+            }
             std::fflush(stdout);
-        };
-        const AskResult r = chat.ask(questions[i], opts);
-        std::fputc('\n', stdout);
-        // Sources: a few lines per answer, the passage's document tokens and its text.
-        nlohmann::json citations = nlohmann::json::array();
-        for (std::size_t c = 0; c < r.citations.size(); ++c) {
-            const Citation& cit = r.citations[c];
-            const std::string text = chat.document_excerpt(cit.first_token, cit.last_token);
-            std::printf("  [%zu] tokens %d-%d (%.0f%%): %s\n", c + 1, cit.first_token, cit.last_token,
-                        100.0 * cit.weight, text.c_str());
-            citations.push_back({{"first_token", cit.first_token},
-                                 {"last_token", cit.last_token},
-                                 {"weight", cit.weight},
-                                 {"text", chat.document_excerpt(cit.first_token, cit.last_token, 2000)}});
+            if (conversation) {
+                if (r.dropped_turns > 0)
+                    std::fprintf(stderr,
+                                 "turn %zu: the oldest %d of %zu turns are left out of the prompt to fit the "
+                                 "context\n",
+                                 i + 1, r.dropped_turns, opts.history.size());
+                std::fprintf(stderr,
+                             "turn %zu: %d history tokens, %d tokens reused, %d run through the layers\n",
+                             i + 1, r.history_tokens, r.reused_tokens, r.forwarded_tokens);
+            }
+            const auto& g = r.generation;
+            const double decode_tps =
+                g.tokens.size() > 1 ? (g.tokens.size() - 1) / std::max(1e-9, g.decode_seconds) : 0.0;
+            std::fprintf(stderr,
+                         "question %zu: prompt %d tokens (%d question) | kept %lld of %lld KV entries (%s) | "
+                         "KV %s full vs %s "
+                         "compressed (%.1fx) | question prefill %.3f s, select %.1f ms | %zu tokens at %.1f "
+                         "tok/s | stop %s\n",
+                         i + 1, g.prompt_tokens, r.question_tokens,
+                         static_cast<long long>(r.selection->kept_entries()),
+                         static_cast<long long>(r.selection->full_entries(lm.model->config.n_kv_heads)),
+                         r.selection->compressed ? "compressed" : "not compressed",
+                         format_bytes(g.kv_bytes_full).c_str(), format_bytes(g.kv_bytes_compressed).c_str(),
+                         static_cast<double>(g.kv_bytes_full) / std::max<int64_t>(1, g.kv_bytes_compressed),
+                         r.question_seconds, r.select_seconds * 1e3, g.tokens.size(), decode_tps,
+                         stop_reason_name(g.stop));
+            out["answers"].push_back({{"question", questions[i]},
+                                      {"answer", r.answer},
+                                      {"prompt_tokens", g.prompt_tokens},
+                                      {"question_tokens", r.question_tokens},
+                                      {"generated_tokens", g.tokens.size()},
+                                      {"kept_entries", r.selection->kept_entries()},
+                                      {"compressed", r.selection->compressed},
+                                      {"kv_bytes_full", g.kv_bytes_full},
+                                      {"kv_bytes_compressed", g.kv_bytes_compressed},
+                                      {"question_seconds", r.question_seconds},
+                                      {"select_seconds", r.select_seconds},
+                                      {"decode_seconds", g.decode_seconds},
+                                      {"stop", stop_reason_name(g.stop)},
+                                      {"history_tokens", r.history_tokens},
+                                      {"dropped_turns", r.dropped_turns},
+                                      {"reused_tokens", r.reused_tokens},
+                                      {"forwarded_tokens", r.forwarded_tokens},
+                                      {"citation_seconds", r.citation_seconds},
+                                      {"citations", citations}});
+            if (g.stop == StopReason::Cancelled) break;
         }
-        std::fflush(stdout);
-        if (conversation)
-            std::fprintf(stderr, "turn %zu: %d history tokens, %d tokens reused, %d run through the layers\n", i + 1,
-                         r.history_tokens, r.reused_tokens, r.forwarded_tokens);
-        const auto& g = r.generation;
-        const double decode_tps = g.tokens.size() > 1 ? (g.tokens.size() - 1) / std::max(1e-9, g.decode_seconds) : 0.0;
-        std::fprintf(stderr,
-                     "question %zu: prompt %d tokens (%d question) | kept %lld of %lld KV entries (%s) | KV %s full vs %s "
-                     "compressed (%.1fx) | question prefill %.3f s, select %.1f ms | %zu tokens at %.1f tok/s | stop %s\n",
-                     i + 1, g.prompt_tokens, r.question_tokens, static_cast<long long>(r.selection->kept_entries()),
-                     static_cast<long long>(r.selection->full_entries(lm.model->config.n_kv_heads)),
-                     r.selection->compressed ? "compressed" : "not compressed",
-                     format_bytes(g.kv_bytes_full).c_str(), format_bytes(g.kv_bytes_compressed).c_str(),
-                     static_cast<double>(g.kv_bytes_full) / std::max<int64_t>(1, g.kv_bytes_compressed), r.question_seconds,
-                     r.select_seconds * 1e3, g.tokens.size(), decode_tps, stop_reason_name(g.stop));
-        out["answers"].push_back({{"question", questions[i]},
-                                  {"answer", r.answer},
-                                  {"prompt_tokens", g.prompt_tokens},
-                                  {"question_tokens", r.question_tokens},
-                                  {"generated_tokens", g.tokens.size()},
-                                  {"kept_entries", r.selection->kept_entries()},
-                                  {"compressed", r.selection->compressed},
-                                  {"kv_bytes_full", g.kv_bytes_full},
-                                  {"kv_bytes_compressed", g.kv_bytes_compressed},
-                                  {"question_seconds", r.question_seconds},
-                                  {"select_seconds", r.select_seconds},
-                                  {"decode_seconds", g.decode_seconds},
-                                  {"stop", stop_reason_name(g.stop)},
-                                  {"history_tokens", r.history_tokens},
-                                  {"reused_tokens", r.reused_tokens},
-                                  {"forwarded_tokens", r.forwarded_tokens},
-                                  {"citation_seconds", r.citation_seconds},
-                                  {"citations", citations}});
-        if (g.stop == StopReason::Cancelled) break;
+    } catch (const std::exception& e) {
+        out["error"] = e.what();
+        try {
+            write_json();
+        } catch (const std::exception& w) {
+            std::fprintf(stderr, "snapdoc-cli ask: error: %s\n", w.what());
+        }
+        throw;
     }
     std::fprintf(stderr, "peak RSS %s\n", format_bytes(peak_rss_bytes()).c_str());
-    if (args.has("json")) {
-        AtomicFileWriter f(args.str("json"));
-        f.write(out.dump(2) + "\n");
-        f.commit();
-    }
+    write_json();
     return cancel.load() ? 130 : 0;
 }
 

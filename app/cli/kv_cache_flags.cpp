@@ -24,7 +24,7 @@ std::unique_ptr<KvStoreCache> attach_kv_cache(const Args& args, DocumentChat& ch
     const std::filesystem::path dir =
         args.has("cache-dir") ? std::filesystem::path(args.str("cache-dir")) : KvStoreCache::default_dir();
     auto cache = std::make_unique<KvStoreCache>(dir, static_cast<int64_t>(cap_mb) << 20);
-    chat.set_kv_cache(cache.get(), model_identity(model_path), run_context_length);
+    chat.set_kv_cache(cache.get(), cache->model_identity(model_path), run_context_length);
     return cache;
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "app/cli/commands.h"
+#include "engine/common/mapped_regions.h"
 #include "engine/common/process_exit.h"
 #include "engine/common/error.h"
 
@@ -66,20 +67,6 @@ void usage(std::FILE* out) {
         out);
 }
 
-// The model is memory-mapped: if its file is truncated while a run uses it, the next touch of a
-// vanished page raises SIGBUS. Say so instead of dying with "Bus error" (async-signal-safe: write
-// and _exit only).
-std::atomic<bool> g_sigbus_seen{false};
-void on_sigbus(int) {
-    // Every worker thread touching the model faults at once: one reports, the others wait for its _exit.
-    if (g_sigbus_seen.exchange(true))
-        for (;;) ::pause();
-    static const char kMessage[] =
-        "snapdoc-cli: error: a memory-mapped file (the model) was truncated or removed while in use (SIGBUS)\n";
-    (void)!::write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
-    ::_exit(1);
-}
-
 }  // namespace
 
 int run_cli(int argc, char** argv) {
@@ -120,7 +107,9 @@ int run_cli(int argc, char** argv) {
 }
 
 int main(int argc, char** argv) {
-    std::signal(SIGBUS, on_sigbus);
+    snapdoc::ignore_file_size_signal();
+    // A mapped model or K/V cache file truncated while in use: a message naming it, not "Bus error".
+    snapdoc::install_sigbus_report("snapdoc-cli");
     // The command's objects are gone by now; leave without OpenBLAS's exit-time thread join, which
     // hangs under a low address-space limit (engine/common/process_exit.h).
     snapdoc::exit_after_flush(run_cli(argc, argv));

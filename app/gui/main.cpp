@@ -163,6 +163,7 @@ int run_app(int argc, char** argv) {
 }
 
 int main(int argc, char** argv) {
+    snapdoc::ignore_file_size_signal();  // a write past ulimit -f is an error, not death (process_exit.h)
     // The window, the library and the engine thread are gone when run_app returns; the process
     // then leaves without OpenBLAS's exit-time thread join (it hangs under ulimit -v; see
     // engine/common/process_exit.h).

@@ -16,6 +16,7 @@ namespace snapdoc {
 namespace {
 
 std::string with_errno(const std::string& what, int err) {
+    if (err == EFBIG) return what + ": " + std::strerror(err) + " (past the process's file-size limit, ulimit -f)";
     return err ? what + ": " + std::strerror(err) : what;
 }
 
@@ -76,7 +77,10 @@ void AtomicFileWriter::open_temporary(const std::filesystem::path& final_target,
     final_ = final_target;
     std::random_device rd;
     const auto dir = final_.has_parent_path() ? final_.parent_path() : std::filesystem::path(".");
-    temp_ = dir / ("." + final_.filename().string() + ".tmp-" + std::to_string(rd()));
+    // The writer's pid in the name lets a cache folder's housekeeping tell an interrupted writer's
+    // leftover (its process is gone) from a file being written right now (kv_store_cache.cpp).
+    temp_ = dir / ("." + final_.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" +
+                   std::to_string(rd()));
     // O_EXCL: never write through something that appeared at the temporary name.
     const int fd = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0) {

@@ -3,7 +3,7 @@
 // The rule, by what the target path names once symlinks are followed:
 // - nothing yet, or a regular file: the data goes to a temporary file next to the (resolved)
 //   target, which is flushed, synced and renamed over it on commit(), so readers only ever see
-//   the old file or the complete new one. An existing file keeps its permission bits (a 0600 file
+//   the old file or the complete new one. The temporary is ".<name>.tmp-<pid>-<random>". An existing file keeps its permission bits (a 0600 file
 //   stays 0600). Any failure (full disk, permission) throws Error and removes the temporary file.
 // - a symlink: followed to its final target, which is replaced as above; the link itself stays.
 //   A dangling link is refused (it is more likely a mistake than a request to create its target).

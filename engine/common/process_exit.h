@@ -16,4 +16,11 @@ namespace snapdoc {
 // destroyed (their destructors may still write output or remove temporary files).
 [[noreturn]] void exit_after_flush(int code);
 
+// Ignores SIGXFSZ, whose default action kills the process when a write passes the file-size limit
+// (ulimit -f): `ask` died with exit status 153, losing its answer and leaving a temporary file.
+// Ignored, the write fails with EFBIG instead, which every writer handles like a full disk
+// (AtomicFileWriter: an Error naming the limit, the temporary removed; the K/V cache: a warning).
+// Call it first thing in main.
+void ignore_file_size_signal();
+
 }  // namespace snapdoc

@@ -11,6 +11,13 @@ namespace snapdoc {
 void f16_to_f32_row(const uint16_t* src, float* dst, int64_t n);
 void f32_to_f16_row(const float* src, uint16_t* dst, int64_t n);
 
+// Index of the first f16 in [0, n) that is NaN or Inf (all exponent bits set), or -1 when every
+// value is finite (a K/V cache file holding NaN K/V is refused on restore instead of failing every
+// later question).
+int64_t first_non_finite_f16(const uint16_t* src, int64_t n);
+// The same for f32 values.
+int64_t first_non_finite_f32(const float* src, int64_t n);
+
 // "f16c" or "portable": what the two functions above use on this CPU.
 const char* f16_row_kernels_name();
 

@@ -13,6 +13,7 @@
 
 #include "engine/common/error.h"
 #include "engine/kv/f16_rows.h"
+#include "engine/common/mapped_regions.h"
 
 namespace snapdoc {
 
@@ -82,6 +83,7 @@ FullKvStore::FullKvStore(int n_layers, int n_kv_heads, int head_dim, int tokens,
 
 FullKvStore::~FullKvStore() {
     if (mapping_) {
+        unregister_mapped_region(mapping_);  // registered by the cache file reader that mapped it
         ::munmap(mapping_, mapping_length_);
         return;
     }

@@ -1,7 +1,9 @@
 #include "engine/kv/kv_store_cache.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <spdlog/spdlog.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -15,8 +17,6 @@
 #include <vector>
 
 #include "engine/common/error.h"
-#include "engine/kv/checksum64.h"
-#include "engine/model/gguf_split.h"
 
 namespace snapdoc {
 
@@ -24,9 +24,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Enough for a GGUF header with its metadata (vocabulary included) on the models we run; the size
-// and mtime catch a rewrite of the rest.
-constexpr std::size_t kIdentityPrefixBytes = std::size_t{8} << 20;
 constexpr const char* kSuffix = ".snapkv";
 // Keep at least this much free on the cache's disk after writing a file.
 constexpr int64_t kFreeSpaceReserve = int64_t{512} << 20;
@@ -37,33 +34,37 @@ bool is_cache_file(const fs::path& p) {
 }
 
 bool is_temporary(const fs::path& p) {
-    // AtomicFileWriter's temporaries: ".<name>.tmp-<n>".
+    // AtomicFileWriter's temporaries: ".<name>.tmp-<pid>-<n>" (older builds: ".<name>.tmp-<n>"), of
+    // cache files and of the model hash memo.
     const std::string name = p.filename().string();
     return name.size() > 1 && name[0] == '.' &&
-           name.find(std::string(kSuffix) + ".tmp-") != std::string::npos;
+           (name.find(std::string(kSuffix) + ".tmp-") != std::string::npos ||
+            name.rfind("." + std::string(kModelHashMemoName) + ".tmp-", 0) == 0);
 }
 
-void hash_file(Checksum64& c, const fs::path& p) {
-    struct stat st {};
-    if (::stat(p.c_str(), &st) != 0)
-        throw Error("cannot read model file " + p.string() + ": " + std::strerror(errno));
-    c.update_string(p.filename().string());
-    c.update_u64(static_cast<uint64_t>(st.st_size));
-    c.update_u64(static_cast<uint64_t>(st.st_mtim.tv_sec) * 1000000000ull +
-                 static_cast<uint64_t>(st.st_mtim.tv_nsec));
-    const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw Error("cannot read model file " + p.string() + ": " + std::strerror(errno));
-    std::vector<unsigned char> buf(
-        std::min<std::size_t>(kIdentityPrefixBytes, static_cast<std::size_t>(st.st_size)));
-    std::size_t got = 0;
-    while (got < buf.size()) {
-        const ssize_t r = ::read(fd, buf.data() + got, buf.size() - got);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) break;
-        got += static_cast<std::size_t>(r);
+// Whether the process that wrote temporary `p` is gone: its pid (in the name) names no process.
+// A name without a pid (an older build), or a pid that a live process has now, says nothing; such
+// a temporary goes when it is an hour old. (A writer in another pid namespace sharing the folder
+// would look gone: its rename then fails and that save is a warning, never a wrong file.)
+bool writer_is_gone(const fs::path& p) {
+    const std::string name = p.filename().string();
+    const std::size_t at = name.rfind(".tmp-");
+    const std::size_t dash = name.find('-', at + 5);
+    if (at == std::string::npos || dash == std::string::npos || dash == at + 5) return false;
+    long pid = 0;
+    for (std::size_t i = at + 5; i < dash; ++i) {
+        if (name[i] < '0' || name[i] > '9' || pid > (1L << 31)) return false;
+        pid = pid * 10 + (name[i] - '0');
     }
-    ::close(fd);
-    c.update(buf.data(), got);
+    if (pid <= 0 || pid > (1L << 30)) return false;
+    return ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+}
+
+// A temporary nobody will finish: its writer is gone, or it has not been written for an hour.
+bool is_abandoned(const fs::directory_entry& e) {
+    std::error_code ec;
+    return writer_is_gone(e.path()) ||
+           e.last_write_time(ec) < fs::file_time_type::clock::now() - std::chrono::hours(1);
 }
 
 struct Entry {
@@ -74,45 +75,13 @@ struct Entry {
 
 }  // namespace
 
-ModelIdentity model_identity(const fs::path& model_path) {
-    ModelIdentity id;
-    std::error_code ec;
-    std::vector<fs::path> files;
-    if (fs::is_directory(model_path, ec)) {
-        // A Hugging Face folder: every file the loader may read, in name order.
-        for (const auto& e : fs::directory_iterator(model_path, ec)) {
-            const std::string ext = e.path().extension().string();
-            if (e.is_regular_file() && (ext == ".json" || ext == ".safetensors" || ext == ".model"))
-                files.push_back(e.path());
-        }
-        std::sort(files.begin(), files.end());
-    } else if (auto shards = gguf_model_files(model_path); shards.size() > 1) {
-        files = std::move(shards);  // a split GGUF: a changed shard is a different model
-    }
-    if (!files.empty()) {
-        Checksum64 c(1);
-        for (const auto& f : files) {
-            hash_file(c, f);
-            id.file_bytes += fs::file_size(f, ec);
-            const auto t = fs::last_write_time(f, ec).time_since_epoch();
-            id.mtime_ns = std::max<int64_t>(id.mtime_ns,
-                                            std::chrono::duration_cast<std::chrono::nanoseconds>(t).count());
-        }
-        id.content_hash = c.digest();
-        return id;
-    }
-    struct stat st {};
-    if (::stat(model_path.c_str(), &st) != 0)
-        throw Error("cannot read model file " + model_path.string() + ": " + std::strerror(errno));
-    id.file_bytes = static_cast<uint64_t>(st.st_size);
-    id.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-    Checksum64 c(2);
-    hash_file(c, model_path);
-    id.content_hash = c.digest();
-    return id;
-}
-
 KvStoreCache::KvStoreCache(fs::path dir, int64_t cap_bytes) : dir_(std::move(dir)), cap_bytes_(cap_bytes) {}
+
+ModelIdentity KvStoreCache::model_identity(const fs::path& model_path) const {
+    std::error_code ec;
+    fs::create_directories(dir_, ec);  // for the memo; without it every open hashes the whole model
+    return snapdoc::model_identity(model_path, dir_ / kModelHashMemoName);
+}
 
 fs::path KvStoreCache::default_dir() {
     if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg && fs::path(xdg).is_absolute())
@@ -123,8 +92,18 @@ fs::path KvStoreCache::default_dir() {
 }
 
 bool KvStoreCache::contains(const KvCacheKey& key) const {
-    std::error_code ec;
-    return fs::is_regular_file(path_for(key), ec);
+    struct stat st {};
+    return ::lstat(path_for(key).c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool KvStoreCache::occupied(const fs::path& file) {
+    struct stat st {};
+    return ::lstat(file.c_str(), &st) == 0;
+}
+
+void KvStoreCache::clear_name(const fs::path& file) {
+    struct stat st {};
+    if (::lstat(file.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) ::unlink(file.c_str());
 }
 
 void KvStoreCache::touch(const fs::path& file) const {
@@ -143,6 +122,12 @@ std::string KvStoreCache::room_for(int64_t bytes) const {
     if (bytes > cap_bytes_)
         return "the file (" + std::to_string(bytes >> 20) + " MiB) is larger than the K/V cache cap (" +
                std::to_string(cap_bytes_ >> 20) + " MiB)";
+    // A file-size limit (ulimit -f) is known up front: better said now than as EFBIG mid-write.
+    struct rlimit fsize {};
+    if (::getrlimit(RLIMIT_FSIZE, &fsize) == 0 && fsize.rlim_cur != RLIM_INFINITY &&
+        static_cast<uint64_t>(bytes) > static_cast<uint64_t>(fsize.rlim_cur))
+        return "the file (" + std::to_string(bytes >> 10) + " KiB) is larger than this process's file-size limit (" +
+               std::to_string(static_cast<uint64_t>(fsize.rlim_cur) >> 10) + " KiB, ulimit -f)";
     struct statvfs fsinfo {};
     if (::statvfs(dir_.c_str(), &fsinfo) == 0) {
         const auto free_bytes =
@@ -177,11 +162,15 @@ void KvStoreCache::evict(const fs::path& keep) const {
     std::vector<Entry> entries;
     int64_t total = 0;
     std::error_code ec;
-    const auto stale_before = fs::file_time_type::clock::now() - std::chrono::hours(1);
     for (const auto& e : fs::directory_iterator(dir_, ec)) {
         if (!e.is_regular_file(ec)) continue;
         if (is_temporary(e.path())) {
-            if (e.last_write_time(ec) < stale_before) remove(e.path());
+            // A live writer's file takes disk space like a cache file (gigabytes for a long
+            // document), so it counts against the cap; an abandoned one goes now.
+            if (is_abandoned(e))
+                remove(e.path());
+            else
+                total += static_cast<int64_t>(e.file_size(ec));
             continue;
         }
         if (!is_cache_file(e.path())) continue;
@@ -201,12 +190,10 @@ void KvStoreCache::evict(const fs::path& keep) const {
 
 void KvStoreCache::clear() const {
     std::error_code ec;
-    // A temporary file may be another process writing right now: only stale ones go.
-    const auto stale_before = fs::file_time_type::clock::now() - std::chrono::hours(1);
+    // A temporary file may be another process writing right now: only abandoned ones go.
     for (const auto& e : fs::directory_iterator(dir_, ec)) {
         if (!e.is_regular_file(ec)) continue;
-        if (is_cache_file(e.path()) || (is_temporary(e.path()) && e.last_write_time(ec) < stale_before))
-            remove(e.path());
+        if (is_cache_file(e.path()) || (is_temporary(e.path()) && is_abandoned(e))) remove(e.path());
     }
 }
 

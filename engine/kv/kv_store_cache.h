@@ -10,34 +10,44 @@
 #include <string>
 
 #include "engine/kv/kv_store_file.h"
+#include "engine/kv/model_identity.h"
 
 namespace snapdoc {
 
 inline constexpr int64_t kDefaultKvCacheCapBytes = int64_t{4} << 30;
 
-// Size, modification time and a hash of the first bytes (GGUF header + metadata; for a Hugging Face
-// folder: config.json, tokenizer files and each safetensors header) of a model path.
-ModelIdentity model_identity(const std::filesystem::path& model_path);
+// The memo of whole-file model hashes (engine/kv/model_identity.h) kept in the cache folder.
+inline constexpr const char* kModelHashMemoName = "model-hashes.memo";
 
 class KvStoreCache {
 public:
     KvStoreCache(std::filesystem::path dir, int64_t cap_bytes = kDefaultKvCacheCapBytes);
     static std::filesystem::path default_dir();
+    // model_identity() with the memo in this folder: the whole model is hashed once, later opens
+    // of the unchanged file cost a stat.
+    ModelIdentity model_identity(const std::filesystem::path& model_path) const;
 
     const std::filesystem::path& dir() const { return dir_; }
     int64_t cap_bytes() const { return cap_bytes_; }
     void set_cap_bytes(int64_t cap_bytes) { cap_bytes_ = cap_bytes; }
 
     std::filesystem::path path_for(const KvCacheKey& key) const { return dir_ / key.file_name(); }
+    // Whether a regular file (not a link, FIFO or device) is at the key's name.
     bool contains(const KvCacheKey& key) const;
+    // Whether anything (a link, dangling or not, included) is at `file`'s name.
+    static bool occupied(const std::filesystem::path& file);
+    // Removes whatever is at `file`'s name unless it is a regular file, so that the writer's
+    // rename puts a regular file there (AtomicFileWriter would write through a link or into a FIFO).
+    static void clear_name(const std::filesystem::path& file);
     // Marks a file as used now (it becomes the last to be evicted).
     void touch(const std::filesystem::path& file) const;
     // Creates the folder if needed. Throws Error if it cannot.
     void ensure_dir() const;
     // "" if a file of `bytes` may be written (fits the cap, and the disk keeps some room), else why not.
     std::string room_for(int64_t bytes) const;
-    // Deletes least recently used cache files until the folder is within the cap; never `keep`.
-    // Leftover temporary files of interrupted writers older than an hour go too.
+    // Deletes least recently used cache files until the folder (cache files + temporaries being
+    // written) is within the cap; never `keep`. Temporaries whose writer is gone (the pid in
+    // their name names no process) or unwritten for an hour go first.
     void evict(const std::filesystem::path& keep = {}) const;
     void remove(const std::filesystem::path& file) const;
     // Deletes every cache file in the folder (nothing else).

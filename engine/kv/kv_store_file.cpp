@@ -13,7 +13,9 @@
 
 #include "engine/common/atomic_file.h"
 #include "engine/common/error.h"
+#include "engine/common/mapped_regions.h"
 #include "engine/kv/checksum64.h"
+#include "engine/kv/f16_rows.h"
 
 namespace snapdoc {
 
@@ -23,9 +25,9 @@ namespace {
 
 constexpr char kMagic[8] = {'S', 'N', 'A', 'P', 'D', 'K', 'V', '\0'};
 constexpr char kEndMagic[8] = {'K', 'V', 'E', 'N', 'D', '\0', '\0', '\0'};
-constexpr std::size_t kHeaderBytes = 4096;
-constexpr std::size_t kTrailerBytes = 16;
-constexpr uint64_t kChecksumSeed = 0x534e4150444b5631ull;  // "SNAPDKV1"
+constexpr std::size_t kHeaderBytes = kKvFileHeaderBytes;
+constexpr std::size_t kTrailerBytes = kKvFileTrailerBytes;
+constexpr uint64_t kChecksumSeed = kKvFileChecksumSeed;
 
 // The header as stored: fixed-size fields only, no padding holes (static_assert below), so it can
 // be written and read as bytes.
@@ -35,7 +37,7 @@ struct FileHeader {
     uint32_t header_bytes;
     // key
     uint64_t model_file_bytes;
-    int64_t model_mtime_ns;
+    uint64_t reserved0;  // format 1: the model mtime (now covered by the whole-file hash)
     uint64_t model_content_hash;
     uint64_t tokenizer_hash;
     uint64_t compute_hash;
@@ -81,7 +83,6 @@ FileHeader make_header(const KvCacheKey& key, const KvFileShape& s) {
     h.format_version = kKvFileFormatVersion;
     h.header_bytes = kHeaderBytes;
     h.model_file_bytes = key.model.file_bytes;
-    h.model_mtime_ns = key.model.mtime_ns;
     h.model_content_hash = key.model.content_hash;
     h.tokenizer_hash = key.tokenizer_hash;
     h.compute_hash = key.compute_hash;
@@ -108,7 +109,7 @@ FileHeader make_header(const KvCacheKey& key, const KvFileShape& s) {
 
 KvCacheKey key_of(const FileHeader& h) {
     KvCacheKey k;
-    k.model = {h.model_file_bytes, h.model_mtime_ns, h.model_content_hash};
+    k.model = {h.model_file_bytes, h.model_content_hash};
     k.tokenizer_hash = h.tokenizer_hash;
     k.compute_hash = h.compute_hash;
     k.tokens_hash = h.tokens_hash;
@@ -146,8 +147,15 @@ private:
 class FileBytes {
 public:
     FileBytes(const std::filesystem::path& path, bool map) : path_(path) {
-        fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-        if (fd_ < 0) bad(path, std::string("cannot open: ") + std::strerror(errno));
+        // O_NONBLOCK: a FIFO at the cache name would otherwise block the open until a writer comes
+        // (forever, and Ctrl-C would not end it); it has no effect on a regular file. O_NOFOLLOW: a
+        // cache file is only ever a regular file we wrote; a link there is refused (and replaced).
+        fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY);
+        if (fd_ < 0) {
+            const int err = errno;
+            bad(path, err == ELOOP ? std::string("a symbolic link, not a regular file")
+                                   : std::string("cannot open: ") + std::strerror(err));
+        }
         struct stat st {};
         if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) bad(path, "not a regular file");
         size_ = static_cast<std::size_t>(st.st_size);
@@ -158,10 +166,14 @@ public:
             void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd_, 0);
             if (p == MAP_FAILED) bad(path, std::string("cannot map: ") + std::strerror(errno));
             map_ = p;
+            register_mapped_region(p, size_, "the K/V cache file " + path.string() + "; it is rebuilt on the next run");
         }
     }
     ~FileBytes() {
-        if (map_) ::munmap(map_, size_);
+        if (map_) {
+            unregister_mapped_region(map_);
+            ::munmap(map_, size_);
+        }
         if (fd_ >= 0) ::close(fd_);
     }
     FileBytes(const FileBytes&) = delete;
@@ -212,6 +224,14 @@ void check_header(const std::filesystem::path& path, const FileHeader& h, std::s
     if (!(key_of(h) == expect.key))
         bad(path, "made for a different model, tokenizer, document or engine version");
     const KvFileShape got{h.n_layers, h.n_kv_heads, h.head_dim, h.q_dim, h.tokens, h.tail_rows};
+    // Bounded before any size is computed from them (no overflow whatever the header says).
+    if (got.n_layers < 1 || got.n_layers > 4096 || got.n_kv_heads < 1 || got.n_kv_heads > 4096 ||
+        got.head_dim < 1 || got.head_dim > 4096 || got.q_dim < 1 || got.q_dim > (1 << 20) || got.tokens < 1 ||
+        got.tokens > (1 << 28) || got.tail_rows < 0 || got.tail_rows > got.tokens)
+        bad(path, "implausible shape in the header");
+    const long double need = 4.0L * got.n_layers * got.n_kv_heads * got.head_dim * got.tokens +
+                             4.0L * got.n_layers * got.tail_rows * got.q_dim + 4.0L * got.tokens;
+    if (need > static_cast<long double>(file_size)) bad(path, "the header's shape needs more bytes than the file has");
     if (got.n_layers != expect.shape.n_layers || got.n_kv_heads != expect.shape.n_kv_heads ||
         got.head_dim != expect.shape.head_dim || got.q_dim != expect.shape.q_dim ||
         got.tokens != expect.shape.tokens || got.tail_rows < expect.shape.tail_rows ||
@@ -226,12 +246,22 @@ void check_header(const std::filesystem::path& path, const FileHeader& h, std::s
         bad(path, "inconsistent section table");
 }
 
+// NaN/Inf K/V (a broken model's prefill, or a file crafted with a valid checksum) would make every
+// later question fail with non-finite logits, so such a file is neither written nor restored.
+std::string non_finite_in(const void* kv, uint64_t kv_bytes, const std::vector<std::vector<float>>& tail_q) {
+    const int64_t bad = first_non_finite_f16(static_cast<const uint16_t*>(kv), static_cast<int64_t>(kv_bytes / 2));
+    if (bad >= 0) return "holds NaN or Inf K/V (f16 value " + std::to_string(bad) + ")";
+    for (std::size_t l = 0; l < tail_q.size(); ++l)
+        if (first_non_finite_f32(tail_q[l].data(), static_cast<int64_t>(tail_q[l].size())) >= 0)
+            return "holds NaN or Inf queries (layer " + std::to_string(l) + ")";
+    return {};
+}
+
 }  // namespace
 
 uint64_t KvCacheKey::digest() const {
     Checksum64 c(0x6b65792d6b766331ull);
     c.update_u64(model.file_bytes);
-    c.update_u64(static_cast<uint64_t>(model.mtime_ns));
     c.update_u64(model.content_hash);
     c.update_u64(tokenizer_hash);
     c.update_u64(compute_hash);
@@ -259,6 +289,8 @@ void write_kv_store_file(const std::filesystem::path& path, const KvCacheKey& ke
         c.store->tokens() != s.tokens || static_cast<int>(c.tail_q->size()) != s.n_layers)
         throw Error("K/V cache file " + path.string() + ": the session's contents do not match their shape");
     const FileHeader h = make_header(key, s);
+    if (std::string why = non_finite_in(c.store->data(), h.kv_bytes, *c.tail_q); !why.empty())
+        throw Error("K/V cache file " + path.string() + " not written: the session " + why);
     AtomicFileWriter out(path);
     ChecksummedSink sink(out);
     sink.write(&h, sizeof h);
@@ -356,6 +388,8 @@ LoadedKvStore read_kv_store_file(const std::filesystem::path& path, const KvFile
     }
     if (!std::equal(tokens.begin(), tokens.end(), expect.tokens.begin(), expect.tokens.end()))
         bad(path, "made for a different document (token ids differ)");
+    const void* kv = file.mapped() ? static_cast<const void*>(file.mapped() + h.kv_offset) : out.store->data();
+    if (std::string why = non_finite_in(kv, h.kv_bytes, out.tail_q); !why.empty()) bad(path, why);
     if (file.mapped()) {
         const std::size_t length = file.size();
         out.store =

@@ -22,22 +22,21 @@
 #include <vector>
 
 #include "engine/kv/full_kv_store.h"
+#include "engine/kv/model_identity.h"
 
 namespace snapdoc {
 
 // Bumped when the file layout changes.
-inline constexpr uint32_t kKvFileFormatVersion = 1;
+inline constexpr uint32_t kKvFileFormatVersion = 2;  // 2: the model hash covers the whole file
+// The trailer's checksum is checksum64(every byte before the trailer, this seed); tests and the
+// fuzz target recompute it to get past it.
+inline constexpr uint64_t kKvFileChecksumSeed = 0x534e4150444b5631ull;  // "SNAPDKV1"
+// Bytes of the header and of the trailer (u64 checksum + "KVEND\0\0\0").
+inline constexpr std::size_t kKvFileHeaderBytes = 4096;
+inline constexpr std::size_t kKvFileTrailerBytes = 16;
 // Bumped when the engine computes K/V differently (RoPE, attention, rounding), so old files from
 // an otherwise identical setup are not reused.
 inline constexpr uint32_t kKvEngineCacheVersion = 1;
-
-// The model file as the cache knows it: cheap to compute and changed by any rewrite of the file.
-struct ModelIdentity {
-    uint64_t file_bytes = 0;
-    int64_t mtime_ns = 0;
-    uint64_t content_hash = 0;  // of the file's header/metadata bytes (the first few MiB)
-    bool operator==(const ModelIdentity&) const = default;
-};
 
 // Everything a document's K/V depend on. Any difference means a different file.
 struct KvCacheKey {

@@ -12,6 +12,7 @@
 
 #include "engine/common/error.h"
 #include "engine/common/message_text.h"
+#include "engine/model/tensor_ranges.h"
 
 namespace snapdoc {
 
@@ -313,6 +314,10 @@ GgufFile GgufFile::parse(std::shared_ptr<const MappedFile> file) {
                    std::to_string(t.offset) + " but the data section is " + std::to_string(data_size) + " bytes");
         }
     }
+    std::vector<TensorRange> ranges;
+    for (const TensorInfo& t : g.tensors_)
+        if (t.nbytes) ranges.push_back({t.name, t.offset, t.offset + *t.nbytes});
+    if (std::string why = overlapping_tensors(std::move(ranges)); !why.empty()) c.fail(why);
     return g;
 }
 

@@ -12,6 +12,7 @@
 
 #include "engine/common/error.h"
 #include "engine/common/input_file.h"
+#include "engine/common/mapped_regions.h"
 
 namespace snapdoc {
 
@@ -41,6 +42,7 @@ std::shared_ptr<const MappedFile> MappedFile::open(const std::filesystem::path& 
     file->data_ = static_cast<const uint8_t*>(p);
     file->size_ = size;
     file->mapped_ = true;
+    register_mapped_region(p, size, "the model file " + path.string());
     return file;
 }
 
@@ -60,6 +62,7 @@ std::shared_ptr<const MappedFile> MappedFile::from_bytes(std::string name, std::
 MappedFile::~MappedFile() {
     if (data_ == nullptr) return;
     if (mapped_) {
+        unregister_mapped_region(data_);
         ::munmap(const_cast<uint8_t*>(data_), size_);
     } else {
         ::operator delete(const_cast<uint8_t*>(data_), std::align_val_t(kBufferAlignment));

@@ -9,6 +9,7 @@
 #include "engine/common/error.h"
 #include "engine/common/json_input.h"
 #include "engine/common/message_text.h"
+#include "engine/model/tensor_ranges.h"
 
 namespace snapdoc {
 
@@ -123,6 +124,9 @@ SafetensorsFile SafetensorsFile::parse(std::shared_ptr<const MappedFile> file) {
         st.index_.emplace(t.name, st.tensors_.size());
         st.tensors_.push_back(std::move(t));
     }
+    std::vector<TensorRange> ranges;
+    for (const TensorInfo& t : st.tensors_) ranges.push_back({t.name, t.begin, t.end});
+    if (std::string why = overlapping_tensors(std::move(ranges)); !why.empty()) fail(why);
     return st;
 }
 

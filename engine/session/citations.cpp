@@ -49,24 +49,38 @@ std::vector<Citation> find_citations(std::span<const float> attention, const Cit
     const float cut = o.threshold * top;
 
     // Runs above the cut, merged across small gaps; each remembers its strongest stretch.
+    // The sinks (BOS, template opening) are never cited: smoothing spreads their neighbours into them.
+    const int first = std::clamp(o.sink_tokens, 0, n);
+    const int max_len = std::max(1, o.max_passage);
     std::vector<std::pair<int, int>> runs;
     std::vector<float> peaks;
-    for (int i = 0; i < n; ++i) {
+    std::vector<int> peak_at;
+    for (int i = first; i < n; ++i) {
         if (smooth[i] < cut || smooth[i] <= 0) continue;
         if (!runs.empty() && i - runs.back().second <= o.merge_gap) {
             runs.back().second = i;
-            peaks.back() = std::max(peaks.back(), smooth[i]);
+            if (smooth[i] > peaks.back()) peaks.back() = smooth[i], peak_at.back() = i;
         } else {
             runs.push_back({i, i});
             peaks.push_back(smooth[i]);
+            peak_at.push_back(i);
         }
+    }
+    // Diffuse attention above the cut nearly everywhere merges into one run across the whole
+    // document, which cites nothing: a run longer than max_passage keeps the max_passage tokens
+    // around its peak.
+    for (std::size_t k = 0; k < runs.size(); ++k) {
+        auto& [a, b] = runs[k];
+        if (b - a + 1 <= max_len) continue;
+        a = std::clamp(peak_at[k] - max_len / 2, a, b - max_len + 1);
+        b = a + max_len - 1;
     }
     // Grown to sentence bounds (a passage reads as whole sentences), within max_passage.
     if (!sentence_end.empty()) {
         for (auto& [a, b] : runs) {
-            const int limit = std::max(o.max_passage, b - a + 1);
+            const int limit = std::max(max_len, b - a + 1);
             int lo = a, hi = b;
-            while (lo > 0 && !sentence_end[lo - 1] && hi - lo + 1 < limit) --lo;
+            while (lo > first && !sentence_end[lo - 1] && hi - lo + 1 < limit) --lo;
             while (hi < n - 1 && !sentence_end[hi] && hi - lo + 1 < limit) ++hi;
             a = lo;
             b = hi;
@@ -76,8 +90,17 @@ std::vector<Citation> find_citations(std::span<const float> attention, const Cit
         std::vector<float> merged_peaks;
         for (std::size_t k = 0; k < runs.size(); ++k) {
             if (!merged.empty() && runs[k].first <= merged.back().second + 1) {
-                merged.back().second = std::max(merged.back().second, runs[k].second);
-                merged_peaks.back() = std::max(merged_peaks.back(), peaks[k]);
+                const int end = std::max(merged.back().second, runs[k].second);
+                if (end - merged.back().first + 1 <= max_len) {
+                    merged.back().second = end;
+                    merged_peaks.back() = std::max(merged_peaks.back(), peaks[k]);
+                    continue;
+                }
+                // Merging would pass max_passage: the later passage starts after the earlier one.
+                runs[k].first = merged.back().second + 1;
+                if (runs[k].first > runs[k].second) continue;
+                merged.push_back(runs[k]);
+                merged_peaks.push_back(peaks[k]);
             } else {
                 merged.push_back(runs[k]);
                 merged_peaks.push_back(peaks[k]);

@@ -25,7 +25,8 @@ struct CitationOptions {
     int smooth_kernel = 5;    // moving average over positions before peaks are picked (odd)
     float threshold = 0.2f;   // positions at >= threshold × the highest smoothed score join a passage
     int merge_gap = 8;        // passages closer than this many tokens merge into one
-    int max_passage = 96;     // a passage grown to sentence bounds stops at this many tokens
+    int max_passage = 96;     // no passage is longer (a longer run keeps the part around its peak;
+                              // growing to sentence bounds and merging stop at it)
 };
 
 // Adds one layer's window scores (out of Backend::window_scores: [n_heads × doc_len], summed over

@@ -56,6 +56,17 @@ int DocumentChat::prompt_tokens_for(std::string_view question, std::span<const C
     return session_.document_tokens() + static_cast<int>(conversation_part(kind_, tokenizer_, history, question).ids.size());
 }
 
+int DocumentChat::turns_to_drop(std::string_view question, std::span<const ChatTurn> history,
+                                int64_t max_new_tokens) const {
+    const int ctx = backend_.config().context_length;
+    if (ctx <= 0 || history.empty()) return 0;
+    const int64_t room = int64_t{ctx} - std::max<int64_t>(0, max_new_tokens);
+    // Oldest first; each candidate is laid out by the template (a turn's token count depends on it).
+    for (std::size_t k = 0; k < history.size(); ++k)
+        if (prompt_tokens_for(question, history.subspan(k)) <= room) return static_cast<int>(k);
+    return static_cast<int>(history.size());
+}
+
 std::string DocumentChat::document_excerpt(int first_token, int last_token, std::size_t max_chars) const {
     const int n = static_cast<int>(document_ids_.size());
     first_token = std::max(0, first_token);
@@ -150,13 +161,21 @@ AskResult DocumentChat::ask_turn(std::string_view question, const AskOptions& op
         session_.set_question(question_part, options.snapkv.window, options.cancel);
         r.question_seconds = seconds_since(t0);
     } else {
-        const ConversationPart part = conversation_part(kind_, tokenizer_, options.history, question);
+        std::span<const ChatTurn> history = options.history;
+        if (!options.ignore_context) {
+            r.dropped_turns = turns_to_drop(question, history, options.max_new_tokens);
+            history = history.subspan(static_cast<std::size_t>(r.dropped_turns));
+            if (r.dropped_turns > 0)
+                spdlog::info("conversation: the oldest {} of {} turns left out of the prompt to fit the context",
+                             r.dropped_turns, options.history.size());
+        }
+        const ConversationPart part = conversation_part(kind_, tokenizer_, history, question);
         const int T = static_cast<int>(part.ids.size());
         r.question_tokens = T - part.question_start;
         r.history_tokens = part.question_start;
         // The whole prompt against the context before anything runs.
         check_context_room(int64_t{D} + T, options.max_new_tokens, backend_.config().context_length,
-                           "document + history (" + std::to_string(options.history.size()) +
+                           "document + history (" + std::to_string(history.size()) +
                                " turns) + question + answer",
                            options.ignore_context);
         const int keep = history_keep_start(part, options.history_keep_tokens);

@@ -57,6 +57,9 @@ struct AskResult {
     int reused_tokens = 0;      // tokens after the document whose K/V came from an earlier ask
     int forwarded_tokens = 0;   // tokens after the document that ran through the layers for this prompt
     int history_kept_from = 0;  // prompt position where the history kept whole begins (= prompt end if none)
+    // Oldest turns of AskOptions::history left out of the prompt so that it fits the context
+    // (DocumentChat::turns_to_drop); 0 when the whole conversation fit.
+    int dropped_turns = 0;
     // Sources of the answer (AskOptions::citations): the top passages, and the score of every
     // document token (sums to ~1 over positions >= sink_tokens) for "used by this answer" shading.
     std::vector<Citation> citations;
@@ -81,6 +84,12 @@ public:
     // checks; ask checks document + history + question + max_new_tokens itself, before any forward).
     int prompt_tokens_for(std::string_view question, std::span<const ChatTurn> history = {}) const;
 
+    // A conversation that outgrows the context is never refused for its history: when document +
+    // history + question + max_new_tokens do not fit, the oldest turns are left out of the prompt,
+    // whole turns, oldest first, until the rest fits (AskResult::dropped_turns). The caller keeps
+    // its full history (what the user sees and exports); only the prompt is shortened. With no
+    // turn left, a question that still does not fit is refused as before (check_context_room).
+    // ignore_context turns the rule off (every turn is sent).
     AskResult ask(std::string_view question, const AskOptions& options);
     // The same for a prompt tail the caller laid out itself (snapdoc-server: everything after the
     // document part, up to the tail that opens the answer): the longest prefix of `tail` already
@@ -89,6 +98,10 @@ public:
     // equal to build_question_part answers exactly as ask. `keep_whole_from`: prompt position from
     // which select keeps every position (recent history), -1 for none. options.history is unused.
     AskResult ask_tokens(std::span<const int32_t> tail, int keep_whole_from, const AskOptions& options);
+
+    // How many of the oldest turns of `history` ask leaves out for this question (the rule above);
+    // callers that check the context themselves (the app) drop the same turns first.
+    int turns_to_drop(std::string_view question, std::span<const ChatTurn> history, int64_t max_new_tokens) const;
     // Re-selects for the last question with new settings: no forward pass (a new window re-scores).
     std::shared_ptr<const Selection> reselect(const SnapKvConfig& config);
 

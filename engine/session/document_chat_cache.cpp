@@ -1,6 +1,8 @@
 // DocumentChat's use of the on-disk K/V cache: restore a document's K/V from its cache file when
 // there is a valid one, else prefill and write one. The cache only ever saves time: anything wrong
 // with it (a corrupt file, a full disk, an unwritable folder) is a warning and a normal prefill.
+// The warning is cache_report().note, which the caller shows (the CLI on stderr, the app in its
+// status); it is logged at info level only, so it is not printed twice.
 #include <spdlog/spdlog.h>
 
 #include <chrono>
@@ -15,6 +17,9 @@ void DocumentChat::set_kv_cache(KvStoreCache* cache, const ModelIdentity& model,
     kv_cache_ = cache;
     model_identity_ = model;
     if (cache) {
+        // The cap applies from the start (a folder over it, or a lowered cap, is not left so until
+        // the next write), and leftovers of killed writers go now.
+        cache->evict();
         tokenizer_hash_ = tokenizer_identity(tokenizer_);
         compute_hash_ = compute_identity(backend_.config(), run_context_length);
     }
@@ -42,7 +47,9 @@ void DocumentChat::load_or_prefill(std::span<const int32_t> part, std::string_vi
     const std::filesystem::path file = kv_cache_->path_for(key);
     cache_report_.file = file;
     std::error_code ec;
-    if (std::filesystem::exists(file, ec)) {
+    // Anything at the name, not following links: a dangling link or a FIFO is tried, refused and
+    // removed like a corrupt file, so it never turns caching off for this document.
+    if (kv_cache_->occupied(file)) {
         const auto t0 = SteadyClock::now();
         try {
             session_.restore_document_cache(file, key, part);
@@ -57,7 +64,7 @@ void DocumentChat::load_or_prefill(std::span<const int32_t> part, std::string_vi
             // Never trusted: the file goes and the document is prefilled (and cached) again.
             cache_report_.load_seconds = seconds_since(t0);
             cache_report_.note = std::string("the K/V cache file was not usable and is rebuilt: ") + e.what();
-            spdlog::warn("{}", cache_report_.note);
+            spdlog::info("{}", cache_report_.note);
             kv_cache_->remove(file);
         }
     }
@@ -75,9 +82,10 @@ void DocumentChat::load_or_prefill(std::span<const int32_t> part, std::string_vi
              std::min<int>(static_cast<int>(part.size()), session_.max_window())});
         if (std::string why = kv_cache_->room_for(bytes); !why.empty()) {
             cache_report_.note = "not saved to the K/V cache: " + why;
-            spdlog::warn("{}", cache_report_.note);
+            spdlog::info("{}", cache_report_.note);
             return;
         }
+        kv_cache_->clear_name(file);  // the file written is always a regular file, never through a link
         session_.save_document_cache(file, key, part);
         cache_report_.saved = true;
         cache_report_.file_bytes = bytes;
@@ -88,7 +96,7 @@ void DocumentChat::load_or_prefill(std::span<const int32_t> part, std::string_vi
     } catch (const Error& e) {
         cache_report_.save_seconds = seconds_since(t0);
         cache_report_.note = std::string("not saved to the K/V cache: ") + e.what();
-        spdlog::warn("{}", cache_report_.note);
+        spdlog::info("{}", cache_report_.note);
     }
 }
 

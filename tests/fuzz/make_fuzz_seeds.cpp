@@ -1,7 +1,7 @@
 // Writes seed corpora for the fuzz targets into OUT/{gguf,safetensors,hf_config,gguf_quant,
-// tokenizer_json,tokenizer_text,chat_template}: tiny valid models in every dtype (gguf_quant: one per
+// tokenizer_json,tokenizer_text,chat_template,kv_cache}: tiny valid models in every dtype (gguf_quant: one per
 // block type, every matrix in it), a GGUF with every metadata type, config.json variants,
-// tokenizer.json files, and texts in the tokenizer targets' input layouts. Small inputs keep the
+// tokenizer.json files, texts in the tokenizer targets' input layouts and K/V cache files. Small inputs keep the
 // fuzzers fast. Usage: snapdoc_fuzz_seeds OUT
 #include <cstdio>
 #include <filesystem>
@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/common/error.h"
+#include "engine/kv/kv_store_file.h"
 #include "engine/model/gguf_model.h"
 #include "engine/model/gguf_types.h"
 #include "engine/model/gguf_writer.h"
@@ -166,6 +167,31 @@ void write_text_seeds(const fs::path& tok_dir, const fs::path& chat_dir) {
 
 }  // namespace
 
+// K/V cache files (fuzz_kv_cache_file): small valid ones, each behind each of the target's mode bytes.
+static void write_kv_cache_seeds(const fs::path& dir, const fs::path& spill) {
+    int n = 0;
+    for (const KvFileShape shape : {KvFileShape{1, 1, 8, 16, 5, 2}, KvFileShape{2, 2, 16, 32, 33, 8}}) {
+        FullKvStore store(shape.n_layers, shape.n_kv_heads, shape.head_dim, shape.tokens, int64_t{1} << 20, spill);
+        std::vector<float> k(static_cast<std::size_t>(shape.tokens) * shape.head_dim), v(k.size());
+        for (std::size_t i = 0; i < k.size(); ++i) k[i] = 0.01f * static_cast<float>(i % 97), v[i] = -k[i];
+        for (int l = 0; l < shape.n_layers; ++l)
+            for (int h = 0; h < shape.n_kv_heads; ++h) store.store_rows(l, h, 0, shape.tokens, k.data(), v.data());
+        std::vector<std::vector<float>> tail_q(shape.n_layers,
+                                               std::vector<float>(static_cast<std::size_t>(shape.tail_rows) * shape.q_dim, 0.25f));
+        std::vector<int32_t> tokens(shape.tokens);
+        for (int i = 0; i < shape.tokens; ++i) tokens[i] = 7 * i + 1;
+        KvCacheKey key;
+        key.model = {12345, 0x1234};
+        key.tokens_hash = 99;
+        const fs::path file = spill / "seed.snapkv";
+        write_kv_store_file(file, key, {shape, &store, &tail_q, tokens});
+        std::ifstream in(file, std::ios::binary);
+        const std::string image{std::istreambuf_iterator<char>(in), {}};
+        for (char mode : {'\0', '\1', '\3'})
+            std::ofstream(dir / ("cache" + std::to_string(n++) + ".bin"), std::ios::binary) << mode << image;
+    }
+}
+
 int main(int argc, char** argv) {
     if (argc != 2) {
         std::fprintf(stderr, "usage: %s OUT_DIR\n", argv[0]);
@@ -173,7 +199,9 @@ int main(int argc, char** argv) {
     }
     const fs::path out = argv[1];
     for (const char* d :
-         {"gguf", "safetensors", "hf_config", "gguf_quant", "tokenizer_json", "tokenizer_text", "chat_template"}) fs::create_directories(out / d);
+         {"gguf", "safetensors", "hf_config", "gguf_quant", "tokenizer_json", "tokenizer_text", "chat_template",
+          "kv_cache"})
+        fs::create_directories(out / d);
 
     int n = 0;
     for (DType dt : {DType::F32, DType::F16, DType::BF16, DType::Q8_0}) {
@@ -187,6 +215,7 @@ int main(int argc, char** argv) {
     write_metadata_gguf(out / "gguf" / "metadata.gguf");
 
     TempDir tmp;
+    write_kv_cache_seeds(out / "kv_cache", tmp.path());
     n = 0;
     for (DType dt : {DType::F32, DType::F16, DType::BF16}) {
         const fs::path dir = tmp / ("hf" + std::to_string(n));

@@ -92,5 +92,27 @@ TEST(Citations, NothingToCiteAndBadInput) {
     EXPECT_THROW(find_citations(std::vector<float>(10, 1.0f), {}, std::vector<uint8_t>(3)), Error);
 }
 
+// Issue 24: diffuse attention (above the cut almost everywhere) made one citation of the whole
+// document, sinks and system prompt included (tokens 3-1879). Every passage is now at most
+// max_passage tokens, around the strongest stretch, and never starts in the sinks.
+TEST(Citations, DiffuseAttentionNeverCitesTheWholeDocument) {
+    std::vector<float> a(1880);
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = 1.0f + 0.2f * static_cast<float>((i * 37) % 11) / 11.0f;
+    for (int i = 900; i < 905; ++i) a[i] = 1.6f;  // the strongest stretch
+    std::vector<uint8_t> ends(a.size(), 0);
+    for (std::size_t i = 40; i < ends.size(); i += 41) ends[i] = 1;
+    CitationOptions o;
+    for (bool with_sentences : {false, true}) {
+        const auto c = find_citations(a, o, with_sentences ? std::span<const uint8_t>(ends) : std::span<const uint8_t>());
+        ASSERT_FALSE(c.empty());
+        for (const Citation& x : c) {
+            EXPECT_LE(x.last_token - x.first_token + 1, o.max_passage) << x.first_token << "-" << x.last_token;
+            EXPECT_GE(x.first_token, o.sink_tokens);
+        }
+        EXPECT_LE(c[0].first_token, 900);
+        EXPECT_GE(c[0].last_token, 904);
+    }
+}
+
 }  // namespace
 }  // namespace snapdoc

@@ -109,7 +109,7 @@ TEST(KvStoreCacheFolder, RoomRespectsTheCap) {
     EXPECT_NE(huge.room_for(int64_t{1} << 61).find("not enough free disk space"), std::string::npos);
 }
 
-TEST(KvStoreCacheFolder, ModelIdentityChangesWithContentSizeOrTime) {
+TEST(KvStoreCacheFolder, ModelIdentityFollowsContentAndSizeNotTime) {
     testing::TempDir dir;
     const fs::path m = dir / "m.gguf";
     write_bytes(m, 4096, 'a');
@@ -121,10 +121,12 @@ TEST(KvStoreCacheFolder, ModelIdentityChangesWithContentSizeOrTime) {
         f.seekp(100);
         f.put('b');
     }
-    fs::last_write_time(m, t);  // same size and time, different header bytes
+    fs::last_write_time(m, t);  // same size and time, different bytes
     EXPECT_NE(model_identity(m).content_hash, a.content_hash);
     write_bytes(m, 4096, 'a');
     fs::last_write_time(m, t + 1s);
+    EXPECT_EQ(model_identity(m), a);  // the same bytes (a copy, a touch) are the same model
+    write_bytes(m, 4097, 'a');
     EXPECT_NE(model_identity(m), a);
     EXPECT_THROW(model_identity(dir / "absent.gguf"), Error);
 }
@@ -146,8 +148,8 @@ protected:
         tok = std::make_unique<Tokenizer>(Tokenizer::from_model(*model));
         backend = make_cpu_backend(*model);
         kind = choose_chat_template(model->chat_template, "");
-        identity = model_identity(demo_model_path());
         cache = std::make_unique<KvStoreCache>(dir / "kv");
+        identity = cache->model_identity(demo_model_path());
     }
     std::unique_ptr<DocumentChat> chat_with_cache() {
         auto c = std::make_unique<DocumentChat>(*backend, *tok, kind);

@@ -42,7 +42,7 @@ struct Sample {
         for (auto& layer : tail_q)
             for (auto& x : layer) x = n(rng);
         for (int i = 0; i < shape.tokens; ++i) tokens.push_back(static_cast<int32_t>(rng() % 1000));
-        key.model = {123456, 1700000000123456789LL, 0xabcdef};
+        key.model = {123456, 0xabcdef};
         key.tokenizer_hash = 1;
         key.compute_hash = 2;
         key.tokens_hash = checksum64(tokens.data(), tokens.size() * 4);
@@ -168,7 +168,7 @@ TEST_F(KvStoreFile, MismatchedKeyShapeOrTokensAreRefused) {
         }
     };
     KvFileExpectation e = s.expect();
-    e.key.model.mtime_ns += 1;
+    e.key.model.content_hash += 1;
     refused(e, "different model");
     e = s.expect();
     e.key.system_prompt_hash ^= 1;

@@ -152,13 +152,14 @@ INSTANTIATE_TEST_SUITE_P(AllBlockTypes, QuantDot, ::testing::ValuesIn(kBlockType
 TEST(QuantActivation, BlocksHoldScaleAndSums) {
     auto x = normal(512, 3);
     x[7] = -50.0f;
-    x[300] = std::numeric_limits<float>::quiet_NaN();  // counts as 0
+    x[300] = std::numeric_limits<float>::quiet_NaN();  // poisons its block: d = NaN, so the NaN reaches the dot
     std::vector<uint8_t> buf(cpu::act_row_bytes(ActFormat::Blocks256, 512));
     cpu::quantize_activation(ActFormat::Blocks256, x.data(), buf.data(), 512);
     const auto* a = reinterpret_cast<const cpu::ActBlock256*>(buf.data());
     EXPECT_FLOAT_EQ(a[0].d, 50.0f / 127.0f);
     EXPECT_EQ(a[0].q[7], -127);
     EXPECT_EQ(a[1].q[300 - 256], 0);
+    EXPECT_TRUE(std::isnan(a[1].d));  // it was 0 with the NaN skipped: every logit came out finite
     for (int b = 0; b < 2; ++b)
         for (int g = 0; g < 16; ++g) {
             int s = 0;
@@ -168,6 +169,7 @@ TEST(QuantActivation, BlocksHoldScaleAndSums) {
     std::vector<uint8_t> buf32(cpu::act_row_bytes(ActFormat::Blocks32, 64));
     cpu::quantize_activation(ActFormat::Blocks32, x.data(), buf32.data(), 64);
     const auto* c = reinterpret_cast<const cpu::ActBlock32*>(buf32.data());
+    EXPECT_TRUE(std::isfinite(c[1].d));
     int s = 0;
     for (int i = 0; i < 32; ++i) s += c[1].q[i];
     EXPECT_FLOAT_EQ(c[1].d_sum, c[1].d * static_cast<float>(s));
@@ -184,6 +186,29 @@ TEST(QuantActivation, SimdAndPortableQuantizersAgreeByteForByte) {
         cpu::quantize_activation(f, x.data(), a.data(), 1024);
         cpu::quantize_activation_portable(f, x.data(), b.data(), 1024);
         EXPECT_EQ(a, b);
+    }
+}
+
+// A NaN or Inf activation must not vanish in the 8-bit quantizer (the NaN-logit guard never fired on
+// quantized models): its block's scale is NaN in both implementations, the other blocks are intact.
+TEST(QuantActivation, NonFiniteValuesPoisonTheirBlockScale) {
+    for (float bad : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+                      -std::numeric_limits<float>::infinity()}) {
+        auto x = normal(512, 4);
+        x[260] = bad;
+        for (auto quantize : {&cpu::quantize_activation, &cpu::quantize_activation_portable}) {
+            std::vector<uint8_t> b256(cpu::act_row_bytes(ActFormat::Blocks256, 512));
+            quantize(ActFormat::Blocks256, x.data(), b256.data(), 512);
+            const auto* a = reinterpret_cast<const cpu::ActBlock256*>(b256.data());
+            EXPECT_TRUE(std::isfinite(a[0].d));
+            EXPECT_TRUE(std::isnan(a[1].d)) << bad;
+            std::vector<uint8_t> b32(cpu::act_row_bytes(ActFormat::Blocks32, 512));
+            quantize(ActFormat::Blocks32, x.data(), b32.data(), 512);
+            const auto* c = reinterpret_cast<const cpu::ActBlock32*>(b32.data());
+            EXPECT_TRUE(std::isnan(c[260 / 32].d)) << bad;
+            EXPECT_TRUE(std::isnan(c[260 / 32].d_sum)) << bad;
+            EXPECT_TRUE(std::isfinite(c[0].d));
+        }
     }
 }
 

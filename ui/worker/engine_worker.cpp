@@ -33,7 +33,7 @@ struct EngineWorker::State {
     void attach_kv_cache() {
         if (!chat) return;
         try {
-            chat->set_kv_cache(kv_cache.get(), kv_cache ? model_identity(model_path.toStdString()) : ModelIdentity{});
+            chat->set_kv_cache(kv_cache.get(), kv_cache ? kv_cache->model_identity(model_path.toStdString()) : ModelIdentity{});
         } catch (const std::exception& e) {
             spdlog::warn("K/V cache off for this model: {}", e.what());
             chat->set_kv_cache(nullptr, {});
@@ -288,6 +288,9 @@ AnswerStats EngineWorker::run_ask(const AskRequest& request, const SnapKvConfig&
     std::vector<ChatTurn> history;
     history.reserve(request.history.size());
     for (const HistoryTurn& t : request.history) history.push_back({t.question.toStdString(), t.answer.toStdString()});
+    // A conversation past the context leaves out its oldest turns (the engine's rule, DocumentChat::ask).
+    if (!gen.ignore_context)
+        history.erase(history.begin(), history.begin() + s_->chat->turns_to_drop(question, history, gen.max_new_tokens));
     // The shared check (64-bit, bounded -n) before the question runs through any layer.
     const ContextRoom room = context_room(s_->chat->prompt_tokens_for(question, history), gen.max_new_tokens,
                                           s_->model->config.context_length, "document + question + answer",

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <limits>
 
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
@@ -16,8 +17,15 @@ namespace {
 // Quantizes `n` values to q with a float scale; returns d and Σq.
 float quantize_block_portable(const float* x, int n, int8_t* q, int& sum) {
     float amax = 0.0f;
-    for (int i = 0; i < n; ++i) amax = std::max(amax, std::fabs(x[i]));  // NaN ignored
-    if (!std::isfinite(amax)) amax = 0.0f;  // an inf activation is a broken model; keep the rest finite
+    bool finite = true;
+    for (int i = 0; i < n; ++i) {
+        amax = std::max(amax, std::fabs(x[i]));
+        finite = finite && std::isfinite(x[i]);
+    }
+    // A NaN or Inf activation (a broken model or file) must reach the logits, where the NaN-logit
+    // guard names it: d = NaN makes every dot with this block NaN. (It used to become 0: every
+    // logit exactly 0.0, exit status 0.)
+    if (!finite) amax = std::numeric_limits<float>::quiet_NaN();
     const float d = amax / 127.0f;
     const float id = d > 0.0f ? 1.0f / d : 0.0f;
     sum = 0;
@@ -31,18 +39,23 @@ float quantize_block_portable(const float* x, int n, int8_t* q, int& sum) {
 }
 
 #ifdef SNAPDOC_ACT_AVX2
-// The same results as the portable code (the max ignores NaN, NaN becomes 0, rounding is to nearest
-// even in both), 32 values per step. n is a multiple of 32.
+// The same results as the portable code (a NaN or Inf value makes d NaN and every q 0, rounding is
+// to nearest even in both), 32 values per step. n is a multiple of 32.
 float quantize_block(const float* x, int n, int8_t* q, int& sum) {
     const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+    const __m256 inf = _mm256_set1_ps(std::numeric_limits<float>::infinity());
     __m256 vmax = _mm256_setzero_ps();
-    for (int i = 0; i < n; i += 8)
-        vmax = _mm256_max_ps(_mm256_and_ps(_mm256_loadu_ps(x + i), abs_mask), vmax);  // NaN: keeps vmax
+    __m256 bad = _mm256_setzero_ps();
+    for (int i = 0; i < n; i += 8) {
+        const __m256 a = _mm256_and_ps(_mm256_loadu_ps(x + i), abs_mask);
+        vmax = _mm256_max_ps(a, vmax);                                 // NaN: keeps vmax
+        bad = _mm256_or_ps(bad, _mm256_cmp_ps(a, inf, _CMP_NLT_UQ));  // NaN or Inf
+    }
     __m128 m = _mm_max_ps(_mm256_castps256_ps128(vmax), _mm256_extractf128_ps(vmax, 1));
     m = _mm_max_ps(m, _mm_movehl_ps(m, m));
     m = _mm_max_ss(m, _mm_movehdup_ps(m));
     float amax = _mm_cvtss_f32(m);
-    if (!std::isfinite(amax)) amax = 0.0f;
+    if (_mm256_movemask_ps(bad) != 0) amax = std::numeric_limits<float>::quiet_NaN();  // as the portable code
     const float d = amax / 127.0f;
     const __m256 id = _mm256_set1_ps(d > 0.0f ? 1.0f / d : 0.0f);
     const __m256 lo = _mm256_set1_ps(-127.0f), hi = _mm256_set1_ps(127.0f);

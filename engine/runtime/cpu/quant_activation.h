@@ -34,7 +34,8 @@ enum class ActFormat { Blocks32, Blocks256 };
 ActFormat act_format(DType t);
 // Bytes of one quantized activation row of n values (n a multiple of the block size).
 std::size_t act_row_bytes(ActFormat f, int64_t n);
-// Quantizes n floats (round to nearest, scale = absmax / 127 per block; NaN counts as 0).
+// Quantizes n floats (round to nearest, scale = absmax / 127 per block). A block holding NaN or Inf
+// gets d = NaN (and q = 0), so the NaN reaches every dot with it and then the logits check.
 void quantize_activation(ActFormat f, const float* x, void* dst, int64_t n);
 // The same without SIMD (what builds without AVX2 use; tests check both give the same bytes).
 void quantize_activation_portable(ActFormat f, const float* x, void* dst, int64_t n);
