@@ -7,9 +7,13 @@
 #include <QLocale>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
+#include <algorithm>
 #include <QVBoxLayout>
 
 #include "ui/chat/chat_view.h"
+#include "ui/widgets/elided_button.h"
+#include "ui/widgets/flow_layout.h"
 
 namespace snapdoc::ui {
 
@@ -20,7 +24,7 @@ ChatPanel::ChatPanel(QAbstractItemModel* messages, QAbstractItemModel* conversat
     conversations_->setObjectName("conversationPicker");
     conversations_->setModel(conversations);
     conversations_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    conversations_->setMinimumContentsLength(18);
+    conversations_->setMinimumContentsLength(10);
     new_conversation_ = new QPushButton(tr("New"), this);
     new_conversation_->setObjectName("newConversationButton");
     new_conversation_->setToolTip(tr("Start a new conversation about this document (Ctrl+N)"));
@@ -33,7 +37,7 @@ ChatPanel::ChatPanel(QAbstractItemModel* messages, QAbstractItemModel* conversat
     rename_->setObjectName("renameConversationButton");
     delete_ = new QPushButton(tr("Delete"), this);
     delete_->setObjectName("deleteConversationButton");
-    system_prompt_ = new QPushButton(this);
+    system_prompt_ = new ElidedButton(QString(), this);
     system_prompt_->setObjectName("systemPromptButton");
     system_prompt_->setFlat(true);
     system_prompt_->setStyleSheet("text-align: left;");
@@ -56,12 +60,24 @@ ChatPanel::ChatPanel(QAbstractItemModel* messages, QAbstractItemModel* conversat
     status_->setObjectName("chatStatus");
     status_->setWordWrap(true);
 
+    // The suggestions scroll past about four rows, so in a 700 px window they leave the chat its room.
     suggestions_ = new QWidget(this);
     suggestions_->setObjectName("suggestions");
-    suggestion_rows_ = new QVBoxLayout(suggestions_);
+    auto* suggestion_box = new QVBoxLayout(suggestions_);
+    suggestion_box->setContentsMargins(0, 0, 0, 0);
+    suggestion_box->setSpacing(2);
+    suggestion_box->addWidget(new QLabel(tr("Suggested questions:"), suggestions_));
+    suggestion_scroll_ = new QScrollArea(suggestions_);
+    suggestion_scroll_->setObjectName("suggestionScroll");
+    suggestion_scroll_->setWidgetResizable(true);
+    suggestion_scroll_->setFrameShape(QFrame::NoFrame);
+    suggestion_scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    auto* suggestion_list = new QWidget;
+    suggestion_rows_ = new QVBoxLayout(suggestion_list);
     suggestion_rows_->setContentsMargins(0, 0, 0, 0);
     suggestion_rows_->setSpacing(2);
-    suggestion_rows_->addWidget(new QLabel(tr("Suggested questions:"), suggestions_));
+    suggestion_scroll_->setWidget(suggestion_list);
+    suggestion_box->addWidget(suggestion_scroll_);
     suggestions_->hide();
 
     question_ = new QuestionEdit(this);
@@ -81,23 +97,26 @@ ChatPanel::ChatPanel(QAbstractItemModel* messages, QAbstractItemModel* conversat
     compare_->setObjectName("compareButton");
     compare_->setToolTip(tr("Answer the question twice, from the full cache and from the compressed one"));
 
-    auto* top = new QHBoxLayout;
+    auto* top = new FlowLayout;
     top->addWidget(new QLabel(tr("Conversation:"), this));
-    top->addWidget(conversations_, 1);
+    conversations_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    top->addWidget(conversations_);
     top->addWidget(new_conversation_);
-    auto* tools = new QHBoxLayout;
-    tools->addWidget(search_, 1);
+    auto* tools = new FlowLayout;
+    search_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    search_->setMinimumWidth(120);
+    tools->addWidget(search_);
     tools->addWidget(rename_);
     tools->addWidget(delete_);
     auto* input = new QHBoxLayout;
     input->addWidget(question_, 1);
     input->addWidget(ask_);
     input->addWidget(stop_);
-    auto* actions = new QHBoxLayout;
+    // Wraps onto a second row in a narrow chat column (1024 px windows) instead of widening it.
+    auto* actions = new FlowLayout;
     actions->addWidget(regenerate_);
     actions->addWidget(copy_);
     actions->addWidget(compare_);
-    actions->addStretch(1);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(top);
@@ -134,19 +153,18 @@ void ChatPanel::submit() {
 }
 
 void ChatPanel::set_suggestions(const QStringList& questions) {
-    // Row 0 is the label; the buttons after it are rebuilt.
-    while (suggestion_rows_->count() > 1) {
-        QLayoutItem* item = suggestion_rows_->takeAt(1);
+    while (suggestion_rows_->count() > 0) {
+        QLayoutItem* item = suggestion_rows_->takeAt(0);
         delete item->widget();
         delete item;
     }
     suggestion_texts_ = questions;
     for (const QString& q : questions) {
-        auto* button = new QPushButton(q, suggestions_);
+        auto* button = new ElidedButton(q, suggestion_scroll_->widget());
         button->setObjectName("suggestionButton");
         button->setFlat(true);
         button->setStyleSheet("text-align: left;");
-        button->setToolTip(tr("Ask this question"));
+        button->setToolTip(tr("Ask: %1").arg(q));
         connect(button, &QPushButton::clicked, this, [this, q] {
             question_->setText(q);
             submit();
@@ -154,6 +172,11 @@ void ChatPanel::set_suggestions(const QStringList& questions) {
         suggestion_rows_->addWidget(button);
     }
     suggestions_->setVisible(!questions.isEmpty());
+    // Up to four rows without a scroll bar; more scroll.
+    const int row = suggestion_rows_->count() > 0 ? suggestion_rows_->itemAt(0)->sizeHint().height() : 0;
+    const int rows = std::min(static_cast<int>(questions.size()), 4);
+    suggestion_scroll_->setFixedHeight(rows * row + std::max(0, rows - 1) * suggestion_rows_->spacing() +
+                                       (questions.size() > 4 ? row / 2 : 0));
 }
 
 void ChatPanel::set_state(bool busy, bool can_ask, const QString& hint) {
@@ -200,8 +223,7 @@ QString ChatPanel::search_text() const {
 
 void ChatPanel::set_system_prompt_text(const QString& text) {
     const QString shown = text.isEmpty() ? tr("default (Settings)") : text.simplified();
-    system_prompt_->setText(
-        fontMetrics().elidedText(tr("System prompt: %1").arg(shown), Qt::ElideRight, 420));
+    system_prompt_->setText(tr("System prompt: %1").arg(shown));
     system_prompt_->setProperty("fullText", text);
 }
 

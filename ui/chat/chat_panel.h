@@ -15,6 +15,7 @@ class QLineEdit;
 class QProgressBar;
 class QPushButton;
 class QAbstractItemModel;
+class QScrollArea;
 class QVBoxLayout;
 
 namespace snapdoc::ui {
@@ -76,6 +77,7 @@ private:
     QLabel* speed_;
     QLabel* status_;
     QWidget* suggestions_;
+    QScrollArea* suggestion_scroll_;
     QVBoxLayout* suggestion_rows_;
     QStringList suggestion_texts_;
     QuestionEdit* question_;

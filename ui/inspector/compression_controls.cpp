@@ -49,6 +49,7 @@ CompressionControls::CompressionControls(QWidget* parent) : QWidget(parent) {
     budget_spin_->setRange(2, 1 << 20);
     estimate_ = new QLabel(this);
     estimate_->setObjectName("budgetMemoryLabel");
+    estimate_->setWordWrap(true);  // a figure or a sentence, in a column that may be 260 px wide
     estimate_->setToolTip(tr("KV cache this budget keeps for the current prompt, against the full cache"));
 
     window_ = new QSpinBox(this);
@@ -82,6 +83,8 @@ CompressionControls::CompressionControls(QWidget* parent) : QWidget(parent) {
     budget_row->addWidget(budget_spin_);
     auto* form = new QFormLayout(this);
     form->setContentsMargins(0, 0, 0, 0);
+    // A narrow inspector puts a label above its field rather than cutting the field off.
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows);
     form->addRow(enabled_);
     form->addRow(tr("Budget"), budget_row);
     form->addRow(QString(), estimate_);
@@ -129,7 +132,6 @@ void CompressionControls::set_prompt_length(int prompt_len) {
 
 void CompressionControls::set_unavailable_reason(const QString& reason) {
     unavailable_reason_ = reason;
-    if (!reason.isEmpty()) estimate_->setWordWrap(true);  // a reason is a sentence, not a figure
     update_estimate();
 }
 

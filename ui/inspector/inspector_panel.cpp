@@ -22,6 +22,7 @@
 #include "ui/inspector/head_detail_view.h"
 #include "ui/inspector/heatmap_minimap.h"
 #include "ui/inspector/retention_grid.h"
+#include "ui/widgets/flow_layout.h"
 
 namespace snapdoc::ui {
 
@@ -103,6 +104,7 @@ InspectorPanel::InspectorPanel(QWidget* parent) : QWidget(parent) {
                             "kept positions (at the current settings)"));
     view_label_ = new QLabel;
     view_label_->setObjectName("heatmapViewLabel");
+    view_label_->setWordWrap(true);
     reset_zoom_ = new QPushButton(tr("Whole prompt"));
     reset_zoom_->setObjectName("heatmapResetZoom");
     export_ = new QPushButton(tr("Export selection…"));
@@ -130,8 +132,10 @@ InspectorPanel::InspectorPanel(QWidget* parent) : QWidget(parent) {
     cb->addWidget(stability_);
     auto* grid_box = new QGroupBox(tr("What each head keeps"));
     auto* gb = new QVBoxLayout(grid_box);
-    auto* tools = new QHBoxLayout;
-    tools->addWidget(compare_, 1);
+    // The buttons wrap under the combo in a narrow inspector (they were cut off at 1024 px).
+    auto* tools = new FlowLayout;
+    compare_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    tools->addWidget(compare_);
     tools->addWidget(reset_zoom_);
     tools->addWidget(export_);
     gb->addWidget(legend_);
@@ -152,12 +156,12 @@ InspectorPanel::InspectorPanel(QWidget* parent) : QWidget(parent) {
     scroll_->setObjectName("inspectorScroll");
     scroll_->setWidget(content);
     scroll_->setWidgetResizable(true);
-    scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);  // whatever cannot reflow still scrolls
     scroll_->setFrameShape(QFrame::NoFrame);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(scroll_);
-    setMinimumWidth(280);
+    setMinimumWidth(260);
 
     resize_timer_ = new QTimer(this);
     resize_timer_->setSingleShot(true);
