@@ -211,6 +211,9 @@ void ChatPanel::set_speed(const QString& text) {
 QString ChatPanel::speed_text() const {
     return speed_->text();
 }
+QString ChatPanel::context_text() const {
+    return context_->format();
+}
 
 void ChatPanel::set_status(const QString& text, bool error) {
     status_->setText(text);

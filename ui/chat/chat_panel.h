@@ -49,6 +49,7 @@ public:
     QStringList suggestions() const { return suggestion_texts_; }
     QString status_text() const;
     QString speed_text() const;
+    QString context_text() const;  // "Context: 1,811 / 131,072 tokens"
 
 signals:
     void askRequested(const QString& question);

@@ -250,6 +250,9 @@ void InspectorPanel::reset() {
     update_compare_combo();
     update_readouts();
     update_view_label();
+    // Nothing is shown any more: the document's shading by this selection goes too.
+    emit headCountsReady(nullptr, 0);
+    emit selectionShown(nullptr);
 }
 
 void InspectorPanel::lock_head(int layer, int head) {

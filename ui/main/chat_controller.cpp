@@ -21,6 +21,7 @@
 #include "ui/dialogs/dialog_provider.h"
 #include "ui/inspector/inspector_panel.h"
 #include "ui/inspector/selection_analysis.h"
+#include "ui/main/conversation_selection.h"
 #include "ui/models/chat_model.h"
 #include "ui/models/conversation_model.h"
 #include "ui/worker/engine_host.h"
@@ -70,6 +71,7 @@ ChatController::ChatController(EngineHost& engine, services::LibraryStore& store
     connect(
         w, &EngineWorker::answerFinished, this, [this](const AnswerStats& st, const SelectionSnapshot& snap) {
             if (st.request_id != request_id_) return;
+            engine_serial_ = std::max(engine_serial_, snap.question_serial);
             if (st.stop_reason == QLatin1String("cancelled") && st.answer.trimmed().isEmpty()) {
                 // Stopped at 0 tokens: an empty answer is no answer; keep neither card nor message
                 // (the history sent with later questions must not contain it either).
@@ -138,10 +140,15 @@ ChatController::ChatController(EngineHost& engine, services::LibraryStore& store
         emit busyChanged(false);
     });
     connect(w, &EngineWorker::selectionReady, this, [this](const SelectionSnapshot& snap) {
+        engine_serial_ = std::max(engine_serial_, snap.question_serial);
         reselect_in_flight_ = false;
         ++reselects_done_;
-        inspector_.set_snapshot(snap);
-        emit selectionShown(snap);
+        // Only a re-selection of the question on screen: one that was in flight when another
+        // conversation (or a comparison's own run) took its place is not shown.
+        if (inspector_.snapshot().valid() && snap.question_serial == inspector_.snapshot().question_serial) {
+            inspector_.set_snapshot(snap);
+            emit selectionShown(snap);
+        }
         if (reselect_pending_) send_reselect();
     });
     connect(w, &EngineWorker::selectionFailed, this, [this](const QString& message) {
@@ -215,6 +222,13 @@ void ChatController::set_document(int64_t id, const QString& title) {
 
 void ChatController::set_engine_state(std::optional<ModelInfo> model, std::optional<DocumentReady> document,
                                       const QString& hint) {
+    // A new prefill holds no question; another model's selections do not fit its inspector.
+    if (document && (!document_ || document->token_map != document_->token_map)) engine_serial_ = 0;
+    if (model && (!model_ || model->path != model_->path)) {
+        turn_snapshots_.clear();
+        turn_order_.clear();
+        engine_serial_ = 0;
+    }
     model_ = std::move(model);
     document_ = std::move(document);
     if (model_)
@@ -349,12 +363,14 @@ void ChatController::new_conversation() {
     messages_.set_messages({});
     load_conversations(-1);
     panel_.set_speed(QString());
+    show_active_conversation();
 }
 
 void ChatController::choose_conversation(int row) {
     if (busy() || row < 0 || row >= conversations_.rowCount()) return;
     conversation_id_ = conversations_.at(row).id;
     load_messages();
+    show_active_conversation();
 }
 
 void ChatController::rename_conversation() {
@@ -401,6 +417,7 @@ void ChatController::delete_conversation() {
     conversation_id_ = left.empty() ? -1 : left.front().id;
     load_conversations(conversation_id_);
     load_messages();
+    show_active_conversation();
     panel_.set_status(tr("Conversation deleted."));
 }
 
@@ -485,7 +502,30 @@ void ChatController::send_reselect() {
     const SnapKvConfig config = *reselect_pending_;
     reselect_pending_.reset();
     reselect_in_flight_ = true;
-    engine_.post([config](EngineWorker& w) { w.reselect(config); });
+    const SelectionSnapshot& shown = inspector_.snapshot();
+    if (shown.question_serial == engine_serial_) {
+        engine_.post([config](EngineWorker& w) { w.reselect(config); });
+    } else {
+        // Another conversation's question (or an older turn): from the scores its snapshot holds.
+        engine_.post([config, base = shown](EngineWorker& w) { w.reselectHeld(config, base); });
+    }
+}
+
+void ChatController::show_active_conversation() {
+    const ConversationSelection view = conversation_selection(messages_.messages(), turn_snapshots_);
+    inspector_.reset();  // also clears the document's shading (headCountsReady / selectionShown)
+    reselect_pending_.reset();
+    if (view.current) {
+        if (view.previous) inspector_.set_snapshot(*view.previous);
+        inspector_.set_snapshot(*view.current);
+        emit selectionShown(*view.current);
+    }
+    emit answerWeightsChanged(view.current ? view.current->answer_attention : nullptr);
+    emit citationHighlightCleared();
+    if (model_) {
+        const int doc = document_ ? document_->document_tokens : 0;
+        panel_.set_context(view.context_tokens > 0 ? view.context_tokens : doc, model_->context_length);
+    }
 }
 
 void ChatController::load_conversations(int64_t select_id) {

@@ -195,6 +195,8 @@ void MainWindow::connect_controllers() {
                 if (begin < 0 || !document_panel_->scrollToAndHighlight(begin, end))
                     document_panel_->view()->scroll_to_position(first_token);
             });
+    connect(chat_controller_, &ChatController::citationHighlightCleared, document_panel_->view(),
+            &DocumentView::clear_highlight);
     connect(chat_controller_, &ChatController::answerWeightsChanged, document_panel_,
             qOverload<std::shared_ptr<const std::vector<float>>>(&DocumentPanel::setAnswerWeights));
 

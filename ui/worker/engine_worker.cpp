@@ -17,6 +17,7 @@
 #include "engine/tokenizer/chat_template.h"
 #include "engine/tokenizer/tokenizer.h"
 #include "ui/inspector/selection_analysis.h"
+#include "ui/worker/held_reselect.h"
 #include "ui/worker/model_description.h"
 #include "ui/worker/text_coalescer.h"
 
@@ -371,6 +372,14 @@ void EngineWorker::reselect(const SnapKvConfig& config) {
         timer.start();
         auto selection = s_->chat->reselect(config);
         emit selectionReady(snapshot_of(std::move(selection), timer.nsecsElapsed() / 1e9));
+    } catch (const std::exception& e) {
+        emit selectionFailed(qstr(e.what()));
+    }
+}
+
+void EngineWorker::reselectHeld(const SnapKvConfig& config, const SelectionSnapshot& base) {
+    try {
+        emit selectionReady(reselect_held(base, config));
     } catch (const std::exception& e) {
         emit selectionFailed(qstr(e.what()));
     }

@@ -49,6 +49,9 @@ public:
     void ask(const AskRequest& request);
     // New selection for the last question with `config`: no forward pass.
     void reselect(const SnapKvConfig& config);
+    // New selection for an earlier question (another conversation's) from the window scores its
+    // snapshot holds (reselect_held): answered with selectionReady / selectionFailed like reselect.
+    void reselectHeld(const SnapKvConfig& config, const SelectionSnapshot& base);
     // The same question answered with the full cache, then with SnapKV.
     void compare(const AskRequest& request);
 
