@@ -16,6 +16,7 @@
 
 #include "engine/common/error.h"
 #include "engine/kv/checksum64.h"
+#include "engine/model/model_summary.h"
 
 namespace snapdoc {
 
@@ -136,8 +137,9 @@ void KvStoreCache::ensure_dir() const {
 
 std::string KvStoreCache::room_for(int64_t bytes) const {
     if (bytes > cap_bytes_)
-        return "the file (" + std::to_string(bytes >> 20) + " MiB) is larger than the K/V cache cap (" +
-               std::to_string(cap_bytes_ >> 20) + " MiB)";
+        // One decimal: whole MiB read "the file (5 MiB) is larger than the cap (5 MiB)" for 6.0 MiB.
+        return "the file (" + format_bytes(bytes) + ") is larger than the K/V cache cap (" + format_bytes(cap_bytes_) +
+               ")";
     struct statvfs fsinfo {};
     if (::statvfs(dir_.c_str(), &fsinfo) == 0) {
         const auto free_bytes =

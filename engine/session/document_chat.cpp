@@ -80,6 +80,7 @@ AskResult DocumentChat::ask(std::string_view question, const AskOptions& options
     if (session_.document_tokens() == 0) throw Error("no document is loaded");
     options.sampling.validate();
     AskResult r = ask_turn(question, options);
+    if (options.on_selection) options.on_selection(r.selection);
 
     GenerationRequest req;
     req.max_new_tokens = options.max_new_tokens;

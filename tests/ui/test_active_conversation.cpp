@@ -9,6 +9,7 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QtTest>
+#include <algorithm>
 
 #include "app/services/library_store.h"
 #include "tests/ui/support/ui_test_support.h"
@@ -24,6 +25,7 @@
 #include "ui/main/model_controller.h"
 #include "ui/models/chat_model.h"
 #include "ui/models/conversation_model.h"
+#include "ui/worker/held_reselect.h"
 
 using namespace snapdoc;
 using namespace snapdoc::ui;
@@ -175,6 +177,32 @@ private slots:
             QVERIFY2(!insp->snapshot().valid() || insp->snapshot().question != kQb,
                      qPrintable(insp->snapshot().question));
         }
+    }
+
+    // The slider's re-selection of a question that is not the engine's last (reselect_held) keeps
+    // what the engine keeps: at the answer's own settings it gives the answer's selection back, also
+    // for a second turn whose earlier turn is kept whole.
+    void held_reselect_matches_the_engine() {
+        QTest::mouseClick(child<QPushButton>(*w_, "newConversationButton"), Qt::LeftButton);
+        ask(kQa);
+        ask(kQb);
+        const SelectionSnapshot snap = w_->inspector()->snapshot();
+        QVERIFY(snap.valid() && snap.scores);
+        QVERIFY2(snap.keep_whole_from >= 0, "the second turn keeps no history whole");
+        const SelectionSnapshot again = reselect_held(snap, snap.selection->config);
+        const Selection& a = *snap.selection;
+        const Selection& b = *again.selection;
+        QCOMPARE(b.prompt_len, a.prompt_len);
+        QCOMPARE(b.window, a.window);
+        QCOMPARE(b.layers.size(), a.layers.size());
+        for (std::size_t l = 0; l < a.layers.size(); ++l)
+            for (std::size_t h = 0; h < a.layers[l].size(); ++h) {
+                auto ka = a.layers[l][h].kept, kb = b.layers[l][h].kept;
+                std::sort(ka.begin(), ka.end());
+                std::sort(kb.begin(), kb.end());
+                QVERIFY2(ka == kb, qPrintable(QString("layer %1 head %2: %3 vs %4 kept").arg(l).arg(h).arg(ka.size()).arg(kb.size())));
+            }
+        QCOMPARE(again.kv_bytes_compressed, snap.kv_bytes_compressed);
     }
 };
 

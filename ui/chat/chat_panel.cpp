@@ -13,6 +13,7 @@
 
 #include "ui/chat/chat_view.h"
 #include "ui/widgets/elided_button.h"
+#include "ui/widgets/sentence_case.h"
 #include "ui/widgets/flow_layout.h"
 
 namespace snapdoc::ui {
@@ -144,6 +145,7 @@ ChatPanel::ChatPanel(QAbstractItemModel* messages, QAbstractItemModel* conversat
     connect(new_conversation_, &QPushButton::clicked, this, &ChatPanel::newConversationRequested);
     connect(conversations_, &QComboBox::activated, this, &ChatPanel::conversationChosen);
     set_state(false, false, tr("Open a model and a document to start."));
+    set_turn_actions(false, false);
 }
 
 void ChatPanel::submit() {
@@ -153,6 +155,7 @@ void ChatPanel::submit() {
 }
 
 void ChatPanel::set_suggestions(const QStringList& questions) {
+    queued_.clear();  // another document: its suggestion is not this one's question
     while (suggestion_rows_->count() > 0) {
         QLayoutItem* item = suggestion_rows_->takeAt(0);
         delete item->widget();
@@ -167,7 +170,13 @@ void ChatPanel::set_suggestions(const QStringList& questions) {
         button->setToolTip(tr("Ask: %1").arg(q));
         connect(button, &QPushButton::clicked, this, [this, q] {
             question_->setText(q);
-            submit();
+            if (ask_->isEnabled()) {
+                submit();
+                return;
+            }
+            // It used to land in the disabled box and wait for a manual Ask.
+            queued_ = q;
+            set_status(tr("“%1” is asked as soon as the model is ready.").arg(q));
         });
         suggestion_rows_->addWidget(button);
     }
@@ -177,6 +186,11 @@ void ChatPanel::set_suggestions(const QStringList& questions) {
     const int rows = std::min(static_cast<int>(questions.size()), 4);
     suggestion_scroll_->setFixedHeight(rows * row + std::max(0, rows - 1) * suggestion_rows_->spacing() +
                                        (questions.size() > 4 ? row / 2 : 0));
+}
+
+void ChatPanel::set_turn_actions(bool can_regenerate, bool can_copy) {
+    regenerate_->setEnabled(can_regenerate);
+    copy_->setEnabled(can_copy);
 }
 
 void ChatPanel::set_state(bool busy, bool can_ask, const QString& hint) {
@@ -191,6 +205,19 @@ void ChatPanel::set_state(bool busy, bool can_ask, const QString& hint) {
     delete_->setEnabled(!busy);
     system_prompt_->setEnabled(!busy);
     if (!hint.isEmpty()) set_status(hint);
+    if (!busy && can_ask && !queued_.isEmpty()) {
+        // Asked once the chat is free (after this call returns: the caller may still be updating).
+        const QString q = queued_;
+        queued_.clear();
+        QMetaObject::invokeMethod(
+            this,
+            [this, q] {
+                if (!ask_->isEnabled()) return;
+                question_->setText(q);
+                submit();
+            },
+            Qt::QueuedConnection);
+    }
 }
 
 void ChatPanel::set_context(int used, int context) {
@@ -216,7 +243,7 @@ QString ChatPanel::context_text() const {
 }
 
 void ChatPanel::set_status(const QString& text, bool error) {
-    status_->setText(text);
+    status_->setText(sentence_case(text));
     status_->setStyleSheet(error ? "color: #b02020;" : QString());
 }
 

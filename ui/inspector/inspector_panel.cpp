@@ -73,8 +73,8 @@ QString swatch(QRgb color) {
 QString heatmap_legend_html(const HeatmapPalette& p, bool diff) {
     if (diff)
         return InspectorPanel::tr("Difference, document positions: %1 earlier question only %2 this question "
-                                  "only %3 both %4 neither")
-            .arg(swatch(p.a_only), swatch(p.b_only), swatch(p.both), swatch(p.dropped));
+                                  "only %3 both %4 neither %5 window and question (not compared)")
+            .arg(swatch(p.a_only), swatch(p.b_only), swatch(p.both), swatch(p.dropped), swatch(p.window));
     return InspectorPanel::tr("One strip per layer × head, document left to right: %1 kept %2 window %3 dropped "
                               "(a column keeping anything is at least light blue)")
         .arg(swatch(p.kept), swatch(p.window), swatch(p.dropped));
@@ -105,7 +105,8 @@ InspectorPanel::InspectorPanel(QWidget* parent) : QWidget(parent) {
     view_label_ = new QLabel;
     view_label_->setObjectName("heatmapViewLabel");
     view_label_->setWordWrap(true);
-    reset_zoom_ = new QPushButton(tr("Whole prompt"));
+    reset_zoom_ = new QPushButton(tr("Reset zoom"));
+    reset_zoom_->setToolTip(tr("Show the whole prompt again (Home)"));
     reset_zoom_->setObjectName("heatmapResetZoom");
     export_ = new QPushButton(tr("Export selection…"));
     export_->setObjectName("exportSelectionButton");
@@ -305,7 +306,9 @@ void InspectorPanel::set_snapshot(const SelectionSnapshot& snapshot) {
     const int layers = static_cast<int>(snapshot.selection->layers.size());
     grid_scroll_->setMinimumHeight(std::min(
         360, RetentionGrid::kAxisHeight + strips * min_strip_height(strips) + (layers - 1) * layer_gap_for(strips)));
-    controls_->set_prompt_length(snapshot.selection->prompt_len);
+    const Selection& sel = *snapshot.selection;
+    const int kept_whole = snapshot.keep_whole_from >= 0 ? std::max(0, sel.n_prefix() - snapshot.keep_whole_from) : 0;
+    controls_->set_prompt_length(sel.prompt_len, kept_whole);
     if (detail_->layer() >= 0) detail_->set_head(snapshot_, detail_->layer(), detail_->head());
     update_compare_combo();
     update_readouts();
@@ -473,6 +476,7 @@ QString InspectorPanel::legend_text() const {
 }
 
 void InspectorPanel::update_readouts() {
+    export_->setEnabled(snapshot_.valid());  // nothing to write before a question
     if (!snapshot_.valid()) {
         memory_->setText(tr("KV cache: no question asked yet"));
         stability_->setText(QString());
@@ -481,7 +485,7 @@ void InspectorPanel::update_readouts() {
     const Selection& s = *snapshot_.selection;
     const double kept = kept_fraction(s);
     memory_->setText(
-        tr("KV cache: %1 compressed vs %2 full (%3×) · keeps %4% of %5 entries%6")
+        tr("KV cache (f32): %1 compressed vs %2 uncompressed (%3×) · keeps %4% of %5 entries%6")
             .arg(bytes(snapshot_.kv_bytes_compressed), bytes(snapshot_.kv_bytes_full))
             .arg(static_cast<double>(snapshot_.kv_bytes_full) /
                      std::max<int64_t>(1, snapshot_.kv_bytes_compressed),

@@ -6,6 +6,7 @@
 class QLabel;
 class QListView;
 class QPushButton;
+class QTimer;
 
 namespace snapdoc::ui {
 
@@ -21,6 +22,9 @@ public:
     QString model_title() const;
     void select_document(int64_t id);
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 signals:
     void openModelRequested();
     void openDocumentRequested();
@@ -33,6 +37,7 @@ private:
     QLabel* model_details_;
     QListView* list_;
     int64_t selected_ = -1;
+    QTimer* key_timer_ = nullptr;
 };
 
 }  // namespace snapdoc::ui

@@ -150,9 +150,6 @@ private:
     uint64_t compare_id_ = 0;
     QPointer<CompareDialog> compare_dialog_;
 
-    // The engine's last question (only its reselect can re-score a new window); an earlier
-    // question on screen is re-selected from its held scores instead (reselect_held).
-    uint64_t engine_serial_ = 0;
     bool reselect_in_flight_ = false;
     std::optional<SnapKvConfig> reselect_pending_;
     int reselects_done_ = 0;
