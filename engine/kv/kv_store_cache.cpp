@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "engine/common/error.h"
+#include "engine/model/model_summary.h"
 
 namespace snapdoc {
 
@@ -120,14 +121,15 @@ void KvStoreCache::ensure_dir() const {
 
 std::string KvStoreCache::room_for(int64_t bytes) const {
     if (bytes > cap_bytes_)
-        return "the file (" + std::to_string(bytes >> 20) + " MiB) is larger than the K/V cache cap (" +
-               std::to_string(cap_bytes_ >> 20) + " MiB)";
+        // One decimal: whole MiB read "the file (5 MiB) is larger than the cap (5 MiB)" for 6.0 MiB.
+        return "the file (" + format_bytes(bytes) + ") is larger than the K/V cache cap (" + format_bytes(cap_bytes_) +
+               ")";
     // A file-size limit (ulimit -f) is known up front: better said now than as EFBIG mid-write.
     struct rlimit fsize {};
     if (::getrlimit(RLIMIT_FSIZE, &fsize) == 0 && fsize.rlim_cur != RLIM_INFINITY &&
         static_cast<uint64_t>(bytes) > static_cast<uint64_t>(fsize.rlim_cur))
-        return "the file (" + std::to_string(bytes >> 10) + " KiB) is larger than this process's file-size limit (" +
-               std::to_string(static_cast<uint64_t>(fsize.rlim_cur) >> 10) + " KiB, ulimit -f)";
+        return "the file (" + format_bytes(bytes) + ") is larger than this process's file-size limit (" +
+               format_bytes(static_cast<int64_t>(fsize.rlim_cur)) + ", ulimit -f)";
     struct statvfs fsinfo {};
     if (::statvfs(dir_.c_str(), &fsinfo) == 0) {
         const auto free_bytes =

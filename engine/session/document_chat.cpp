@@ -126,6 +126,7 @@ AskResult DocumentChat::ask_tokens(std::span<const int32_t> tail, int keep_whole
 }
 
 void DocumentChat::answer_and_cite(const AskOptions& options, AskResult& r) {
+    if (options.on_selection) options.on_selection(r.selection);  // shown before decoding
     GenerationRequest req;
     req.max_new_tokens = options.max_new_tokens;
     req.sampling = options.sampling;

@@ -28,6 +28,9 @@ struct AskOptions {
     bool stop_at_eos = true;  // false: generate through end-of-turn ids to max_new_tokens (benchmarks)
     std::string system_prompt;
     std::function<void(const std::string& text)> on_text;  // streamed answer text (complete UTF-8)
+    // The selection the answer decodes from, as soon as it is made (before the first token), so a
+    // viewer can show what is kept while the answer streams.
+    std::function<void(const std::shared_ptr<const Selection>& selection)> on_selection;
     std::function<void(std::span<const float> logits)> on_logits;
     const std::atomic<bool>* cancel = nullptr;
     // Earlier turns of this conversation, oldest first; empty = an independent question (as before

@@ -39,7 +39,7 @@ private slots:
         auto* spin = c.findChild<QSpinBox*>("budgetSpin");
         auto* estimate = c.findChild<QLabel*>("budgetMemoryLabel");
         QVERIFY(slider && spin && estimate);
-        QVERIFY2(estimate->text().contains("full"), qPrintable(estimate->text()));
+        QVERIFY2(estimate->text().contains("uncompressed"), qPrintable(estimate->text()));
         const QString before = estimate->text();
 
         slider->setValue(slider->minimum());

@@ -44,7 +44,7 @@ using snapdoc::test::child;
 namespace {
 
 QString repo_file(const char* rel) {
-    return QFileInfo(QStringLiteral(__FILE__)).dir().absoluteFilePath(QStringLiteral("../../") + rel);
+    return snapdoc::test::source_file(rel);
 }
 
 }  // namespace

@@ -30,10 +30,7 @@ using snapdoc::test::child;
 namespace {
 
 QString demo_model() {
-    // tests/ui/this_file.cpp -> repository root
-    return QFileInfo(QStringLiteral(__FILE__))
-        .dir()
-        .absoluteFilePath("../../resources/models/snapdoc-demo.gguf");
+    return snapdoc::test::source_file("resources/models/snapdoc-demo.gguf");
 }
 
 int cache_files(const QString& dir) {

@@ -29,7 +29,7 @@ using snapdoc::test::child;
 namespace {
 
 QString repo_file(const QString& relative) {
-    return QFileInfo(QStringLiteral(__FILE__)).dir().absoluteFilePath("../../" + relative);
+    return snapdoc::test::source_file(relative);
 }
 
 QString demo_model() {

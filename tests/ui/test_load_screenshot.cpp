@@ -13,7 +13,7 @@
 namespace {
 
 QString repo_file(const QString& relative) {
-    return QFileInfo(QStringLiteral(__FILE__)).dir().absoluteFilePath("../../" + relative);
+    return snapdoc::test::source_file(relative);
 }
 
 struct Run {

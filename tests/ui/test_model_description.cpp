@@ -29,9 +29,15 @@ private slots:
         QCOMPARE(info.chat_template, QString("llama3"));
         const QString text = ui::model_info_text(info);
         for (const char* line :
-             {"Tensor types: Q6_K 3 tensors", "Weights: ", "KV cache: 1.0 MiB per 1K tokens",  // f16 store
-              "at a SnapKV budget of 1024", "Compute scratch: "})
+             {"Tensor types: Q6_K 3 tensors", "Weights: ", "KV cache (f32, what attention reads): 2.0 MiB per 1K tokens",
+              "at a SnapKV budget of 1024", "K/V store (f16, the document's full K/V kept for re-selection): 1.0 MiB "
+              "per 1K tokens", "Compute scratch: "})
             QVERIFY2(text.contains(line), qPrintable(QString(line) + " missing in:\n" + text));
+        // Issue 23 (4): one basis per figure: a 1,024-position budget costs what 1K uncompressed
+        // tokens cost in the same cache (it read as twice as much). 29: the parameters' bytes are
+        // "as stored", not "as Q4_K" for a file that is mostly Q6_K by size.
+        QVERIFY2(text.contains(QString("2.0 MiB at a SnapKV budget of 1024")), qPrintable(text));
+        QVERIFY2(text.contains("as stored)") && !text.contains("as Q4_K"), qPrintable(text));
     }
 
     // Every modelzoo file opens in the dialog with its template family and a type mix.

@@ -7,9 +7,14 @@
 #include <QLocale>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
+#include <algorithm>
 #include <QVBoxLayout>
 
 #include "ui/chat/chat_view.h"
+#include "ui/widgets/elided_button.h"
+#include "ui/widgets/sentence_case.h"
+#include "ui/widgets/flow_layout.h"
 
 namespace snapdoc::ui {
 
@@ -20,7 +25,7 @@ ChatPanel::ChatPanel(QAbstractItemModel* messages, QAbstractItemModel* conversat
     conversations_->setObjectName("conversationPicker");
     conversations_->setModel(conversations);
     conversations_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    conversations_->setMinimumContentsLength(18);
+    conversations_->setMinimumContentsLength(10);
     new_conversation_ = new QPushButton(tr("New"), this);
     new_conversation_->setObjectName("newConversationButton");
     new_conversation_->setToolTip(tr("Start a new conversation about this document (Ctrl+N)"));
@@ -33,7 +38,7 @@ ChatPanel::ChatPanel(QAbstractItemModel* messages, QAbstractItemModel* conversat
     rename_->setObjectName("renameConversationButton");
     delete_ = new QPushButton(tr("Delete"), this);
     delete_->setObjectName("deleteConversationButton");
-    system_prompt_ = new QPushButton(this);
+    system_prompt_ = new ElidedButton(QString(), this);
     system_prompt_->setObjectName("systemPromptButton");
     system_prompt_->setFlat(true);
     system_prompt_->setStyleSheet("text-align: left;");
@@ -56,12 +61,24 @@ ChatPanel::ChatPanel(QAbstractItemModel* messages, QAbstractItemModel* conversat
     status_->setObjectName("chatStatus");
     status_->setWordWrap(true);
 
+    // The suggestions scroll past about four rows, so in a 700 px window they leave the chat its room.
     suggestions_ = new QWidget(this);
     suggestions_->setObjectName("suggestions");
-    suggestion_rows_ = new QVBoxLayout(suggestions_);
+    auto* suggestion_box = new QVBoxLayout(suggestions_);
+    suggestion_box->setContentsMargins(0, 0, 0, 0);
+    suggestion_box->setSpacing(2);
+    suggestion_box->addWidget(new QLabel(tr("Suggested questions:"), suggestions_));
+    suggestion_scroll_ = new QScrollArea(suggestions_);
+    suggestion_scroll_->setObjectName("suggestionScroll");
+    suggestion_scroll_->setWidgetResizable(true);
+    suggestion_scroll_->setFrameShape(QFrame::NoFrame);
+    suggestion_scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    auto* suggestion_list = new QWidget;
+    suggestion_rows_ = new QVBoxLayout(suggestion_list);
     suggestion_rows_->setContentsMargins(0, 0, 0, 0);
     suggestion_rows_->setSpacing(2);
-    suggestion_rows_->addWidget(new QLabel(tr("Suggested questions:"), suggestions_));
+    suggestion_scroll_->setWidget(suggestion_list);
+    suggestion_box->addWidget(suggestion_scroll_);
     suggestions_->hide();
 
     question_ = new QuestionEdit(this);
@@ -81,23 +98,26 @@ ChatPanel::ChatPanel(QAbstractItemModel* messages, QAbstractItemModel* conversat
     compare_->setObjectName("compareButton");
     compare_->setToolTip(tr("Answer the question twice, from the full cache and from the compressed one"));
 
-    auto* top = new QHBoxLayout;
+    auto* top = new FlowLayout;
     top->addWidget(new QLabel(tr("Conversation:"), this));
-    top->addWidget(conversations_, 1);
+    conversations_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    top->addWidget(conversations_);
     top->addWidget(new_conversation_);
-    auto* tools = new QHBoxLayout;
-    tools->addWidget(search_, 1);
+    auto* tools = new FlowLayout;
+    search_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    search_->setMinimumWidth(120);
+    tools->addWidget(search_);
     tools->addWidget(rename_);
     tools->addWidget(delete_);
     auto* input = new QHBoxLayout;
     input->addWidget(question_, 1);
     input->addWidget(ask_);
     input->addWidget(stop_);
-    auto* actions = new QHBoxLayout;
+    // Wraps onto a second row in a narrow chat column (1024 px windows) instead of widening it.
+    auto* actions = new FlowLayout;
     actions->addWidget(regenerate_);
     actions->addWidget(copy_);
     actions->addWidget(compare_);
-    actions->addStretch(1);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(top);
@@ -125,6 +145,7 @@ ChatPanel::ChatPanel(QAbstractItemModel* messages, QAbstractItemModel* conversat
     connect(new_conversation_, &QPushButton::clicked, this, &ChatPanel::newConversationRequested);
     connect(conversations_, &QComboBox::activated, this, &ChatPanel::conversationChosen);
     set_state(false, false, tr("Open a model and a document to start."));
+    set_turn_actions(false, false);
 }
 
 void ChatPanel::submit() {
@@ -134,26 +155,42 @@ void ChatPanel::submit() {
 }
 
 void ChatPanel::set_suggestions(const QStringList& questions) {
-    // Row 0 is the label; the buttons after it are rebuilt.
-    while (suggestion_rows_->count() > 1) {
-        QLayoutItem* item = suggestion_rows_->takeAt(1);
+    queued_.clear();  // another document: its suggestion is not this one's question
+    while (suggestion_rows_->count() > 0) {
+        QLayoutItem* item = suggestion_rows_->takeAt(0);
         delete item->widget();
         delete item;
     }
     suggestion_texts_ = questions;
     for (const QString& q : questions) {
-        auto* button = new QPushButton(q, suggestions_);
+        auto* button = new ElidedButton(q, suggestion_scroll_->widget());
         button->setObjectName("suggestionButton");
         button->setFlat(true);
         button->setStyleSheet("text-align: left;");
-        button->setToolTip(tr("Ask this question"));
+        button->setToolTip(tr("Ask: %1").arg(q));
         connect(button, &QPushButton::clicked, this, [this, q] {
             question_->setText(q);
-            submit();
+            if (ask_->isEnabled()) {
+                submit();
+                return;
+            }
+            // It used to land in the disabled box and wait for a manual Ask.
+            queued_ = q;
+            set_status(tr("“%1” is asked as soon as the model is ready.").arg(q));
         });
         suggestion_rows_->addWidget(button);
     }
     suggestions_->setVisible(!questions.isEmpty());
+    // Up to four rows without a scroll bar; more scroll.
+    const int row = suggestion_rows_->count() > 0 ? suggestion_rows_->itemAt(0)->sizeHint().height() : 0;
+    const int rows = std::min(static_cast<int>(questions.size()), 4);
+    suggestion_scroll_->setFixedHeight(rows * row + std::max(0, rows - 1) * suggestion_rows_->spacing() +
+                                       (questions.size() > 4 ? row / 2 : 0));
+}
+
+void ChatPanel::set_turn_actions(bool can_regenerate, bool can_copy) {
+    regenerate_->setEnabled(can_regenerate);
+    copy_->setEnabled(can_copy);
 }
 
 void ChatPanel::set_state(bool busy, bool can_ask, const QString& hint) {
@@ -168,6 +205,19 @@ void ChatPanel::set_state(bool busy, bool can_ask, const QString& hint) {
     delete_->setEnabled(!busy);
     system_prompt_->setEnabled(!busy);
     if (!hint.isEmpty()) set_status(hint);
+    if (!busy && can_ask && !queued_.isEmpty()) {
+        // Asked once the chat is free (after this call returns: the caller may still be updating).
+        const QString q = queued_;
+        queued_.clear();
+        QMetaObject::invokeMethod(
+            this,
+            [this, q] {
+                if (!ask_->isEnabled()) return;
+                question_->setText(q);
+                submit();
+            },
+            Qt::QueuedConnection);
+    }
 }
 
 void ChatPanel::set_context(int used, int context) {
@@ -188,9 +238,12 @@ void ChatPanel::set_speed(const QString& text) {
 QString ChatPanel::speed_text() const {
     return speed_->text();
 }
+QString ChatPanel::context_text() const {
+    return context_->format();
+}
 
 void ChatPanel::set_status(const QString& text, bool error) {
-    status_->setText(text);
+    status_->setText(sentence_case(text));
     status_->setStyleSheet(error ? "color: #b02020;" : QString());
 }
 
@@ -200,8 +253,7 @@ QString ChatPanel::search_text() const {
 
 void ChatPanel::set_system_prompt_text(const QString& text) {
     const QString shown = text.isEmpty() ? tr("default (Settings)") : text.simplified();
-    system_prompt_->setText(
-        fontMetrics().elidedText(tr("System prompt: %1").arg(shown), Qt::ElideRight, 420));
+    system_prompt_->setText(tr("System prompt: %1").arg(shown));
     system_prompt_->setProperty("fullText", text);
 }
 

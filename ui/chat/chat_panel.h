@@ -15,6 +15,7 @@ class QLineEdit;
 class QProgressBar;
 class QPushButton;
 class QAbstractItemModel;
+class QScrollArea;
 class QVBoxLayout;
 
 namespace snapdoc::ui {
@@ -38,6 +39,11 @@ public:
     // busy: an answer is being generated (stop enabled, ask disabled). can_ask: a model and a
     // prefilled document are there; `hint` says what is missing otherwise.
     void set_state(bool busy, bool can_ask, const QString& hint);
+    // Regenerate (there is a question to answer again) and Copy (there is an answer).
+    void set_turn_actions(bool can_regenerate, bool can_copy);
+    // A suggestion clicked while asking is not possible (the document is being read, an answer is
+    // streaming) waits here and is asked as soon as it is ("" = none).
+    QString queued_question() const { return queued_; }
     void set_context(int used_tokens, int context_tokens);
     void set_speed(const QString& text);
     void set_status(const QString& text, bool error = false);
@@ -48,6 +54,7 @@ public:
     QStringList suggestions() const { return suggestion_texts_; }
     QString status_text() const;
     QString speed_text() const;
+    QString context_text() const;  // "Context: 1,811 / 131,072 tokens"
 
 signals:
     void askRequested(const QString& question);
@@ -76,8 +83,10 @@ private:
     QLabel* speed_;
     QLabel* status_;
     QWidget* suggestions_;
+    QScrollArea* suggestion_scroll_;
     QVBoxLayout* suggestion_rows_;
     QStringList suggestion_texts_;
+    QString queued_;
     QuestionEdit* question_;
     QPushButton* ask_;
     QPushButton* stop_;

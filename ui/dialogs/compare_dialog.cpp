@@ -62,8 +62,10 @@ void CompareDialog::append(int side, const QString& text) {
 
 void CompareDialog::finish(const CompareResult& r) {
     auto bytes = [](int64_t b) { return QString::fromStdString(format_bytes(b)); };
+    // The uncompressed cache (KV heads), as the inspector counts it: the "compressed" bytes of an
+    // uncompressed per-query-head selection counted every query head (twice the figure at GQA 2).
     heads_[0]->setText(tr("<b>Full cache</b> — KV %1, %2 tokens at %3 tok/s")
-                           .arg(bytes(r.full.kv_bytes_compressed))
+                           .arg(bytes(r.full.kv_bytes_full))
                            .arg(r.full.generated_tokens)
                            .arg(r.full.decode_tokens_per_s(), 0, 'f', 1));
     heads_[1]->setText(tr("<b>SnapKV</b> — KV %1 (keeps %2% of entries), %3 tokens at %4 tok/s")

@@ -12,12 +12,13 @@
 #include <algorithm>
 
 #include "ui/document/document_view.h"
+#include "ui/widgets/flow_layout.h"
 
 namespace snapdoc::ui {
 
 DocumentPanel::DocumentPanel(QWidget* parent) : QWidget(parent) {
     setObjectName("documentPanel");
-    setMinimumWidth(260);  // a readable column at 1024 px wide: the splitter may not squeeze it further
+    setMinimumWidth(240);  // a readable column at 1024 px wide: the splitter may not squeeze it further
     title_ = new QLabel(tr("No document"), this);
     title_->setObjectName("documentTitle");
     QFont f = title_->font();
@@ -25,6 +26,7 @@ DocumentPanel::DocumentPanel(QWidget* parent) : QWidget(parent) {
     f.setBold(true);
     title_->setFont(f);
     title_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    title_->setWordWrap(true);  // a long title wraps rather than widening the column
     facts_ = new QLabel(this);
     facts_->setObjectName("documentFacts");
     facts_->setWordWrap(true);
@@ -38,6 +40,8 @@ DocumentPanel::DocumentPanel(QWidget* parent) : QWidget(parent) {
     stop_->setObjectName("documentStopButton");
     shading_ = new QComboBox(this);
     shading_->setObjectName("documentShadingCombo");
+    shading_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    shading_->setMinimumContentsLength(16);
     shading_->addItem(tr("Shade: kept by how many heads"), static_cast<int>(DocumentShading::HeadCount));
     shading_->addItem(tr("Shade: used by this answer"), static_cast<int>(DocumentShading::AnswerUse));
     shading_->addItem(tr("Shade: one head"), static_cast<int>(DocumentShading::OneHead));
@@ -59,8 +63,9 @@ DocumentPanel::DocumentPanel(QWidget* parent) : QWidget(parent) {
     auto* prog = new QHBoxLayout;
     prog->addWidget(progress_, 1);
     prog->addWidget(stop_);
-    auto* shade_row = new QHBoxLayout;
-    shade_row->addWidget(shading_, 1);
+    auto* shade_row = new FlowLayout;  // the layer/head spins wrap under the combo in a narrow column
+    shading_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    shade_row->addWidget(shading_);
     shade_row->addWidget(layer_spin_);
     shade_row->addWidget(head_spin_);
     auto* layout = new QVBoxLayout(this);

@@ -5,9 +5,11 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLocale>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
+#include <QStringList>
 #include <algorithm>
 
 #include "engine/session/document_session.h"
@@ -43,17 +45,26 @@ CompressionControls::CompressionControls(QWidget* parent) : QWidget(parent) {
     budget_slider_ = new QSlider(Qt::Horizontal, this);
     budget_slider_->setObjectName("budgetSlider");
     budget_slider_->setRange(0, kSliderSteps);
-    budget_slider_->setToolTip(tr("Positions kept per head per layer (observation window included)"));
+    // What the budget counts (issue 23: it said "window included" while a head kept more than it).
+    const QString budget_tip =
+        tr("Positions kept per head and layer: the best-scored document positions plus the observation "
+           "window (the last Window prompt tokens). In a conversation, the recent earlier turns are kept whole "
+           "on top of the budget.");
+    budget_slider_->setToolTip(budget_tip);
     budget_spin_ = new QSpinBox(this);
     budget_spin_->setObjectName("budgetSpin");
     budget_spin_->setRange(2, 1 << 20);
+    budget_spin_->setToolTip(budget_tip);
     estimate_ = new QLabel(this);
     estimate_->setObjectName("budgetMemoryLabel");
+    estimate_->setWordWrap(true);  // a figure or a sentence, in a column that may be 260 px wide
     estimate_->setToolTip(tr("KV cache this budget keeps for the current prompt, against the full cache"));
 
     window_ = new QSpinBox(this);
     window_->setObjectName("windowSpin");
-    window_->setRange(1, kMaxWindow);
+    // Out-of-range values are taken and then changed with a note (a spin box that refused them
+    // left the old value without a word).
+    window_->setRange(0, 9999);
     window_->setToolTip(tr("Observation window: the last prompt tokens whose attention scores the document"));
     kernel_ = new QSpinBox(this);
     kernel_->setObjectName("kernelSpin");
@@ -71,6 +82,11 @@ CompressionControls::CompressionControls(QWidget* parent) : QWidget(parent) {
     gqa_->setToolTip(
         tr("Per KV head: one kept set per shared key/value head (less memory).\n"
            "Per query head: the paper's reference behaviour (group-size times the memory)."));
+    adjusted_ = new QLabel(this);
+    adjusted_->setObjectName("snapkvAdjustedNote");
+    adjusted_->setWordWrap(true);
+    adjusted_->setStyleSheet("color: #806000;");
+    adjusted_->hide();
     policy_ = new QComboBox(this);
     policy_->setObjectName("policyCombo");
     policy_->addItem(tr("uniform"), QString("uniform"));
@@ -82,6 +98,8 @@ CompressionControls::CompressionControls(QWidget* parent) : QWidget(parent) {
     budget_row->addWidget(budget_spin_);
     auto* form = new QFormLayout(this);
     form->setContentsMargins(0, 0, 0, 0);
+    // A narrow inspector puts a label above its field rather than cutting the field off.
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows);
     form->addRow(enabled_);
     form->addRow(tr("Budget"), budget_row);
     form->addRow(QString(), estimate_);
@@ -90,6 +108,7 @@ CompressionControls::CompressionControls(QWidget* parent) : QWidget(parent) {
     form->addRow(tr("Pooling"), pooling_);
     form->addRow(tr("GQA"), gqa_);
     form->addRow(tr("Policy"), policy_);
+    form->addRow(adjusted_);
 
     to_widgets();
     connect(enabled_, &QCheckBox::toggled, this, &CompressionControls::from_widgets);
@@ -122,14 +141,29 @@ void CompressionControls::set_shape(const CacheShape& shape, int max_budget) {
     to_widgets();
 }
 
-void CompressionControls::set_prompt_length(int prompt_len) {
+void CompressionControls::set_prompt_length(int prompt_len, int kept_whole) {
     prompt_len_ = prompt_len;
+    kept_whole_ = std::max(0, kept_whole);
+    // The slider spans the prompt, not the model's context: a budget at or past the prompt keeps
+    // everything, and on a 1.8K-token document a 131K range made one short drag jump 60 → 30,000.
+    if (prompt_len > 0) {
+        max_budget_ = std::max(prompt_len, 64);
+        to_widgets();
+        return;
+    }
     update_estimate();
+}
+
+QString CompressionControls::estimate_text() const {
+    return estimate_->text();
+}
+
+QString CompressionControls::adjustment_text() const {
+    return adjusted_->isHidden() ? QString() : adjusted_->text();
 }
 
 void CompressionControls::set_unavailable_reason(const QString& reason) {
     unavailable_reason_ = reason;
-    if (!reason.isEmpty()) estimate_->setWordWrap(true);  // a reason is a sentence, not a figure
     update_estimate();
 }
 
@@ -160,14 +194,27 @@ void CompressionControls::from_widgets() {
     if (updating_) return;
     SnapKvConfig c = config_;
     c.enabled = enabled_->isChecked();
-    c.window = window_->value();
+    c.window = std::clamp(window_->value(), 1, kMaxWindow);
     // Kernels are odd; a typed even value moves up to the next odd one.
     c.kernel = kernel_->value() | 1;
+    QStringList notes;
+    if (c.kernel != kernel_->value())
+        notes << tr("Kernel %1 is even: pooling kernels are odd (centred), so %2 is used.")
+                     .arg(kernel_->value())
+                     .arg(c.kernel);
+    if (c.window != window_->value())
+        notes << tr("Window %1 is out of range: it is 1 to %2 prompt tokens (the engine keeps the last %2 "
+                    "queries for re-scoring), so %3 is used.")
+                     .arg(window_->value())
+                     .arg(kMaxWindow)
+                     .arg(c.window);
+    adjusted_->setText(notes.join(QLatin1Char(' ')));
+    adjusted_->setVisible(!notes.isEmpty());
     c.budget = std::max(budget_spin_->value(), c.window + 1);
     c.pooling = parse_pooling(pooling_->currentData().toString().toStdString());
     c.gqa = parse_gqa_mode(gqa_->currentData().toString().toStdString());
     c.policy = parse_budget_policy(policy_->currentData().toString().toStdString());
-    const bool changed_shape = c.window != config_.window || c.kernel != kernel_->value() ||
+    const bool changed_shape = c.window != window_->value() || c.window != config_.window || c.kernel != kernel_->value() ||
                                c.budget != budget_spin_->value() || c.enabled != config_.enabled;
     config_ = c;
     if (changed_shape) to_widgets();
@@ -176,17 +223,39 @@ void CompressionControls::from_widgets() {
 }
 
 void CompressionControls::update_estimate() {
-    if (shape_.n_layers == 0 || prompt_len_ <= 0) {
-        estimate_->setText(unavailable_reason_.isEmpty() ? tr("KV memory: load a model and a document")
-                                                         : tr("KV memory: %1").arg(unavailable_reason_));
+    // Says what is missing (it said "load a model and a document" while both were there and the
+    // document was being read).
+    if (shape_.n_layers == 0) {
+        estimate_->setText(tr("KV memory: open a model to see what a budget keeps"));
         return;
     }
-    const int64_t est = estimate_kv_bytes(shape_, config_, prompt_len_);
+    // A refusal wins over an estimate for an earlier prompt (it kept showing one: issue 23, 12).
+    if (!unavailable_reason_.isEmpty()) {
+        estimate_->setText(tr("KV memory: %1").arg(unavailable_reason_));
+        return;
+    }
+    if (prompt_len_ <= 0) {
+        estimate_->setText(tr("KV memory: once a document is read into the model"));
+        return;
+    }
+    int64_t est = estimate_kv_bytes(shape_, config_, prompt_len_);
     const int64_t full = full_kv_bytes(shape_, prompt_len_);
-    estimate_->setText(
-        tr("≈ %1 KV (full: %2, %3×)")
-            .arg(QString::fromStdString(format_bytes(est)), QString::fromStdString(format_bytes(full)))
-            .arg(static_cast<double>(full) / std::max<int64_t>(1, est), 0, 'f', 1));
+    // Positions kept whole (recent turns) come on top of the budget in every head: counted too, so
+    // the estimate is what the answer's cache holds.
+    const bool compressed = config_.enabled && prompt_len_ > config_.budget;
+    const int whole = compressed ? kept_whole_ : 0;
+    if (whole > 0) {
+        const int heads = config_.gqa == GqaMode::QueryHead ? shape_.n_heads : shape_.n_kv_heads;
+        est = std::min(full, est + int64_t{whole} * shape_.n_layers * heads * shape_.head_dim * 2 *
+                                       static_cast<int64_t>(sizeof(float)));
+    }
+    QString text = tr("≈ %1 KV cache (f32) for a %2-position prompt; uncompressed %3 (%4×)")
+                       .arg(QString::fromStdString(format_bytes(est)))
+                       .arg(QLocale(QLocale::English).toString(prompt_len_))
+                       .arg(QString::fromStdString(format_bytes(full)))
+                       .arg(static_cast<double>(full) / std::max<int64_t>(1, est), 0, 'f', 1);
+    if (whole > 0) text += tr(" · with %1 positions per head of earlier turns kept whole").arg(whole);
+    estimate_->setText(text);
 }
 
 }  // namespace snapdoc::ui

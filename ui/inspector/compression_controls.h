@@ -30,7 +30,10 @@ public:
     void set_config(const SnapKvConfig& config);  // no configChanged
     // The model's cache shape and the prompt length the memory estimate is for.
     void set_shape(const CacheShape& shape, int max_budget);
-    void set_prompt_length(int prompt_len);
+    // `kept_whole`: positions per head kept on top of the budget (a conversation's recent turns).
+    void set_prompt_length(int prompt_len, int kept_whole = 0);
+    QString estimate_text() const;
+    QString adjustment_text() const;
     // Why there is no prompt to estimate for (e.g. the document was refused); "" = the default
     // "load a model and a document".
     void set_unavailable_reason(const QString& reason);
@@ -46,6 +49,7 @@ private:
     SnapKvConfig config_;
     CacheShape shape_;
     int prompt_len_ = 0;
+    int kept_whole_ = 0;
     QString unavailable_reason_;
     int max_budget_ = 4096;
     bool updating_ = false;
@@ -54,6 +58,7 @@ private:
     QSlider* budget_slider_;
     QSpinBox* budget_spin_;
     QLabel* estimate_;
+    QLabel* adjusted_;  // says when a typed value was changed (an even kernel, a window out of range)
     QSpinBox* window_;
     QSpinBox* kernel_;
     QComboBox* pooling_;

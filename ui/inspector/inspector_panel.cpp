@@ -22,6 +22,7 @@
 #include "ui/inspector/head_detail_view.h"
 #include "ui/inspector/heatmap_minimap.h"
 #include "ui/inspector/retention_grid.h"
+#include "ui/widgets/flow_layout.h"
 
 namespace snapdoc::ui {
 
@@ -72,8 +73,8 @@ QString swatch(QRgb color) {
 QString heatmap_legend_html(const HeatmapPalette& p, bool diff) {
     if (diff)
         return InspectorPanel::tr("Difference, document positions: %1 earlier question only %2 this question "
-                                  "only %3 both %4 neither")
-            .arg(swatch(p.a_only), swatch(p.b_only), swatch(p.both), swatch(p.dropped));
+                                  "only %3 both %4 neither %5 window and question (not compared)")
+            .arg(swatch(p.a_only), swatch(p.b_only), swatch(p.both), swatch(p.dropped), swatch(p.window));
     return InspectorPanel::tr("One strip per layer × head, document left to right: %1 kept %2 window %3 dropped "
                               "(a column keeping anything is at least light blue)")
         .arg(swatch(p.kept), swatch(p.window), swatch(p.dropped));
@@ -103,7 +104,9 @@ InspectorPanel::InspectorPanel(QWidget* parent) : QWidget(parent) {
                             "kept positions (at the current settings)"));
     view_label_ = new QLabel;
     view_label_->setObjectName("heatmapViewLabel");
-    reset_zoom_ = new QPushButton(tr("Whole prompt"));
+    view_label_->setWordWrap(true);
+    reset_zoom_ = new QPushButton(tr("Reset zoom"));
+    reset_zoom_->setToolTip(tr("Show the whole prompt again (Home)"));
     reset_zoom_->setObjectName("heatmapResetZoom");
     export_ = new QPushButton(tr("Export selection…"));
     export_->setObjectName("exportSelectionButton");
@@ -130,8 +133,10 @@ InspectorPanel::InspectorPanel(QWidget* parent) : QWidget(parent) {
     cb->addWidget(stability_);
     auto* grid_box = new QGroupBox(tr("What each head keeps"));
     auto* gb = new QVBoxLayout(grid_box);
-    auto* tools = new QHBoxLayout;
-    tools->addWidget(compare_, 1);
+    // The buttons wrap under the combo in a narrow inspector (they were cut off at 1024 px).
+    auto* tools = new FlowLayout;
+    compare_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    tools->addWidget(compare_);
     tools->addWidget(reset_zoom_);
     tools->addWidget(export_);
     gb->addWidget(legend_);
@@ -152,12 +157,12 @@ InspectorPanel::InspectorPanel(QWidget* parent) : QWidget(parent) {
     scroll_->setObjectName("inspectorScroll");
     scroll_->setWidget(content);
     scroll_->setWidgetResizable(true);
-    scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);  // whatever cannot reflow still scrolls
     scroll_->setFrameShape(QFrame::NoFrame);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(scroll_);
-    setMinimumWidth(280);
+    setMinimumWidth(260);
 
     resize_timer_ = new QTimer(this);
     resize_timer_->setSingleShot(true);
@@ -246,6 +251,9 @@ void InspectorPanel::reset() {
     update_compare_combo();
     update_readouts();
     update_view_label();
+    // Nothing is shown any more: the document's shading by this selection goes too.
+    emit headCountsReady(nullptr, 0);
+    emit selectionShown(nullptr);
 }
 
 void InspectorPanel::lock_head(int layer, int head) {
@@ -298,7 +306,9 @@ void InspectorPanel::set_snapshot(const SelectionSnapshot& snapshot) {
     const int layers = static_cast<int>(snapshot.selection->layers.size());
     grid_scroll_->setMinimumHeight(std::min(
         360, RetentionGrid::kAxisHeight + strips * min_strip_height(strips) + (layers - 1) * layer_gap_for(strips)));
-    controls_->set_prompt_length(snapshot.selection->prompt_len);
+    const Selection& sel = *snapshot.selection;
+    const int kept_whole = snapshot.keep_whole_from >= 0 ? std::max(0, sel.n_prefix() - snapshot.keep_whole_from) : 0;
+    controls_->set_prompt_length(sel.prompt_len, kept_whole);
     if (detail_->layer() >= 0) detail_->set_head(snapshot_, detail_->layer(), detail_->head());
     update_compare_combo();
     update_readouts();
@@ -466,6 +476,7 @@ QString InspectorPanel::legend_text() const {
 }
 
 void InspectorPanel::update_readouts() {
+    export_->setEnabled(snapshot_.valid());  // nothing to write before a question
     if (!snapshot_.valid()) {
         memory_->setText(tr("KV cache: no question asked yet"));
         stability_->setText(QString());
@@ -474,7 +485,7 @@ void InspectorPanel::update_readouts() {
     const Selection& s = *snapshot_.selection;
     const double kept = kept_fraction(s);
     memory_->setText(
-        tr("KV cache: %1 compressed vs %2 full (%3×) · keeps %4% of %5 entries%6")
+        tr("KV cache (f32): %1 compressed vs %2 uncompressed (%3×) · keeps %4% of %5 entries%6")
             .arg(bytes(snapshot_.kv_bytes_compressed), bytes(snapshot_.kv_bytes_full))
             .arg(static_cast<double>(snapshot_.kv_bytes_full) /
                      std::max<int64_t>(1, snapshot_.kv_bytes_compressed),

@@ -52,7 +52,8 @@ public:
     void set_export_path_chooser(std::function<QString(const QString& suggested)> chooser);
     // A new selection (after an answer or a reselect): re-render and update the readouts.
     void set_snapshot(const SelectionSnapshot& snapshot);
-    // Forget everything about the previous document (stability, locked head, images, zoom).
+    // Forget everything shown (stability, locked head, images, zoom), and tell the document view
+    // (headCountsReady / selectionShown with nothing).
     void reset();
     // Locks a head as a click on its strip does (opens its detail view).
     void lock_head(int layer, int head);

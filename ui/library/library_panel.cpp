@@ -4,6 +4,8 @@
 #include <QFrame>
 #include <QGroupBox>
 #include <QHBoxLayout>
+#include <QKeyEvent>
+#include <QTimer>
 #include <QLabel>
 #include <QListView>
 #include <QPushButton>
@@ -91,10 +93,31 @@ LibraryPanel::LibraryPanel(LibraryModel* model, QWidget* parent) : QWidget(paren
     connect(list_, &QListView::clicked, this, [this](const QModelIndex& i) {
         emit documentActivated(i.data(LibraryModel::IdRole).toLongLong());
     });
+    // Arrow keys open the document they move to (they used to move the highlight away from the open
+    // one): after a short pause, so holding a key does not start a reading per row.
+    key_timer_ = new QTimer(this);
+    key_timer_->setSingleShot(true);
+    key_timer_->setInterval(250);
+    connect(key_timer_, &QTimer::timeout, this, [this] {
+        const QModelIndex i = list_->currentIndex();
+        if (i.isValid() && i.data(LibraryModel::IdRole).toLongLong() != selected_)
+            emit documentActivated(i.data(LibraryModel::IdRole).toLongLong());
+    });
+    list_->installEventFilter(this);
     connect(remove, &QAction::triggered, this, [this] {
         const QModelIndex i = list_->currentIndex();
         if (i.isValid()) emit removeDocumentRequested(i.data(LibraryModel::IdRole).toLongLong());
     });
+}
+
+bool LibraryPanel::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == list_ && event->type() == QEvent::KeyPress) {
+        const int key = static_cast<QKeyEvent*>(event)->key();
+        if (key == Qt::Key_Up || key == Qt::Key_Down || key == Qt::Key_PageUp || key == Qt::Key_PageDown ||
+            key == Qt::Key_Home || key == Qt::Key_End)
+            key_timer_->start();
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 void LibraryPanel::set_model_text(const QString& title, const QString& details) {

@@ -7,6 +7,7 @@
 class QLabel;
 class QListView;
 class QPushButton;
+class QTimer;
 
 namespace snapdoc::ui {
 
@@ -25,6 +26,9 @@ public:
     void set_first_run_notice(bool shown);
     bool first_run_notice_shown() const;
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 signals:
     void openModelRequested();
     void getModelsRequested();
@@ -39,6 +43,7 @@ private:
     QWidget* first_run_;
     QListView* list_;
     int64_t selected_ = -1;
+    QTimer* key_timer_ = nullptr;
 };
 
 }  // namespace snapdoc::ui

@@ -21,6 +21,7 @@
 #include "ui/dialogs/dialog_provider.h"
 #include "ui/inspector/inspector_panel.h"
 #include "ui/inspector/selection_analysis.h"
+#include "ui/main/conversation_selection.h"
 #include "ui/models/chat_model.h"
 #include "ui/models/conversation_model.h"
 #include "ui/worker/engine_host.h"
@@ -64,6 +65,15 @@ ChatController::ChatController(EngineHost& engine, services::LibraryStore& store
       panel_(panel),
       inspector_(inspector) {
     EngineWorker* w = engine_.worker();
+    connect(w, &EngineWorker::answerSelection, this, [this](quint64 id, const SelectionSnapshot& snap) {
+        // Made before decoding: the inspector and the document show what this answer keeps while it
+        // streams; the previous answer's weights and citation highlight are not this one's.
+        if (id != request_id_) return;
+        inspector_.set_snapshot(snap);
+        emit selectionShown(snap);
+        emit answerWeightsChanged(nullptr);
+        emit citationHighlightCleared();
+    });
     connect(w, &EngineWorker::answerText, this, [this](quint64 id, const QString& text) {
         if (id == request_id_) messages_.append_text(answer_row_, text);
     });
@@ -140,8 +150,12 @@ ChatController::ChatController(EngineHost& engine, services::LibraryStore& store
     connect(w, &EngineWorker::selectionReady, this, [this](const SelectionSnapshot& snap) {
         reselect_in_flight_ = false;
         ++reselects_done_;
-        inspector_.set_snapshot(snap);
-        emit selectionShown(snap);
+        // Only a re-selection of the question on screen: one that was in flight when another
+        // conversation (or a comparison's own run) took its place is not shown.
+        if (inspector_.snapshot().valid() && snap.question_serial == inspector_.snapshot().question_serial) {
+            inspector_.set_snapshot(snap);
+            emit selectionShown(snap);
+        }
         if (reselect_pending_) send_reselect();
     });
     connect(w, &EngineWorker::selectionFailed, this, [this](const QString& message) {
@@ -215,6 +229,11 @@ void ChatController::set_document(int64_t id, const QString& title) {
 
 void ChatController::set_engine_state(std::optional<ModelInfo> model, std::optional<DocumentReady> document,
                                       const QString& hint) {
+    // Another model's selections do not fit its inspector.
+    if (model && (!model_ || model->path != model_->path)) {
+        turn_snapshots_.clear();
+        turn_order_.clear();
+    }
     model_ = std::move(model);
     document_ = std::move(document);
     if (model_)
@@ -226,6 +245,13 @@ void ChatController::set_engine_state(std::optional<ModelInfo> model, std::optio
 
 void ChatController::update_panel(const QString& hint) {
     panel_.set_state(busy(), can_ask(), hint);
+    // Regenerate needs a question, Copy an answer (both did nothing, silently, without one).
+    bool question = false, answer = false;
+    for (const ChatMessage& m : messages_.messages()) {
+        question = question || m.role == QLatin1String("user");
+        answer = answer || (m.role == QLatin1String("assistant") && !m.streaming && !m.failed && !m.text.isEmpty());
+    }
+    panel_.set_turn_actions(!busy() && can_ask() && question, answer);
 }
 
 QString ChatController::effective_system_prompt() const {
@@ -309,11 +335,16 @@ void ChatController::copy_answer() {
 void ChatController::compare(const QString& question_in) {
     if (busy() || !can_ask()) return;
     QString question = question_in;
+    // Asked as the chat asks it: after the conversation's earlier turns (it ran alone, so its
+    // prompt was not the chat's: 1803 positions against 1867).
+    std::vector<HistoryTurn> history = conversation_turns(messages_.messages());
     if (question.isEmpty()) {
-        // Default: the last question asked.
-        for (auto it = messages_.messages().rbegin(); it != messages_.messages().rend(); ++it)
-            if (it->role == QLatin1String("user")) {
-                question = it->text;
+        // Default: the last question asked, with the turns before it.
+        const auto& all = messages_.messages();
+        for (int r = static_cast<int>(all.size()) - 1; r >= 0; --r)
+            if (all[static_cast<std::size_t>(r)].role == QLatin1String("user")) {
+                question = all[static_cast<std::size_t>(r)].text;
+                history = conversation_turns(std::vector<ChatMessage>(all.begin(), all.begin() + r));
                 break;
             }
     }
@@ -330,11 +361,15 @@ void ChatController::compare(const QString& question_in) {
             if (compare_id_ != 0) stop();
         });
     }
+    // A re-selection still waiting goes first: run after the comparison, it would find the
+    // engine on the comparison's question and not the one on screen.
+    if (reselect_pending_) send_reselect();
     compare_dialog_->start(question);
     compare_dialog_->show();
     compare_id_ = next_id_++;
     cancel_ = engine_.new_cancel_token();
     AskRequest req{compare_id_, question, settings_.snapkv, settings_.generation, cancel_};
+    req.history = std::move(history);
     req.system_prompt = effective_system_prompt();
     engine_.post([req](EngineWorker& w) { w.compare(req); });
     update_panel(tr("Comparing full cache and SnapKV…"));
@@ -349,12 +384,15 @@ void ChatController::new_conversation() {
     messages_.set_messages({});
     load_conversations(-1);
     panel_.set_speed(QString());
+    update_panel();
+    show_active_conversation();
 }
 
 void ChatController::choose_conversation(int row) {
     if (busy() || row < 0 || row >= conversations_.rowCount()) return;
     conversation_id_ = conversations_.at(row).id;
     load_messages();
+    show_active_conversation();
 }
 
 void ChatController::rename_conversation() {
@@ -386,9 +424,11 @@ void ChatController::delete_conversation() {
     const QString title = rec ? QString::fromStdString(rec->title) : QString();
     if (!dialogs_ ||
         !dialogs_->confirm(panel_.window(), tr("Delete conversation?"),
-                           tr("Delete “%1” and its %2 messages? This cannot be undone.")
+                           tr("Delete “%1” and its %2? This cannot be undone.")
                                .arg(title.toHtmlEscaped())
-                               .arg(rec ? rec->message_count : 0),
+                               .arg(rec && rec->message_count == 1
+                                        ? tr("1 message")
+                                        : tr("%1 messages").arg(rec ? rec->message_count : 0)),
                            tr("Delete")))
         return;
     try {
@@ -401,6 +441,7 @@ void ChatController::delete_conversation() {
     conversation_id_ = left.empty() ? -1 : left.front().id;
     load_conversations(conversation_id_);
     load_messages();
+    show_active_conversation();
     panel_.set_status(tr("Conversation deleted."));
 }
 
@@ -485,7 +526,27 @@ void ChatController::send_reselect() {
     const SnapKvConfig config = *reselect_pending_;
     reselect_pending_.reset();
     reselect_in_flight_ = true;
-    engine_.post([config](EngineWorker& w) { w.reselect(config); });
+    // The worker decides when it runs it (the engine's last question may change before then, e.g. a
+    // comparison queued ahead): the engine's reselect for its own last question, else from the
+    // scores the snapshot holds.
+    engine_.post([config, base = inspector_.snapshot()](EngineWorker& w) { w.reselectFor(config, base); });
+}
+
+void ChatController::show_active_conversation() {
+    const ConversationSelection view = conversation_selection(messages_.messages(), turn_snapshots_);
+    inspector_.reset();  // also clears the document's shading (headCountsReady / selectionShown)
+    reselect_pending_.reset();
+    if (view.current) {
+        if (view.previous) inspector_.set_snapshot(*view.previous);
+        inspector_.set_snapshot(*view.current);
+        emit selectionShown(*view.current);
+    }
+    emit answerWeightsChanged(view.current ? view.current->answer_attention : nullptr);
+    emit citationHighlightCleared();
+    if (model_) {
+        const int doc = document_ ? document_->document_tokens : 0;
+        panel_.set_context(view.context_tokens > 0 ? view.context_tokens : doc, model_->context_length);
+    }
 }
 
 void ChatController::load_conversations(int64_t select_id) {
@@ -493,8 +554,20 @@ void ChatController::load_conversations(int64_t select_id) {
     if (document_id_ >= 0)
         list = search_.isEmpty() ? store_.conversations(document_id_)
                                  : store_.search_conversations(document_id_, search_.toStdString());
+    const int matches = static_cast<int>(list.size());
     conversations_.set_conversations(std::move(list));
-    panel_.conversation_picker()->setCurrentIndex(conversations_.row_of(select_id));
+    QComboBox* picker = panel_.conversation_picker();
+    picker->setCurrentIndex(conversations_.row_of(select_id));
+    // A search that leaves out the conversation on screen says so, rather than a blank picker beside
+    // a chat that does not match.
+    QString note;
+    if (picker->currentIndex() < 0 && select_id >= 0 && !search_.isEmpty()) {
+        const auto rec = store_.conversation(select_id);
+        note = tr("“%1” (open) does not match · %2")
+                   .arg(rec ? QString::fromStdString(rec->title) : QString(),
+                        matches == 1 ? tr("1 match below") : tr("%1 matches below").arg(matches));
+    }
+    picker->setPlaceholderText(note);
 }
 
 void ChatController::load_messages() {
@@ -507,6 +580,7 @@ void ChatController::load_messages() {
     }
     panel_.set_system_prompt_text(system_prompt_);
     messages_.set_messages(std::move(list));
+    update_panel();
 }
 
 void ChatController::export_to(const QString& path, services::ExportFormat format) const {

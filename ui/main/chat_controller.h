@@ -75,6 +75,10 @@ public:
     // A click on citation `k` of the answer at `row`: emits citationActivated.
     void activate_citation(int row, int k);
     void reselect(const SnapKvConfig& config);
+    // Shows what belongs to the conversation on screen (issue 23): its last question's selection in
+    // the inspector (heatmaps, document shading follow it) and its context use, without another
+    // conversation's citation highlight; or clears them when this session holds no selection for it.
+    void show_active_conversation();
     // Writes the current conversation. Throws Error.
     void export_to(const QString& path, services::ExportFormat format) const;
     void export_to(const QString& path) const;  // format by suffix: .json or Markdown
@@ -99,6 +103,8 @@ signals:
     void citationActivated(int first_token, int last_token, int begin, int end);
     // The shown answer's attention per document position (null: none), for the document view.
     void answerWeightsChanged(std::shared_ptr<const std::vector<float>> weights);
+    // The document's citation highlight belongs to another answer now (a switch, a new question).
+    void citationHighlightCleared();
 
 private:
     void start_request(const QString& question, std::vector<HistoryTurn> history, int earlier_versions);

@@ -14,6 +14,7 @@
 #include "ui/document/document_panel.h"
 #include "ui/document/document_view.h"
 #include "ui/models/library_model.h"
+#include "ui/widgets/sentence_case.h"
 #include "ui/worker/engine_host.h"
 
 namespace snapdoc::ui {
@@ -90,7 +91,8 @@ DocumentController::DocumentController(EngineHost& engine, services::LibraryStor
         ready_ = r;
         panel_.hide_progress();
         panel_.view()->set_token_map(r.token_map);
-        if (model_) store_.set_token_count(r.document_id, r.document_tokens, model_->path.toStdString());
+        // The text's own count (no template, no system prompt): the library's figure for the document.
+        if (model_) store_.set_token_count(r.document_id, r.text_tokens, model_->path.toStdString());
         refresh_library();
         update_facts();
         emit documentReady(r);
@@ -151,7 +153,7 @@ void DocumentController::on_ingested() {
     panel_.hide_progress();
     if (out.cancelled) return;
     if (!out.document) {
-        dialogs_.show_error(dialog_parent_, tr("Cannot open document"), out.error);
+        dialogs_.show_error(dialog_parent_, tr("Cannot open document"), sentence_case(out.error));
         emit openFailed(ingest_path_, out.error);
         if (current_id_ >= 0 && prefilling_) panel_.show_progress(tr("Prefilling the document…"), 0, 0);
         return;
@@ -169,7 +171,7 @@ void DocumentController::on_ingested() {
         nd.page_offsets = d.page_offsets;
         id = store_.add_document(nd);
     } catch (const std::exception& e) {
-        dialogs_.show_error(dialog_parent_, tr("Cannot save document"), QString::fromStdString(e.what()));
+        dialogs_.show_error(dialog_parent_, tr("Cannot save document"), sentence_case(QString::fromStdString(e.what())));
         return;
     }
     refresh_library();
@@ -212,6 +214,7 @@ void DocumentController::remove(int64_t id) {
 
 void DocumentController::set_model(std::optional<ModelInfo> model) {
     model_ = std::move(model);
+    library_.set_current_model(model_ ? model_->path.toStdString() : std::string());
     ready_.reset();
     panel_.view()->clear_shading();
     update_facts();
@@ -221,6 +224,12 @@ void DocumentController::set_model(std::optional<ModelInfo> model) {
 void DocumentController::stop() {
     if (ingest_cancel_) ingest_cancel_->store(true);
     if (prefill_cancel_) prefill_cancel_->store(true);
+}
+
+bool DocumentController::resume() {
+    if (current_id_ < 0 || !text_ || !model_ || ready_ || busy()) return false;
+    prefill();
+    return true;
 }
 
 void DocumentController::refresh_library() {
@@ -255,14 +264,15 @@ void DocumentController::update_facts(const QString& problem) {
         panel_.set_facts(QString());
         return;
     }
-    QString html = document_facts(*rec).toHtmlEscaped();
+    QString html = document_facts(*rec, model_ ? model_->path.toStdString() : std::string()).toHtmlEscaped();
     if (model_ && ready_) {
         const int ctx = model_->context_length;
         html +=
             tr(" · <b>%1</b> of the model's %2-token context").arg(num(ready_->document_tokens), num(ctx));
         if (ctx > 0 && ready_->document_tokens > ctx)
             html += tr(" <span style='color:#b02020'>(longer than the context: allowed in Settings)</span>");
-        html += tr(" · full KV %1").arg(QString::fromStdString(format_bytes(ready_->full_store_bytes)));
+        // The f16 store re-selection reads (the inspector's figures are the f32 cache attention reads).
+        html += tr(" · K/V store %1 (f16)").arg(QString::fromStdString(format_bytes(ready_->full_store_bytes)));
         if (ready_->from_kv_cache)
             html += tr(" · <span style='color:#206020'>opened from the K/V cache in %1 s</span> (no prefill)")
                         .arg(ready_->kv_cache_seconds, 0, 'f', ready_->kv_cache_seconds < 1 ? 2 : 1);

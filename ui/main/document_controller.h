@@ -50,6 +50,9 @@ public:
     // The model changed: prefill the shown document into it.
     void set_model(std::optional<ModelInfo> model);
     void stop();
+    // The shown document is not in the model (its reading was stopped, or it failed): read it again
+    // (a click on it in the library does this). Returns whether a reading started.
+    bool resume();
     void refresh_library();
     // The generation settings changed (answer length, "allow longer prompts"): a shown document
     // that was refused, or not loaded yet, is checked and prefilled again with them.

@@ -123,7 +123,11 @@ void MainWindow::connect_controllers() {
     // Documents
     connect(library_panel_, &LibraryPanel::openDocumentRequested, this, &MainWindow::open_document_dialog);
     connect(library_panel_, &LibraryPanel::documentActivated, this, [this](qint64 id) {
-        if (id != document_controller_->current_id()) document_controller_->show(id);
+        // The shown document again: read it into the model when its reading was stopped.
+        if (id != document_controller_->current_id())
+            document_controller_->show(id);
+        else
+            document_controller_->resume();
     });
     connect(library_panel_, &LibraryPanel::removeDocumentRequested, this, [this](qint64 id) {
         // Asked first (it deletes the document's conversations too), and the file leaves Recent.
@@ -177,7 +181,7 @@ void MainWindow::connect_controllers() {
     connect(document_controller_, &DocumentController::documentFailed, this,
             [this](qint64, const QString& message) {
                 // The compression panel says why there is nothing to estimate (not "load a model").
-                inspector_->controls()->set_unavailable_reason(tr("the document is not loaded: %1").arg(message));
+                inspector_->controls()->set_unavailable_reason(tr("The document is not loaded: %1").arg(message));
                 chat_controller_->set_engine_state(model_controller_->info(), std::nullopt, message);
             });
 
@@ -197,6 +201,8 @@ void MainWindow::connect_controllers() {
                 if (begin < 0 || !document_panel_->scrollToAndHighlight(begin, end))
                     document_panel_->view()->scroll_to_position(first_token);
             });
+    connect(chat_controller_, &ChatController::citationHighlightCleared, document_panel_->view(),
+            &DocumentView::clear_highlight);
     connect(chat_controller_, &ChatController::answerWeightsChanged, document_panel_,
             qOverload<std::shared_ptr<const std::vector<float>>>(&DocumentPanel::setAnswerWeights));
 

@@ -12,6 +12,7 @@
 #include "app/services/library_store.h"
 #include "ui/chat/chat_panel.h"
 #include "ui/dialogs/dialog_provider.h"
+#include "ui/widgets/sentence_case.h"
 #include "ui/dialogs/settings_dialog.h"
 #include "ui/inspector/compression_controls.h"
 #include "ui/inspector/inspector_panel.h"
@@ -129,7 +130,7 @@ void MainWindow::export_dialog() {
         chat_controller_->remember_export(path);
         chat_panel_->set_status(tr("Exported to %1").arg(path));
     } catch (const std::exception& e) {
-        dialogs_->show_error(this, tr("Export failed"), QString::fromStdString(e.what()));
+        dialogs_->show_error(this, tr("Export failed"), sentence_case(QString::fromStdString(e.what())));
     }
 }
 

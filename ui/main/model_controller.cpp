@@ -1,6 +1,7 @@
 #include "ui/main/model_controller.h"
 
 #include "ui/dialogs/dialog_provider.h"
+#include "ui/widgets/sentence_case.h"
 #include "ui/worker/engine_host.h"
 
 namespace snapdoc::ui {
@@ -14,7 +15,7 @@ ModelController::ModelController(EngineHost& engine, DialogProvider& dialogs, QW
         if (!info.tokenizer_error.isEmpty()) {
             pending_.clear();
             const QString msg = tr("%1 cannot be used for chat: %2").arg(info.path, info.tokenizer_error);
-            dialogs_.show_error(dialog_parent_, tr("Cannot use this model"), msg);
+            dialogs_.show_error(dialog_parent_, tr("Cannot use this model"), sentence_case(msg));
             emit failed(info.path, msg);
             return;
         }
@@ -36,7 +37,7 @@ ModelController::ModelController(EngineHost& engine, DialogProvider& dialogs, QW
         pending_.clear();
         if (loading_stage_) info_.reset();  // loadModel drops the previous model before it starts
         loading_stage_ = false;
-        dialogs_.show_error(dialog_parent_, tr("Cannot open model"), message);
+        dialogs_.show_error(dialog_parent_, tr("Cannot open model"), sentence_case(message));
         emit failed(path, message);
     });
 }

@@ -82,6 +82,10 @@ ScreenshotRunner::ScreenshotRunner(MainWindow& window, ScreenshotOptions options
 }
 
 void ScreenshotRunner::start() {
+    // SNAPDOC_SCREENSHOT_SIZE=WxH sizes the window first (the docs' 1024×700 and 1600×1000 shots).
+    const QStringList size = qEnvironmentVariable("SNAPDOC_SCREENSHOT_SIZE").split('x');
+    if (size.size() == 2 && size[0].toInt() > 0 && size[1].toInt() > 0)
+        window_.resize(size[0].toInt(), size[1].toInt());
     timeout_.start(options_.timeout_seconds * 1000);
     if (options_.model.isEmpty()) return step_document();
     stage_ = Stage::Model;

@@ -15,9 +15,9 @@ QVariant ConversationModel::data(const QModelIndex& index, int role) const {
     const auto& c = items_[static_cast<std::size_t>(index.row())];
     switch (role) {
         case Qt::DisplayRole: {
-            QString line = tr("%1 · %2 messages · %3")
+            QString line = tr("%1 · %2 · %3")
                                .arg(QString::fromStdString(c.title))
-                               .arg(c.message_count)
+                               .arg(c.message_count == 1 ? tr("1 message") : tr("%1 messages").arg(c.message_count))
                                .arg(QDateTime::fromSecsSinceEpoch(c.created_at)
                                         .toString(QStringLiteral("yyyy-MM-dd hh:mm")));
             // A search result says where it matched.

@@ -17,6 +17,7 @@
 #include "engine/tokenizer/chat_template.h"
 #include "engine/tokenizer/tokenizer.h"
 #include "ui/inspector/selection_analysis.h"
+#include "ui/worker/held_reselect.h"
 #include "ui/worker/model_description.h"
 #include "ui/worker/text_coalescer.h"
 
@@ -202,6 +203,11 @@ void EngineWorker::loadDocument(qint64 document_id, std::shared_ptr<const std::s
         DocumentReady ready;
         ready.document_id = document_id;
         ready.document_tokens = static_cast<int>(part.size());
+        // What the template and the system prompt add around a one-token text, taken off the part:
+        // the text's own count (the library's figure; it grew with a conversation's system prompt).
+        const int around = static_cast<int>(build_document_part(s_->template_kind, *s_->tokenizer, system_prompt, "x").size()) -
+                           static_cast<int>(s_->tokenizer->encode("x").size());
+        ready.text_tokens = std::max<int>(1, static_cast<int>(part.size()) - around);
         ready.seconds = timer.elapsed() / 1000.0;
         ready.full_store_bytes = s_->chat->session().full_store_bytes();
         ready.token_map = std::move(map);
@@ -213,7 +219,8 @@ void EngineWorker::loadDocument(qint64 document_id, std::shared_ptr<const std::s
                      ready.from_kv_cache ? "opened from the K/V cache" : "prefilled", ready.seconds, n_layers);
         emit documentLoaded(ready);
     } catch (const Cancelled&) {
-        emit documentFailed(document_id, tr("Loading the document was stopped."), true);
+        emit documentFailed(document_id,
+                            tr("Reading the document was stopped. Click it in the library to read it again."), true);
     } catch (const std::exception& e) {
         emit documentFailed(document_id, qstr(e.what()), false);
     }
@@ -274,6 +281,7 @@ SelectionSnapshot EngineWorker::snapshot_of(std::shared_ptr<const Selection> sel
     }
     snap.scores = s_->scores;
     snap.question = s_->question;
+    snap.keep_whole_from = session.keep_whole_from();
     return snap;
 }
 
@@ -323,11 +331,16 @@ AnswerStats EngineWorker::run_ask(const AskRequest& request, const SnapKvConfig&
         if (auto text = coalescer.push(piece)) send(*text);
     };
     s_->has_question = false;
+    // The serial and text are this question's from its selection on (answerSelection's snapshot).
+    ++s_->question_serial;
+    s_->question = request.question;
+    if (side < 0)
+        opts.on_selection = [&](const std::shared_ptr<const Selection>& sel) {
+            emit answerSelection(request.id, snapshot_of(sel, 0));
+        };
     const AskResult r = s_->chat->ask(question, opts);
     send(coalescer.flush());
     s_->has_question = true;
-    ++s_->question_serial;
-    s_->question = request.question;
     AnswerStats st;
     st.request_id = request.id;
     st.answer = qstr(r.answer);
@@ -374,6 +387,15 @@ void EngineWorker::reselect(const SnapKvConfig& config) {
         timer.start();
         auto selection = s_->chat->reselect(config);
         emit selectionReady(snapshot_of(std::move(selection), timer.nsecsElapsed() / 1e9));
+    } catch (const std::exception& e) {
+        emit selectionFailed(qstr(e.what()));
+    }
+}
+
+void EngineWorker::reselectFor(const SnapKvConfig& config, const SelectionSnapshot& base) {
+    if (s_->chat && s_->has_question && base.question_serial == s_->question_serial) return reselect(config);
+    try {
+        emit selectionReady(reselect_held(base, config));
     } catch (const std::exception& e) {
         emit selectionFailed(qstr(e.what()));
     }

@@ -49,6 +49,10 @@ public:
     void ask(const AskRequest& request);
     // New selection for the last question with `config`: no forward pass.
     void reselect(const SnapKvConfig& config);
+    // New selection for the question of `base`: reselect when it is the last question asked here
+    // (it can re-score another window), else from the window scores `base` holds (reselect_held:
+    // another conversation's question). Answered with selectionReady / selectionFailed.
+    void reselectFor(const SnapKvConfig& config, const SelectionSnapshot& base);
     // The same question answered with the full cache, then with SnapKV.
     void compare(const AskRequest& request);
 
@@ -63,6 +67,8 @@ signals:
                           double elapsed_seconds);
     void documentLoaded(const snapdoc::ui::DocumentReady& ready);
     void documentFailed(qint64 document_id, const QString& message, bool cancelled);
+    // The answer's selection, made before its first token (the inspector shows it while it streams).
+    void answerSelection(quint64 request_id, const snapdoc::ui::SelectionSnapshot& snapshot);
     void answerText(quint64 request_id, const QString& text);
     void answerFinished(const snapdoc::ui::AnswerStats& stats,
                         const snapdoc::ui::SelectionSnapshot& snapshot);

@@ -67,15 +67,21 @@ QString model_info_text(const ModelInfo& i) {
              .arg(i.n_heads)
              .arg(i.n_kv_heads)
              .arg(i.head_dim);
-    t += QObject::tr("Parameters: %1 (%2 as %3)\n").arg(num(i.parameters), bytes(i.weight_bytes), i.dtype);
+    // The bytes as stored: a GGUF mixes types (Q4_K_M is mostly Q6_K by size in small models); the
+    // tensor types line below says which.
+    t += QObject::tr("Parameters: %1 (%2 as stored)\n").arg(num(i.parameters), bytes(i.weight_bytes));
     t += QObject::tr("Context length: %1 tokens\n").arg(num(i.context_length));
     t += QObject::tr("Tensor types: %1\n").arg(i.type_mix);
     t += QObject::tr("Weights: %1 as stored (memory-mapped)\n").arg(bytes(i.weight_bytes));
+    // Two quantities, each on its own basis (they were mixed: a 1,024-entry budget "cost" twice an
+    // uncompressed 1K tokens): the cache attention reads (f32) and the full store re-selection reads.
     t += QObject::tr(
-             "KV cache: %1 per 1K tokens uncompressed (the document's full K/V, f16); %2 at a SnapKV "
-             "budget of %3, whatever the document length\n")
-             .arg(bytes(i.kv_store_bytes_per_token * 1024), bytes(i.kv_bytes_at_budget))
+             "KV cache (f32, what attention reads): %1 per 1K tokens uncompressed; %2 at a SnapKV budget of "
+             "%3 positions per head, whatever the document length\n")
+             .arg(bytes(i.kv_bytes_per_token * 1024), bytes(i.kv_bytes_at_budget))
              .arg(i.snapkv_budget);
+    t += QObject::tr("K/V store (f16, the document's full K/V kept for re-selection): %1 per 1K tokens\n")
+             .arg(bytes(i.kv_store_bytes_per_token * 1024));
     t += QObject::tr("Compute scratch: %1\n").arg(bytes(i.scratch_bytes));
     t += QObject::tr("Memory for a full context: about %1\n").arg(bytes(i.run_bytes_at_context));
     t += QObject::tr("Chat template: %1").arg(i.chat_template);

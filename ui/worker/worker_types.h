@@ -55,6 +55,7 @@ struct ModelLoadOptions {
 struct DocumentReady {
     int64_t document_id = 0;
     int document_tokens = 0;  // prompt tokens of the document part (template opening included)
+    int text_tokens = 0;      // of those, the document text's own (no template, no system prompt)
     double seconds = 0;       // tokenize + layer-major prefill
     int64_t full_store_bytes = 0;
     std::shared_ptr<const services::TokenTextMap> token_map;
@@ -124,6 +125,9 @@ struct SelectionSnapshot {
     // settings (question stability, difference view) and knows a regenerated question as the same.
     std::shared_ptr<const WindowScores> scores;
     QString question;
+    // Prompt position from which the selection keeps every position (a conversation's recent turns,
+    // DocumentSession::keep_whole_from); -1: none. A re-selection from `scores` keeps them too.
+    int keep_whole_from = -1;
     // Per document position, the attention the answer's tokens paid to it (empty when the engine
     // gave none, e.g. after a reselect): the document view's "used by this answer" shading.
     std::shared_ptr<const std::vector<float>> answer_attention;

@@ -13,6 +13,10 @@ QString fixtures_dir() {
     return env.isEmpty() ? QString(SNAPDOC_FIXTURES_DIR) : env;
 }
 
+QString source_file(const QString& relative) {
+    return QDir(QStringLiteral(SNAPDOC_SOURCE_DIR)).absoluteFilePath(relative);
+}
+
 QString tiny_model_path() {
     const QString p = fixtures_dir() + "/stories260K/hf-f32";
     return QFileInfo::exists(p + "/config.json") ? QDir(p).absolutePath() : QString();

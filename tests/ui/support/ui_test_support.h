@@ -12,6 +12,8 @@
 namespace snapdoc::test {
 
 QString fixtures_dir();
+// A file of this repository (e.g. "resources/models/snapdoc-demo.gguf"), by absolute path.
+QString source_file(const QString& relative);
 // The stories260K Hugging Face folder (its GGUF's tokenizer is not usable yet), or "" if absent.
 QString tiny_model_path();
 
