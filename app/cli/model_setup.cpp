@@ -15,7 +15,8 @@
 namespace snapdoc::cli {
 
 std::vector<FlagSpec> model_flags() {
-    return {{{"-m", "--model"}}, {{"-t", "--threads"}}, {{"--log-level"}}, {{"--device"}}};
+    return {{{"-m", "--model"}}, {{"-t", "--threads"}}, {{"--log-level"}}, {{"--device"}},
+            {{"--exact-prefill"}, false}};
 }
 
 LoadedModel load_for_cli(const Args& args, bool need_tokenizer, bool need_backend) {
@@ -30,6 +31,7 @@ LoadedModel load_for_cli(const Args& args, bool need_tokenizer, bool need_backen
         // --ctx (subcommands that offer it): the context size, as llama.cpp's -c; 0 = the model's own.
         opts.context_length = args.integer("ctx", 0);
         if (opts.context_length < 0) throw Error("--ctx must be >= 0");
+        opts.exact_prefill = args.has("exact-prefill");
         lm.backend = make_backend(*lm.model, opts, args.str("device", "auto"));
     }
     return lm;
