@@ -215,13 +215,22 @@ TEST_P(ModelZooLogits, MatchesTheOraclesAtEveryStoredPosition) {
         wanted_exact.insert(wanted_exact.end(), ref_positions.begin(), ref_positions.end());
         const auto ours_wide = logits_at(*wide, s.ids, wanted_exact, n_ctx);
         ASSERT_EQ(rtop.size(), rpos.size());
+        // As loaded, prefill runs on 8-bit activations (the integer GEMM, like llama.cpp): the README's
+        // contract is half of llama.cpp's own distance from the exact reference at the same positions.
+        double part_top10 = 0;
         for (std::size_t i = 0; i < rpos.size(); ++i) {
+            part_top10 = std::max(part_top10, top10_error(ours.at(rpos[i]), rtop[i]));
             max_exact = std::max(max_exact, top10_error(ours.at(rpos[i]), rtop[i]));
             const double e = top10_error(ours_wide.at(rpos[i]), rtop[i]);
             max_exact_wide = std::max(max_exact_wide, e);
             EXPECT_LT(e, kExactTolerance) << part << " position " << rpos[i] << " vs the exact reference";
             EXPECT_EQ(argmax(ours_wide.at(rpos[i])), r.at("argmax")[i].get<int>())
                 << part << " position " << rpos[i];
+        }
+        if (r.contains("max_abs_llama_cpp_minus_exact")) {
+            const double llama_error = r.at("max_abs_llama_cpp_minus_exact").get<double>();
+            EXPECT_LE(part_top10, 0.5 * llama_error)
+                << part << ": max |snapdoc - exact| over the top-10 lists vs llama.cpp's " << llama_error;
         }
         for (std::size_t i = 0; !ref.empty() && i < ref_positions.size(); ++i) {
             const float* row = ref.data() + i * vocab;
