@@ -15,10 +15,11 @@ int main(int argc, char** argv) {
             "  model -m MODEL [--prompt-tokens N] [--gen-tokens N] [--threads N] [--repeat R] [--device cpu|cuda]\n"
             "  synthetic --shape NAME [--dtype f32|f16|bf16|q8_0] [--out FILE] [model flags]\n"
             "  snapkv [--shape NAME | -m MODEL] [--prompt-tokens N] [--budget B] [--window W] [--contexts a,b]\n"
-            "  greedy -m MODEL (--ids \"1 2 3\" | --ids-file F) [-n N] [--threads N]\n"
+            "  greedy -m MODEL (--ids \"1 2 3\" | --ids-file F) [-n N] [--threads N] [--exact-prefill]\n"
             "  roofline -m MODEL [--threads N] [--context C] [--seconds S]\n"
             "  attention [--shapes demo,125m] [--contexts 8192,32768] [--rows 512] [--threads 2] [--no-baseline]\n"
             "  gemm [--rows 512] [--threads 2] [--trials 3]\n"
+            "  qgemm [--rows 512] [--threads 2] [--trials 3] [--types Q4_K,Q6_K,Q8_0]\n"
             "  longctx -m MODEL [--contexts 8192,32768] [--budget 1024] [--gen-tokens 64] [--no-token-major]\n"
             "  kvcache -m MODEL --text FILE --cache-dir DIR [--tokens 8192,32768,100000] [--threads N]\n"
             "  model-hash [--mib 1024] [--dir DIR] [--trials 3]\n"
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
         if (cmd == "roofline") return snapdoc::bench::bench_roofline(argc, argv);
         if (cmd == "attention") return snapdoc::bench::bench_attention(argc, argv);
         if (cmd == "gemm") return snapdoc::bench::bench_gemm(argc, argv);
+        if (cmd == "qgemm") return snapdoc::bench::bench_qgemm(argc, argv);
         if (cmd == "longctx") return snapdoc::bench::bench_longctx(argc, argv);
         if (cmd == "kvcache") return snapdoc::bench::bench_kv_cache(argc, argv);
         if (cmd == "model-hash") return snapdoc::bench::bench_model_hash(argc, argv);

@@ -5,6 +5,7 @@
 #include "engine/common/error.h"
 #include "engine/model/gguf_writer.h"
 #include "engine/model/read_file.h"
+#include "engine/model/gguf_file.h"
 #include "engine/tokenizer/spm_proto.h"
 
 namespace snapdoc::bench {
@@ -46,6 +47,9 @@ const std::vector<SyntheticShape>& synthetic_shapes() {
         {"llama-125m", "llama.cpp comparison shape: 12 layers, dim 768, 12/4 heads, FFN 2048, vocab 32000",
          llama(12, 768, 12, 4, 2048, 32000, 32768)},
         {"llama-1b", "TinyLlama-1.1B: 22 layers, dim 2048, 32/4 heads, FFN 5632", llama(22, 2048, 32, 4, 5632, 32000, 32768)},
+        {"llama3.2-1b",
+         "Llama-3.2-1B: 16 layers, dim 2048, 32/8 heads, FFN 8192, vocab 128256 (untied output here; the real file ties it)",
+         llama(16, 2048, 32, 8, 8192, 128256, 131072, 500000.f)},
         {"llama2-7b", "Llama-2-7B: 32 layers, dim 4096, 32 heads (MHA), FFN 11008", llama(32, 4096, 32, 32, 11008, 32000, 4096)},
         {"mistral-7b", "Mistral-7B: 32 layers, dim 4096, 32/8 heads, FFN 14336",
          llama(32, 4096, 32, 8, 14336, 32000, 32768, 1000000.f)},
@@ -92,6 +96,17 @@ void set_sentencepiece_vocab(GgufWriter& w, const std::filesystem::path& model_f
     w.set_bool("tokenizer.ggml.add_space_prefix", v.add_dummy_prefix);
 }
 
+// The tokenizer.* keys of another GGUF file (e.g. a Llama 3 BPE vocabulary), copied as they are.
+void copy_gguf_vocab(GgufWriter& w, const std::filesystem::path& gguf, int vocab_size) {
+    const GgufFile src = GgufFile::open(gguf);
+    const auto tokens = src.find("tokenizer.ggml.tokens");
+    if (tokens == nullptr || static_cast<int64_t>(tokens->count) != vocab_size)
+        throw Error("tokenizer " + gguf.string() + " has " + std::to_string(tokens ? tokens->count : 0) +
+                    " tokens, but the shape's vocab is " + std::to_string(vocab_size));
+    for (const GgufFile::Entry& e : src.entries())
+        if (e.key.rfind("tokenizer.", 0) == 0) w.set(e.key, src.value(e.key));
+}
+
 }  // namespace
 
 std::filesystem::path write_synthetic_model(const SyntheticShape& shape, DType dtype, const std::filesystem::path& file,
@@ -111,7 +126,10 @@ std::filesystem::path write_synthetic_model(const SyntheticShape& shape, DType d
     w.set_u32("llama.rope.dimension_count", c.head_dim);
     w.set_f32("llama.rope.freq_base", c.rope_theta);
     w.set_f32("llama.attention.layer_norm_rms_epsilon", c.norm_eps);
-    if (!sentencepiece_model.empty()) set_sentencepiece_vocab(w, sentencepiece_model, c.vocab_size);
+    if (sentencepiece_model.extension() == ".gguf")
+        copy_gguf_vocab(w, sentencepiece_model, c.vocab_size);
+    else if (!sentencepiece_model.empty())
+        set_sentencepiece_vocab(w, sentencepiece_model, c.vocab_size);
 
     uint64_t seed = 1;
     auto matrix = [&](const std::string& name, int64_t rows, int64_t cols) {

@@ -26,7 +26,8 @@ DType parse_dtype(const std::string& name);                 // f32 | f16 | bf16 
 
 // Writes the model unless `file` already exists; returns the path. With `sentencepiece_model` (a
 // tokenizer.model file whose piece count equals the shape's vocab), the file carries that vocabulary
-// as GGUF tokenizer metadata, so other engines (llama.cpp) load and quantize it too.
+// as GGUF tokenizer metadata, so other engines (llama.cpp) load and quantize it too. A .gguf file
+// instead gives its tokenizer.* keys as they are (a BPE vocabulary such as Llama 3's).
 std::filesystem::path write_synthetic_model(const SyntheticShape& shape, DType dtype, const std::filesystem::path& file,
                                             const std::filesystem::path& sentencepiece_model = {});
 

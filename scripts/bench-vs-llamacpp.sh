@@ -3,6 +3,8 @@
 # method in one run, next to the machine's read-bandwidth roofline measured in that run.
 #
 #   scripts/bench-vs-llamacpp.sh [--types "Q4_K_M Q8_0 F16"] [--threads 2] [--rounds 5] [--work DIR]
+#                                [--shape llama-125m|llama3.2-1b]  (llama3.2-1b: Llama 3's 128256-token
+#                                                          BPE vocabulary, from the modelzoo fixture)
 #                                [--wait-quiet SECONDS]   (first wait up to SECONDS for a 1-minute
 #                                                          load average below 0.5)
 #                                [--stat median|min]      (min: on a busy machine, the least
@@ -35,6 +37,7 @@ BUILD_DIR="${BUILD_DIR:-build}"
 [[ "$BUILD_DIR" = /* ]] || BUILD_DIR="$ROOT/$BUILD_DIR"
 SHARED="${SNAPDOC_SHARED:-$ROOT/../shared}"
 TYPES="Q4_K_M"
+SHAPE=llama-125m
 THREADS=2
 ROUNDS=5
 WORK=""
@@ -43,12 +46,13 @@ STAT=median
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --types) TYPES="$2"; shift 2 ;;
+        --shape) SHAPE="$2"; shift 2 ;;
         --threads) THREADS="$2"; shift 2 ;;
         --rounds) ROUNDS="$2"; shift 2 ;;
         --work) WORK="$2"; shift 2 ;;
         --wait-quiet) WAIT_QUIET="$2"; shift 2 ;;
         --stat) STAT="$2"; shift 2 ;;
-        -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
         *) echo "bench-vs-llamacpp: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -82,15 +86,19 @@ fi
 [[ -x "$ORACLE" ]] || die "llama_oracle not found at $ORACLE"
 
 # ---- 3. the model files ----
-TOKENIZER="$SHARED/fixtures/llama2-tokenizer/tokenizer.model"
-[[ -f "$TOKENIZER" ]] || die "missing $TOKENIZER (Llama 2's SentencePiece model; set SNAPDOC_SHARED)"
-F16="$WORK/llama-125m-F16.gguf"
+case "$SHAPE" in
+    llama-125m) TOKENIZER="$SHARED/fixtures/llama2-tokenizer/tokenizer.model" ;;  # Llama 2's SentencePiece model
+    llama3.2-1b) TOKENIZER="$SHARED/fixtures/modelzoo/llama31-tiny/llama31-tiny-Q8_0.gguf" ;;  # its tokenizer.* keys
+    *) die "--shape must be llama-125m or llama3.2-1b" ;;
+esac
+[[ -f "$TOKENIZER" ]] || die "missing $TOKENIZER (set SNAPDOC_SHARED)"
+F16="$WORK/$SHAPE-F16.gguf"
 if [[ ! -f "$F16" ]]; then
     say "== write $F16"
-    "$BENCH" synthetic --shape llama-125m --dtype f16 --tokenizer "$TOKENIZER" --out "$F16" --write-only >&2
+    "$BENCH" synthetic --shape "$SHAPE" --dtype f16 --tokenizer "$TOKENIZER" --out "$F16" --write-only >&2
 fi
 model_file() {
-    local type="$1" file="$WORK/llama-125m-$1.gguf"
+    local type="$1" file="$WORK/$SHAPE-$1.gguf"
     if [[ "$type" != F16 && ! -f "$file" ]]; then
         say "== quantize to $type with llama.cpp's quantizer"
         "$ORACLE" quantize "$F16" "$file" "$type" "$THREADS" >&2

@@ -16,7 +16,8 @@
 namespace snapdoc::cli {
 
 std::vector<FlagSpec> model_flags() {
-    std::vector<FlagSpec> flags = {{{"-m", "--model"}}, {{"-t", "--threads"}}, {{"--log-level"}}, {{"--device"}}};
+    std::vector<FlagSpec> flags = {{{"-m", "--model"}}, {{"-t", "--threads"}}, {{"--log-level"}}, {{"--device"}},
+                                   {{"--exact-prefill"}, false}};
     for (auto& f : hub_flags()) flags.push_back(std::move(f));
     return flags;
 }
@@ -33,6 +34,7 @@ LoadedModel load_for_cli(const Args& args, bool need_tokenizer, bool need_backen
         // --ctx (subcommands that offer it): the context size, as llama.cpp's -c; 0 = the model's own.
         opts.context_length = args.integer("ctx", 0);
         if (opts.context_length < 0) throw Error("--ctx must be >= 0");
+        opts.exact_prefill = args.has("exact-prefill");
         lm.backend = make_backend(*lm.model, opts, args.str("device", "auto"));
     }
     return lm;

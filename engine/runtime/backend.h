@@ -35,6 +35,10 @@ struct BackendOptions {
     // it changes the computation only for LongRoPE (Phi-3.5: long factors when it exceeds the
     // original training context) — so it lives with the backend that computes, not in the loader.
     int context_length = 0;
+    // CPU: prefill matmuls of block-quantized weights in exact f32 (dequantized weights, f32 GEMM)
+    // instead of the integer GEMM on 8-bit activations (llama.cpp's rounding; faster). Decode's
+    // batch-1 dots quantize activations either way. The CUDA backend ignores it.
+    bool exact_prefill = false;
 };
 
 class Backend {

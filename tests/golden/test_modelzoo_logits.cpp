@@ -60,10 +60,12 @@ std::vector<float> read_f32(const std::string& rel) {
 
 // Runs `ids` at positions 0..n-1 in one pass and returns the logits rows at `positions`.
 std::map<int, std::vector<float>> logits_at(const Model& m, const std::vector<int32_t>& ids,
-                                            const std::vector<int>& positions, int context_length) {
+                                            const std::vector<int>& positions, int context_length,
+                                            bool exact_prefill = false) {
     BackendOptions o;
     o.threads = 2;
     o.context_length = context_length;
+    o.exact_prefill = exact_prefill;
     auto backend = make_cpu_backend(m, o);
     const int n = static_cast<int>(ids.size());
     auto kv = make_full_kv_cache(*backend, n);
@@ -215,13 +217,35 @@ TEST_P(ModelZooLogits, MatchesTheOraclesAtEveryStoredPosition) {
         wanted_exact.insert(wanted_exact.end(), ref_positions.begin(), ref_positions.end());
         const auto ours_wide = logits_at(*wide, s.ids, wanted_exact, n_ctx);
         ASSERT_EQ(rtop.size(), rpos.size());
+        // The README's contract for an engine that rounds activations to 8 bits: half of llama.cpp's
+        // own distance from the exact reference at the same positions. It holds with --exact-prefill
+        // (only the batch-1 dots, here the output head, round). The default integer prefill rounds
+        // every prefill matmul's activations as llama.cpp does and measured 0.37-0.60 of llama.cpp's
+        // distance on these files (issue 25; docs/RESULTS.md): held to 0.75, closer than llama.cpp.
+        const auto ours_exact_prefill = logits_at(m, s.ids, rpos, n_ctx, /*exact_prefill=*/true);
+        double part_top10 = 0, part_top10_exact_prefill = 0;
         for (std::size_t i = 0; i < rpos.size(); ++i) {
+            part_top10 = std::max(part_top10, top10_error(ours.at(rpos[i]), rtop[i]));
+            part_top10_exact_prefill =
+                std::max(part_top10_exact_prefill, top10_error(ours_exact_prefill.at(rpos[i]), rtop[i]));
             max_exact = std::max(max_exact, top10_error(ours.at(rpos[i]), rtop[i]));
             const double e = top10_error(ours_wide.at(rpos[i]), rtop[i]);
             max_exact_wide = std::max(max_exact_wide, e);
             EXPECT_LT(e, kExactTolerance) << part << " position " << rpos[i] << " vs the exact reference";
             EXPECT_EQ(argmax(ours_wide.at(rpos[i])), r.at("argmax")[i].get<int>())
                 << part << " position " << rpos[i];
+        }
+        if (r.contains("max_abs_llama_cpp_minus_exact")) {
+            const double llama_error = r.at("max_abs_llama_cpp_minus_exact").get<double>();
+            EXPECT_LE(part_top10_exact_prefill, 0.5 * llama_error)
+                << part << " (--exact-prefill): max |snapdoc - exact| over the top-10 lists vs llama.cpp's "
+                << llama_error;
+            EXPECT_LE(part_top10, 0.75 * llama_error)
+                << part << " (integer prefill): max |snapdoc - exact| over the top-10 lists vs llama.cpp's "
+                << llama_error;
+            std::printf("[ modelzoo ] %s-%s %s: |snapdoc - exact| / |llama.cpp - exact| = %.2f (integer prefill), "
+                        "%.2f (--exact-prefill)\n",
+                        c.folder, c.variant, part, part_top10 / llama_error, part_top10_exact_prefill / llama_error);
         }
         for (std::size_t i = 0; !ref.empty() && i < ref_positions.size(); ++i) {
             const float* row = ref.data() + i * vocab;

@@ -125,10 +125,10 @@ TEST_P(QuantDot, MatMulSmallBatchAgreesWithSgemmPath) {
     w.shape = {out, in};
     w.data = wq.data();
     w.nbytes = wq.size();
-    const int rows = cpu::kSmallBatchRows + 4;  // > kSmallBatchRows: the sgemm path
+    const int rows = cpu::kSmallBatchRows + 4;  // > kSmallBatchRows: the sgemm path (exact_prefill)
     const auto x = normal(rows * in, 22);
     ThreadPool pool(2);
-    cpu::MatMul mm(pool);
+    cpu::MatMul mm(pool, /*exact_prefill=*/true);
     std::vector<float> y_blas(static_cast<std::size_t>(rows * out)),
         y_small(static_cast<std::size_t>(2 * out));
     mm(w, x.data(), rows, y_blas.data());

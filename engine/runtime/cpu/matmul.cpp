@@ -8,12 +8,15 @@
 #include "engine/runtime/cpu/gemm_f32.h"
 #include "engine/runtime/cpu/quant_activation.h"
 #include "engine/runtime/cpu/quant_dot.h"
+#include "engine/runtime/cpu/quant_gemm.h"
 
 namespace snapdoc::cpu {
 
 void MatMul::operator()(const TensorView& w, const float* x, int n, float* y) {
     if (n <= kSmallBatchRows)
         small_batch(w, x, n, y);
+    else if (!exact_prefill_ && quant_gemm_supports(w.dtype))
+        integer_gemm(w, x, n, y);
     else
         blas(w, x, n, y);
 }
@@ -36,10 +39,7 @@ void MatMul::small_batch_quantized(const TensorView& w, const float* x, int n, f
     const int64_t out = w.rows(), in = w.cols();
     // Each activation row is quantized once here and reused for every weight row; the weight
     // blocks are read once, straight from the mapping, and never widened to f32.
-    const ActFormat format = act_format(w.dtype);
-    const std::size_t act_bytes = act_row_bytes(format, in);
-    act_.resize(act_bytes * static_cast<std::size_t>(n));
-    for (int i = 0; i < n; ++i) quantize_activation(format, x + i * in, act_.data() + i * act_bytes, in);
+    const std::size_t act_bytes = quantize_rows(w.dtype, x, n, in);
     const QuantDotFn dot = quant_dot_fn(w.dtype);
     const uint8_t* act = act_.data();
     const std::size_t row_bytes = dtype_row_bytes(w.dtype, in);
@@ -49,6 +49,36 @@ void MatMul::small_batch_quantized(const TensorView& w, const float* x, int n, f
             const uint8_t* row = base + static_cast<std::size_t>(r) * row_bytes;
             for (int i = 0; i < n; ++i) y[i * out + r] = dot(row, act + i * act_bytes, in);
         }
+    });
+}
+
+std::size_t MatMul::quantize_rows(DType weight_type, const float* x, int n, int64_t in) {
+    const ActFormat format = act_format(weight_type);
+    const std::size_t act_bytes = act_row_bytes(format, in);
+    act_.resize(act_bytes * static_cast<std::size_t>(n));
+    uint8_t* act = act_.data();
+    if (n <= kSmallBatchRows) {
+        for (int i = 0; i < n; ++i) quantize_activation(format, x + i * in, act + i * act_bytes, in);
+        return act_bytes;
+    }
+    pool_.parallel_for(n, 8, [&](int64_t i0, int64_t i1, int) {
+        for (int64_t i = i0; i < i1; ++i) quantize_activation(format, x + i * in, act + i * act_bytes, in);
+    });
+    return act_bytes;
+}
+
+void MatMul::integer_gemm(const TensorView& w, const float* x, int n, float* y) {
+    const int64_t out = w.rows(), in = w.cols();
+    // The activation rows are quantized once; each thread then runs the tiled integer GEMM on its
+    // slice of weight rows.
+    quantize_rows(w.dtype, x, n, in);
+    const KernelLevel level = active_kernel_level();
+    const std::size_t row_bytes = dtype_row_bytes(w.dtype, in);
+    const auto* base = static_cast<const uint8_t*>(w.data);
+    const uint8_t* act = act_.data();
+    pool_.parallel_for(out, 32, [&](int64_t r0, int64_t r1, int) {
+        quant_gemm(level, w.dtype, base + static_cast<std::size_t>(r0) * row_bytes, row_bytes, r1 - r0, in, act, n,
+                   y + r0, out);
     });
 }
 

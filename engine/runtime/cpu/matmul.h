@@ -2,9 +2,12 @@
 // Small batches (decode) stream each weight row once through the dot kernels, in parallel over
 // output rows; block-quantized weights are dotted in integers with the activation rows quantized
 // to 8 bits once per call (quant_dot.h; llama.cpp's scheme, so ~1e-2 relative error per product).
-// Larger batches (prefill) run a single-threaded f32 GEMM on slices of W in parallel (our AVX-512
-// kernel, gemm_f32.h, where the CPU has it; OpenBLAS sgemm elsewhere), dequantizing each slice
-// into scratch when W is not f32 (exact; weights stay compact in memory).
+// Larger batches (prefill) of block-quantized weights run the integer GEMM (quant_gemm.h): the
+// activation rows quantized to 8 bits once, the weight blocks multiplied in integers, in parallel
+// over slices of W. With exact_prefill (and for F32/F16/BF16 and IQ4_XS weights) they run a
+// single-threaded f32 GEMM on slices of W instead (our AVX-512 kernel, gemm_f32.h, where the CPU
+// has it; OpenBLAS sgemm elsewhere), dequantizing each slice into scratch when W is not f32 (exact;
+// weights stay compact in memory).
 #pragma once
 
 #include <cstdint>
@@ -17,17 +20,22 @@ namespace snapdoc::cpu {
 
 class MatMul {
 public:
-    explicit MatMul(ThreadPool& pool) : pool_(pool) {}
+    // exact_prefill: batches above kSmallBatchRows run in f32 even for block-quantized weights.
+    explicit MatMul(ThreadPool& pool, bool exact_prefill = false) : pool_(pool), exact_prefill_(exact_prefill) {}
     void operator()(const TensorView& w, const float* x, int n, float* y);
 
 private:
     void small_batch(const TensorView& w, const float* x, int n, float* y);
     void small_batch_quantized(const TensorView& w, const float* x, int n, float* y);
+    void integer_gemm(const TensorView& w, const float* x, int n, float* y);
+    // Quantizes n activation rows into act_ (in parallel for large batches); returns the row stride.
+    std::size_t quantize_rows(DType weight_type, const float* x, int n, int64_t in);
     void blas(const TensorView& w, const float* x, int n, float* y);
 
     ThreadPool& pool_;
+    bool exact_prefill_;
     std::vector<std::vector<float>> scratch_;  // per thread: dequantized weight rows for the sgemm path
-    std::vector<uint8_t> act_;                 // the small batch's activation rows, quantized to 8 bits
+    std::vector<uint8_t> act_;                 // the activation rows, quantized to 8 bits
 };
 
 // Rows handled by the streaming kernel rather than sgemm.

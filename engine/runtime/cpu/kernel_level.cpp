@@ -1,0 +1,59 @@
+#include "engine/runtime/cpu/kernel_level.h"
+
+#include <cstdlib>
+#include <string>
+
+#include "engine/common/error.h"
+#include "engine/runtime/cpu/quant_gemm_kernels.h"
+
+namespace snapdoc::cpu {
+
+const char* kernel_level_name(KernelLevel level) {
+    switch (level) {
+        case KernelLevel::Portable: return "portable";
+        case KernelLevel::Avx2: return "avx2";
+        case KernelLevel::Avx512Vnni: return "avx512vnni";
+    }
+    return "?";
+}
+
+std::optional<KernelLevel> parse_kernel_level(std::string_view name) {
+    for (KernelLevel l : {KernelLevel::Portable, KernelLevel::Avx2, KernelLevel::Avx512Vnni})
+        if (name == kernel_level_name(l)) return l;
+    return std::nullopt;
+}
+
+bool kernel_level_available(KernelLevel level) {
+    if (level == KernelLevel::Portable) return true;
+    if (!quant_gemm_detail::kernels_built(level)) return false;
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+    static const bool avx2 =
+        __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+    static const bool vnni = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                             __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
+    return level == KernelLevel::Avx2 ? avx2 : vnni;
+#else
+    return false;
+#endif
+}
+
+KernelLevel best_kernel_level() {
+    for (KernelLevel l : {KernelLevel::Avx512Vnni, KernelLevel::Avx2})
+        if (kernel_level_available(l)) return l;
+    return KernelLevel::Portable;
+}
+
+KernelLevel active_kernel_level() {
+    const char* forced = std::getenv("SNAPDOC_CPU_KERNELS");
+    if (forced == nullptr || *forced == '\0') return best_kernel_level();
+    const auto level = parse_kernel_level(forced);
+    if (!level)
+        throw Error(std::string("SNAPDOC_CPU_KERNELS=") + forced + ": expected portable, avx2 or avx512vnni");
+    if (!kernel_level_available(*level))
+        throw Error(std::string("SNAPDOC_CPU_KERNELS=") + forced +
+                    ": this CPU (or this build) cannot run those kernels; the best here is " +
+                    kernel_level_name(best_kernel_level()));
+    return *level;
+}
+
+}  // namespace snapdoc::cpu

@@ -1,0 +1,248 @@
+#include "engine/runtime/cpu/quant_gemm.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "engine/common/error.h"
+#include "engine/model/quant/block_formats.h"
+#include "engine/runtime/cpu/quant_activation.h"
+#include "engine/runtime/cpu/quant_gemm_kernels.h"
+
+namespace snapdoc::cpu {
+
+namespace {
+
+using namespace quant;
+using quant_gemm_detail::Unpacked32;
+using quant_gemm_detail::UnpackedK;
+
+float half_at(const uint8_t* p) {
+    return f16_to_f32(load_u16(p));
+}
+
+// ---- Super-blocks: levels q[e] (unsigned), then per-16-value scales and mins.
+
+void set_groups(UnpackedK& o, const int* scale16, const int* min16) {
+    for (int c = 0; c < 8; ++c)
+        for (int l = 0; l < 16; ++l) o.scale[c][l] = static_cast<int16_t>(scale16[2 * c + l / 8]);
+    for (int g = 0; g < 16; ++g) o.min[g] = static_cast<int16_t>(min16[g]);
+}
+
+// Q4_K / Q5_K: values 64c..64c+31 in the low nibbles of qs[32c..], 64c+32.. in the high ones.
+void unpack_k4(const uint8_t* b, const uint8_t* qs, UnpackedK& o) {
+    for (int c = 0; c < 4; ++c)
+        for (int l = 0; l < 32; ++l) {
+            o.q[64 * c + l] = qs[32 * c + l] & 0xF;
+            o.q[64 * c + 32 + l] = qs[32 * c + l] >> 4;
+        }
+    const ScaleMin8 sm = unpack_scale_min_k4(b + q4k::kScales);
+    int scale[16], min[16];
+    for (int g = 0; g < 16; ++g) {
+        scale[g] = sm.scale[g / 2];
+        min[g] = sm.min[g / 2];
+    }
+    set_groups(o, scale, min);
+    o.d = half_at(b + q4k::kD);
+    o.dmin = half_at(b + q4k::kDmin);
+}
+
+void unpack_q4_k(const uint8_t* b, UnpackedK& o) {
+    unpack_k4(b, b + q4k::kQs, o);
+}
+
+void unpack_q5_k(const uint8_t* b, UnpackedK& o) {
+    unpack_k4(b, b + q5k::kQs, o);
+    for (int e = 0; e < 256; ++e) o.q[e] |= ((b[q5k::kQh + e % 32] >> (e / 32)) & 1) << 4;
+}
+
+// Levels stored with an offset (Q6_K: q − 32, Q3_K: q − 4) keep q unsigned; the offset becomes a
+// min of offset · scale with dmin = d.
+void set_offset_groups(UnpackedK& o, const int* scale16, int offset, float d) {
+    int min[16];
+    for (int g = 0; g < 16; ++g) min[g] = offset * scale16[g];
+    set_groups(o, scale16, min);
+    o.d = d;
+    o.dmin = d;
+}
+
+void unpack_q6_k(const uint8_t* b, UnpackedK& o) {
+    for (int h = 0; h < 2; ++h)
+        for (int k = 0; k < 4; ++k)
+            for (int l = 0; l < 32; ++l) {
+                const int low = (b[q6k::kQl + 64 * h + 32 * (k % 2) + l] >> (4 * (k / 2))) & 0xF;
+                const int high = (b[q6k::kQh + 32 * h + l] >> (2 * k)) & 3;
+                o.q[128 * h + 32 * k + l] = static_cast<uint8_t>(low | (high << 4));
+            }
+    int scale[16];
+    for (int g = 0; g < 16; ++g) scale[g] = static_cast<int8_t>(b[q6k::kScales + g]);
+    set_offset_groups(o, scale, 32, half_at(b + q6k::kD));
+}
+
+// Q2_K / Q3_K: value e in qs byte 32·(e/128) + e%32 at bit shift 2·((e%128)/32).
+void two_bit_levels(const uint8_t* qs, UnpackedK& o) {
+    for (int h = 0; h < 2; ++h)
+        for (int j = 0; j < 4; ++j)
+            for (int l = 0; l < 32; ++l) o.q[128 * h + 32 * j + l] = (qs[32 * h + l] >> (2 * j)) & 3;
+}
+
+void unpack_q3_k(const uint8_t* b, UnpackedK& o) {
+    two_bit_levels(b + q3k::kQs, o);
+    for (int e = 0; e < 256; ++e) o.q[e] |= ((b[q3k::kHmask + e % 32] >> (e / 32)) & 1) << 2;
+    int8_t s[16];
+    unpack_q3k_scales(b + q3k::kScales, s);
+    int scale[16];
+    for (int g = 0; g < 16; ++g) scale[g] = s[g];
+    set_offset_groups(o, scale, 4, half_at(b + q3k::kD));
+}
+
+void unpack_q2_k(const uint8_t* b, UnpackedK& o) {
+    two_bit_levels(b + q2k::kQs, o);
+    int scale[16], min[16];
+    for (int g = 0; g < 16; ++g) {
+        scale[g] = b[q2k::kScales + g] & 0xF;
+        min[g] = b[q2k::kScales + g] >> 4;
+    }
+    set_groups(o, scale, min);
+    o.d = half_at(b + q2k::kD);
+    o.dmin = half_at(b + q2k::kDmin);
+}
+
+// ---- 32-value blocks: signed levels (value j in the low nibble of byte j, j + 16 in the high one).
+
+void nibbles(const uint8_t* qs, int offset, Unpacked32& o) {
+    for (int j = 0; j < 16; ++j) {
+        o.q[j] = static_cast<int8_t>((qs[j] & 0xF) - offset);
+        o.q[j + 16] = static_cast<int8_t>((qs[j] >> 4) - offset);
+    }
+}
+
+void fifth_bits(uint32_t qh, int offset, Unpacked32& o) {
+    for (int j = 0; j < 32; ++j) o.q[j] = static_cast<int8_t>(o.q[j] + (((qh >> j) & 1u) << 4) - offset);
+}
+
+void unpack_q4_0(const uint8_t* b, Unpacked32& o) {
+    nibbles(b + 2, 8, o);
+    o.d = half_at(b);
+    o.m = 0.0f;
+}
+void unpack_q4_1(const uint8_t* b, Unpacked32& o) {
+    nibbles(b + 4, 0, o);
+    o.d = half_at(b);
+    o.m = half_at(b + 2);
+}
+void unpack_q5_0(const uint8_t* b, Unpacked32& o) {
+    nibbles(b + 6, 0, o);
+    fifth_bits(load_u32(b + 2), 16, o);
+    o.d = half_at(b);
+    o.m = 0.0f;
+}
+void unpack_q5_1(const uint8_t* b, Unpacked32& o) {
+    nibbles(b + 8, 0, o);
+    fifth_bits(load_u32(b + 4), 0, o);
+    o.d = half_at(b);
+    o.m = half_at(b + 2);
+}
+void unpack_q8_0(const uint8_t* b, Unpacked32& o) {
+    std::memcpy(o.q, b + 2, 32);
+    o.d = half_at(b);
+    o.m = 0.0f;
+}
+void unpack_iq4_nl(const uint8_t* b, Unpacked32& o) {
+    for (int j = 0; j < 16; ++j) {
+        o.q[j] = kIq4Values[b[2 + j] & 0xF];
+        o.q[j + 16] = kIq4Values[b[2 + j] >> 4];
+    }
+    o.d = half_at(b);
+    o.m = 0.0f;
+}
+
+using UnpackKFn = void (*)(const uint8_t*, UnpackedK&);
+using Unpack32Fn = void (*)(const uint8_t*, Unpacked32&);
+
+UnpackKFn unpack_k_fn(DType t) {
+    switch (t) {
+        case DType::Q2_K: return unpack_q2_k;
+        case DType::Q3_K: return unpack_q3_k;
+        case DType::Q4_K: return unpack_q4_k;
+        case DType::Q5_K: return unpack_q5_k;
+        case DType::Q6_K: return unpack_q6_k;
+        default: return nullptr;
+    }
+}
+
+Unpack32Fn unpack_32_fn(DType t) {
+    switch (t) {
+        case DType::Q4_0: return unpack_q4_0;
+        case DType::Q4_1: return unpack_q4_1;
+        case DType::Q5_0: return unpack_q5_0;
+        case DType::Q5_1: return unpack_q5_1;
+        case DType::Q8_0: return unpack_q8_0;
+        case DType::IQ4_NL: return unpack_iq4_nl;
+        default: return nullptr;
+    }
+}
+
+quant_gemm_detail::Kernels kernels(KernelLevel level) {
+    if (!kernel_level_available(level))
+        throw Error(std::string("quant_gemm: the ") + kernel_level_name(level) + " kernels cannot run here");
+    switch (level) {
+        case KernelLevel::Avx2: return quant_gemm_detail::avx2_kernels();
+        case KernelLevel::Avx512Vnni: return quant_gemm_detail::avx512vnni_kernels();
+        case KernelLevel::Portable: break;
+    }
+    return quant_gemm_detail::portable_kernels();
+}
+
+// Weight rows unpacked per chunk: about 192 KiB, so a chunk stays in L2 while every activation
+// tile streams past it (an even count: the kernels take weight rows in pairs).
+template <class U>
+int64_t chunk_rows(int64_t blocks_per_row) {
+    const int64_t bytes = blocks_per_row * static_cast<int64_t>(sizeof(U));
+    return std::clamp<int64_t>((int64_t{192} << 10) / std::max<int64_t>(1, bytes), 2, 64) & ~int64_t{1};
+}
+
+// Per thread, grown to the largest chunk seen and kept (one per form: a pool thread runs one chunk
+// at a time).
+template <class U>
+U* scratch(std::size_t n) {
+    thread_local std::vector<U> buf;
+    if (buf.size() < n) buf.resize(n);
+    return buf.data();
+}
+
+}  // namespace
+
+bool quant_gemm_supports(DType t) {
+    return unpack_k_fn(t) != nullptr || unpack_32_fn(t) != nullptr;
+}
+
+void quant_gemm(KernelLevel level, DType t, const uint8_t* w, std::size_t row_bytes, int64_t rows, int64_t in,
+                const uint8_t* act, int n, float* y, int64_t ldy) {
+    const quant_gemm_detail::Kernels k = kernels(level);
+    const std::size_t act_stride = act_row_bytes(act_format(t), in);
+    const int block_bytes = dtype_block_bytes(t);
+    if (const UnpackKFn unpack = unpack_k_fn(t)) {
+        const int64_t nb = in / kSuperBlock, mc = chunk_rows<UnpackedK>(nb);
+        UnpackedK* u = scratch<UnpackedK>(static_cast<std::size_t>(mc * nb));
+        for (int64_t r0 = 0; r0 < rows; r0 += mc) {
+            const int64_t m = std::min(mc, rows - r0);
+            for (int64_t r = 0; r < m; ++r)
+                for (int64_t b = 0; b < nb; ++b) unpack(w + (r0 + r) * row_bytes + b * block_bytes, u[r * nb + b]);
+            k.k(u, static_cast<int>(m), nb, act, act_stride, n, y + r0, ldy);
+        }
+        return;
+    }
+    const Unpack32Fn unpack = unpack_32_fn(t);
+    if (unpack == nullptr) throw Error(std::string("quant_gemm: no integer kernel for ") + std::string(dtype_name(t)));
+    const bool has_min = t == DType::Q4_1 || t == DType::Q5_1;
+    const int64_t nb = in / kLegacyBlock, mc = chunk_rows<Unpacked32>(nb);
+    Unpacked32* u = scratch<Unpacked32>(static_cast<std::size_t>(mc * nb));
+    for (int64_t r0 = 0; r0 < rows; r0 += mc) {
+        const int64_t m = std::min(mc, rows - r0);
+        for (int64_t r = 0; r < m; ++r)
+            for (int64_t b = 0; b < nb; ++b) unpack(w + (r0 + r) * row_bytes + b * block_bytes, u[r * nb + b]);
+        k.b32(u, static_cast<int>(m), nb, has_min, act, act_stride, n, y + r0, ldy);
+    }
+}
+
+}  // namespace snapdoc::cpu

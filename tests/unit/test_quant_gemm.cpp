@@ -1,0 +1,219 @@
+// The integer prefill GEMM (quant_gemm.h) at every kernel level this CPU can run, against the
+// exact product (dequantized weights · f32 activations, in double) within the 8-bit activation
+// rounding, and against the portable decode dots (the same integers), on quantizer output and on
+// random block bytes; the SNAPDOC_CPU_KERNELS override; MatMul's integer and --exact-prefill paths.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/common/error.h"
+#include "engine/model/dtype.h"
+#include "engine/model/tensor.h"
+#include "engine/runtime/cpu/kernel_level.h"
+#include "engine/runtime/cpu/matmul.h"
+#include "engine/runtime/cpu/quant_activation.h"
+#include "engine/runtime/cpu/quant_dot.h"
+#include "engine/runtime/cpu/quant_gemm.h"
+#include "engine/runtime/cpu/thread_pool.h"
+#include "tests/support/random_blocks.h"
+
+namespace snapdoc {
+namespace {
+
+using cpu::KernelLevel;
+
+constexpr DType kGemmTypes[] = {DType::Q4_0, DType::Q4_1, DType::Q5_0, DType::Q5_1, DType::Q8_0, DType::IQ4_NL,
+                                DType::Q2_K, DType::Q3_K, DType::Q4_K, DType::Q5_K, DType::Q6_K};
+
+std::vector<KernelLevel> available_levels() {
+    std::vector<KernelLevel> out;
+    for (KernelLevel l : {KernelLevel::Portable, KernelLevel::Avx2, KernelLevel::Avx512Vnni})
+        if (cpu::kernel_level_available(l)) out.push_back(l);
+    return out;
+}
+
+std::vector<float> normal(int n, unsigned seed, float scale = 1.0f) {
+    std::mt19937 gen(seed);
+    std::normal_distribution<float> nd(0.0f, scale);
+    std::vector<float> v(n);
+    for (auto& x : v) x = nd(gen);
+    return v;
+}
+
+// Sets SNAPDOC_CPU_KERNELS for one scope.
+class ForcedLevel {
+public:
+    explicit ForcedLevel(const char* name) { setenv("SNAPDOC_CPU_KERNELS", name, 1); }
+    ~ForcedLevel() { unsetenv("SNAPDOC_CPU_KERNELS"); }
+};
+
+struct Problem {
+    DType t;
+    int rows, in, n;
+    std::vector<uint8_t> w;    // rows × row_bytes
+    std::vector<float> x;      // n × in
+    std::vector<uint8_t> act;  // x quantized
+    std::size_t row_bytes() const { return dtype_row_bytes(t, in); }
+    std::size_t act_bytes() const { return cpu::act_row_bytes(cpu::act_format(t), in); }
+};
+
+Problem make_problem(DType t, int rows, int in, int n, unsigned seed, bool random_bytes) {
+    Problem p{t, rows, in, n, {}, normal(n * in, seed + 50), {}};
+    if (seed % 2 == 0)
+        for (int i = 0; i < n * in; i += 37) p.x[i] *= 30.0f;  // activation outliers
+    if (random_bytes) {
+        std::mt19937 gen(seed);
+        p.w = testing::random_blocks(t, rows * in / dtype_block_size(t), gen, {0.01f, -0.02f, 0.003f, 0.0f});
+    } else {
+        const auto wf = normal(rows * in, seed, 0.05f);
+        p.w.resize(p.row_bytes() * rows);
+        for (int r = 0; r < rows; ++r) quantize_row(t, wf.data() + r * in, p.w.data() + r * p.row_bytes(), in);
+    }
+    p.act.resize(p.act_bytes() * n);
+    for (int i = 0; i < n; ++i)
+        cpu::quantize_activation(cpu::act_format(t), p.x.data() + i * in, p.act.data() + i * p.act_bytes(), in);
+    return p;
+}
+
+// Exact product and the bound the 8-bit activations allow: Σ|w|·(half an activation step).
+struct Expected {
+    double exact, bound;
+};
+
+Expected expected(const Problem& p, int r, int i) {
+    std::vector<float> w(p.in);
+    dequantize_row(p.t, p.w.data() + r * p.row_bytes(), w.data(), p.in);
+    const float* x = p.x.data() + i * p.in;
+    const int bs = cpu::act_format(p.t) == cpu::ActFormat::Blocks32 ? 32 : 256;
+    Expected e{0.0, 0.0};
+    double magnitude = 0.0;
+    for (int b = 0; b < p.in / bs; ++b) {
+        float amax = 0.0f;
+        for (int k = b * bs; k < (b + 1) * bs; ++k) amax = std::max(amax, std::fabs(x[k]));
+        for (int k = b * bs; k < (b + 1) * bs; ++k) {
+            e.exact += static_cast<double>(w[k]) * x[k];
+            e.bound += std::fabs(w[k]) * (amax / 127.0 / 2.0);
+            magnitude += std::fabs(static_cast<double>(w[k]) * x[k]);
+        }
+    }
+    e.bound = e.bound * 1.001 + 1e-5 * magnitude + 1e-6;
+    return e;
+}
+
+std::vector<float> run(const Problem& p, KernelLevel level) {
+    std::vector<float> y(static_cast<std::size_t>(p.n) * p.rows, NAN);
+    cpu::quant_gemm(level, p.t, p.w.data(), p.row_bytes(), p.rows, p.in, p.act.data(), p.n, y.data(), p.rows);
+    return y;
+}
+
+class QuantGemm : public ::testing::TestWithParam<DType> {};
+
+TEST_P(QuantGemm, EveryLevelMatchesTheExactProductWithinActivationRounding) {
+    const DType t = GetParam();
+    // Odd sizes: a lone weight row and partial activation tiles at the edges.
+    const Problem p = make_problem(t, 37, 512, 11, 2, false);
+    for (KernelLevel level : available_levels()) {
+        const auto y = run(p, level);
+        for (int i = 0; i < p.n; ++i)
+            for (int r = 0; r < p.rows; ++r) {
+                const Expected e = expected(p, r, i);
+                ASSERT_NEAR(y[i * p.rows + r], e.exact, e.bound)
+                    << dtype_name(t) << " " << cpu::kernel_level_name(level) << " row " << r << " act " << i;
+            }
+    }
+}
+
+TEST_P(QuantGemm, EveryLevelComputesTheDecodeDotsIntegers) {
+    // Random level and scale bits (extreme levels: −128 in Q8_0, 63 in Q6_K, negative scales) and
+    // activations at ±127: what the unpacking and any i16 saturation would get wrong. The portable
+    // decode dot (quant_dot_portable) sums the same integers without SIMD.
+    const DType t = GetParam();
+    for (unsigned seed : {3u, 4u}) {
+        Problem p = make_problem(t, 6, 1024, 5, seed, true);
+        if (seed == 4) {
+            for (auto& v : p.x) v = v < 0 ? -1.0f : 1.0f;
+            for (int i = 0; i < p.n; ++i)
+                cpu::quantize_activation(cpu::act_format(t), p.x.data() + i * p.in, p.act.data() + i * p.act_bytes(),
+                                         p.in);
+        }
+        for (KernelLevel level : available_levels()) {
+            const auto y = run(p, level);
+            for (int i = 0; i < p.n; ++i)
+                for (int r = 0; r < p.rows; ++r) {
+                    const double ref = cpu::quant_dot_portable(t, p.w.data() + r * p.row_bytes(),
+                                                               p.act.data() + i * p.act_bytes(), p.in);
+                    const Expected e = expected(p, r, i);
+                    ASSERT_NEAR(y[i * p.rows + r], ref, 1e-5 * (std::fabs(e.exact) + e.bound) + 1e-5)
+                        << dtype_name(t) << " " << cpu::kernel_level_name(level) << " seed " << seed;
+                }
+        }
+    }
+}
+
+TEST_P(QuantGemm, MatMulPrefillUsesTheForcedLevelAndExactPrefillStaysExact) {
+    const DType t = GetParam();
+    const Problem p = make_problem(t, 48, 512, cpu::kSmallBatchRows + 5, 6, false);
+    TensorView w;
+    w.name = "w";
+    w.dtype = t;
+    w.shape = {p.rows, p.in};
+    w.data = p.w.data();
+    w.nbytes = p.w.size();
+    ThreadPool pool(2);
+    for (KernelLevel level : available_levels()) {
+        ForcedLevel forced(cpu::kernel_level_name(level));
+        cpu::MatMul mm(pool);
+        std::vector<float> y(static_cast<std::size_t>(p.n) * p.rows);
+        mm(w, p.x.data(), p.n, y.data());
+        EXPECT_EQ(y, run(p, level)) << dtype_name(t) << " " << cpu::kernel_level_name(level);
+    }
+    cpu::MatMul exact(pool, /*exact_prefill=*/true);
+    std::vector<float> y(static_cast<std::size_t>(p.n) * p.rows);
+    exact(w, p.x.data(), p.n, y.data());
+    for (int i = 0; i < p.n; ++i)
+        for (int r = 0; r < p.rows; ++r) {
+            const double e = expected(p, r, i).exact;
+            EXPECT_NEAR(y[i * p.rows + r], e, 1e-4 * (std::fabs(e) + 1.0)) << dtype_name(t) << " exact prefill";
+        }
+}
+
+INSTANTIATE_TEST_SUITE_P(IntegerBlockTypes, QuantGemm, ::testing::ValuesIn(kGemmTypes),
+                         [](const auto& info) { return std::string(dtype_name(info.param)); });
+
+TEST(KernelLevel, EnvironmentForcesALevelAndRejectsUnknownOrUnavailableOnes) {
+    EXPECT_TRUE(cpu::kernel_level_available(KernelLevel::Portable));
+    {
+        ForcedLevel forced("portable");
+        EXPECT_EQ(cpu::active_kernel_level(), KernelLevel::Portable);
+    }
+    EXPECT_EQ(cpu::active_kernel_level(), cpu::best_kernel_level());
+    {
+        ForcedLevel forced("sse9");
+        EXPECT_THROW(cpu::active_kernel_level(), Error);
+    }
+    for (KernelLevel l : {KernelLevel::Avx2, KernelLevel::Avx512Vnni}) {
+        ForcedLevel forced(cpu::kernel_level_name(l));
+        if (cpu::kernel_level_available(l))
+            EXPECT_EQ(cpu::active_kernel_level(), l);
+        else
+            EXPECT_THROW(cpu::active_kernel_level(), Error) << cpu::kernel_level_name(l);
+    }
+    std::printf("[ kernels ] levels here:");
+    for (KernelLevel l : available_levels()) std::printf(" %s", cpu::kernel_level_name(l));
+    std::printf("\n");
+}
+
+TEST(QuantGemm, Iq4XsHasNoIntegerKernelAndMatMulKeepsItExact) {
+    EXPECT_FALSE(cpu::quant_gemm_supports(DType::IQ4_XS));
+    EXPECT_FALSE(cpu::quant_gemm_supports(DType::F16));
+    std::vector<float> y(4);
+    EXPECT_THROW(cpu::quant_gemm(KernelLevel::Portable, DType::IQ4_XS, nullptr, 0, 0, 256, nullptr, 0, y.data(), 1),
+                 Error);
+}
+
+}  // namespace
+}  // namespace snapdoc
