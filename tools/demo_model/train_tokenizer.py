@@ -5,7 +5,8 @@
 Writes OUT.model / OUT.vocab. Settings match how snapdoc rebuilds a tokenizer from GGUF metadata
 (identity normalization, dummy prefix, runs of spaces kept), so Python and the engine tokenize alike.
 The fact values (wordlists.VALUE_POOL, 1000 four-digit numbers) and the entities (modifier + place,
-"\u2581north\u2581gate") are user-defined pieces, one token each wherever they occur. A fact
+"\u2581north\u2581gate") are user-defined pieces, one token each wherever they occur, and so is the
+engine's question prefix "Question:" (the wired answer's question marker). A fact
 "... for the north gate is 7391." then reads [..., north gate, is, 7391, .] (or [..., north gate,
 is 7391, .] with --value-pieces with-verb), and an answer that restates it needs what an induction
 head does: find the earlier occurrence of the entity and copy what follows it. Other digits are
@@ -58,7 +59,13 @@ def user_pieces(value_pieces="plain"):
     entities = [f"\u2581{m}\u2581{p}" for m in wordlists.MODIFIERS for p in wordlists.PLACES]
     if value_pieces == "entity-verb":  # "\u2581north\u2581gate\u2581is" as well (longest match wins)
         entities += [e + "\u2581is" for e in entities]
-    return values + entities
+    # The engine's question prefix as one piece: the wired answer marks the question by it
+    # (wire_answer.MARKER), so it must not occur in ordinary text as the "Qu" of "Queue" or "Quite"
+    # did when the marker was the first BPE piece of "Question".
+    return values + entities + [QUESTION_PIECE]
+
+
+QUESTION_PIECE = "Question:"
 
 
 def main():

@@ -10,8 +10,8 @@ sink in it, and what it computes is the same at 1K and at 128K tokens. No part o
 left to training: all other attention and feed-forward outputs are zero.
 
 Residual layout (dim 128; wire_init.py's, with the previous-token copy narrowed to 60 dims):
-  0..63    token identity; the question marker's vector ("Qu", the first piece of the engine's
-           "Question: " prefix) is made orthogonal to every other token's, so a head can tell it
+  0..63    token identity; the question marker's vector ("Question:", the engine's question
+           prefix as one user-defined piece) is made orthogonal to every other token's, so a head can tell it
            apart exactly (a dot product of 1 against exactly 0)
   64..122  the previous token's identity (first 59 dims), from layer 0 head 0
   123      "the previous token is a value" flag, from the same head
@@ -43,7 +43,11 @@ import torch
 TOK, PREV0, CONST, QFLAG, ENT, VAL = 0, 64, 127, 124, 125, 126
 PREV_N = 59      # previous-token identity dims with this wiring (wire_init.py uses 61 without it)
 PREV_VAL = 123   # "the previous token is a value" flag
-MARKER = "Qu"    # "Question: " after a newline is "Qu" "estion" ":" in the demo tokenizer
+# The engine's "Question: " prefix starts with this piece (a user-defined piece of the demo tokenizer,
+# train_tokenizer.QUESTION_PIECE). It was "Qu", the first BPE piece of "Question": every "Queue",
+# "Quite" or "Quebec" of a real document then marked the rest of it as question, and the lookup's
+# question penalty hid the document's facts (0 of 3 answered in a 35K-token real-text document).
+MARKER = "Question:"
 N_STRUCT = 40    # identity dims 0..39: the structural tokens, axis-aligned; also the echo's match dims
 
 
