@@ -22,6 +22,7 @@
 #include "app/services/app_paths.h"
 #include "app/services/library_store.h"
 #include "app/services/log_setup.h"
+#include "app/services/third_party_messages.h"
 #include "engine/common/process_exit.h"
 #include "ui/main/document_controller.h"
 #include "ui/main/main_window.h"
@@ -101,6 +102,7 @@ int run_app(int argc, char** argv) {
         const auto paths = snapdoc::services::resolve_app_paths(data_dir);
         kv_cache_dir = paths.kv_cache_dir;
         snapdoc::services::init_app_logging(paths.log_file().toStdString(), cli.value(log_opt).toStdString());
+        snapdoc::services::route_qt_messages_to_log();
         spdlog::info("snapdoc {} starting; data in {}", SNAPDOC_VERSION, paths.data_dir.toStdString());
         store = std::make_unique<snapdoc::services::LibraryStore>(paths.database_file().toStdString());
     } catch (const std::exception& e) {
