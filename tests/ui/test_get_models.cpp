@@ -223,6 +223,9 @@ private slots:
         QVERIFY2(paused.filter(".gguf.part").size() >= 1, qPrintable(paused.join(", ")));
         for (const QString& f : paused) QVERIFY2(!f.endsWith(".gguf"), qPrintable(f));
         QVERIFY(row->findChild<QPushButton*>("resumeDownloadButton")->isVisibleTo(row));
+        g->local_models()->refresh();  // not a model yet; its bytes are counted as unfinished
+        QCOMPARE(g->local_models()->models().size(), std::size_t{0});
+        QVERIFY(test::child<QLabel>(*g, "localModelsStatus")->text().contains("Unfinished downloads"));
 
         // Resume at full speed, to the end; only the two final files remain.
         hub.set_faults({});

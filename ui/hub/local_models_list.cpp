@@ -86,12 +86,18 @@ void LocalModelsList::refresh() {
     if (!models_.empty()) table_->selectRow(0);
     use_->setEnabled(selected() != nullptr);
     delete_->setEnabled(selected() != nullptr);
-    status_->setText(
+    QString text =
         models_.empty()
             ? tr("No downloaded models yet (%1).").arg(QString::fromStdString(store_.dir().string()))
             : tr("%n model(s), %1 in %2", nullptr, static_cast<int>(models_.size()))
                   .arg(QString::fromStdString(format_bytes(total)),
-                       QString::fromStdString(store_.dir().string())));
+                       QString::fromStdString(store_.dir().string()));
+    // Paused or interrupted downloads (also from an earlier run): downloading the same model again
+    // resumes them from their .part files.
+    if (const int64_t partial = store_.partial_bytes(); partial > 0)
+        text += tr(" Unfinished downloads: %1 (download the same model again to resume).")
+                    .arg(QString::fromStdString(format_bytes(partial)));
+    status_->setText(text);
 }
 
 }  // namespace snapdoc::ui
