@@ -7,6 +7,10 @@
 #include "app/server/openai_response.h"
 #include "app/server/prompt_plan.h"
 #include "app/server/stop_matcher.h"
+#include "engine/common/error.h"
+#include "engine/model/model.h"
+#include "engine/session/conversation.h"
+#include "engine/tokenizer/tokenizer.h"
 
 namespace snapdoc::server {
 namespace {
@@ -111,6 +115,53 @@ TEST(OpenAiResponse, ChunksAndUsageHaveTheOpenAiFields) {
     EXPECT_TRUE(usage_chunk(meta, o)["choices"].empty());
     // A cut UTF-8 sequence never makes invalid JSON.
     EXPECT_NO_THROW(json::parse(sse_data(delta_chunk(meta, "\xe2\x82", false)).substr(6)));
+}
+
+}  // namespace
+}  // namespace snapdoc::server
+
+namespace snapdoc::server {
+namespace {
+
+// The messages form of an `ask` prompt gives `ask`'s ids, for every template the demo vocabulary
+// can lay out (this is what makes the server's answer equal the CLI's).
+TEST(MessagePrompt, PastedDocumentAndQuestionGiveTheDocumentPromptsIds) {
+    const auto path = std::filesystem::path(SNAPDOC_SOURCE_DIR) / "resources/models/snapdoc-demo.gguf";
+    if (!std::filesystem::exists(path)) GTEST_SKIP() << "demo model absent; skipping";
+    const Model model = load_model(path);
+    const Tokenizer tok = Tokenizer::from_model(model);
+    const std::string doc = "The alarm code for the south office is 3013.\nThe gate is red.";
+    int checked = 0;
+    for (std::string_view name : chat_template_names()) {
+        const ChatTemplateKind kind = parse_chat_template_name(name);
+        for (const std::string sys : {"", "Be brief."}) {
+            std::vector<ChatMessage> m;
+            if (!sys.empty()) m.push_back({MessageRole::System, sys});
+            m.push_back({MessageRole::User, doc + "\n\nQuestion: What is the alarm code?"});
+            DocumentPrompt want;
+            try {
+                want = build_document_prompt(kind, tok, sys, doc, "What is the alarm code?");
+            } catch (const Error&) {
+                continue;  // the vocabulary lacks this template's pieces
+            }
+            const MessagePrompt got = build_message_prompt(kind, tok, m);
+            std::vector<int32_t> ids = want.document_part;
+            ids.insert(ids.end(), want.question_part.begin(), want.question_part.end());
+            EXPECT_EQ(got.ids, ids) << name;
+            EXPECT_EQ(got.paragraph_splits.back(), static_cast<int>(want.document_part.size())) << name;
+
+            // The conversation continued: document part + build_conversation_part.
+            m.push_back({MessageRole::Assistant, "It is 3013."});
+            m.push_back({MessageRole::User, "Question: Which gate?"});
+            const ConversationPart conv =
+                build_conversation_part(kind, tok, {{"What is the alarm code?", "It is 3013."}}, "Which gate?");
+            ids = want.document_part;
+            ids.insert(ids.end(), conv.ids.begin(), conv.ids.end());
+            EXPECT_EQ(build_message_prompt(kind, tok, m).ids, ids) << name << " (two turns)";
+            ++checked;
+        }
+    }
+    EXPECT_GE(checked, 4);
 }
 
 }  // namespace
