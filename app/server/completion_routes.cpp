@@ -15,11 +15,6 @@ namespace {
 
 using nlohmann::json;
 
-void send_json(httplib::Response& res, int status, const json& j) {
-    res.status = status;
-    res.set_content(j.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
-}
-
 ApiError context_error(int prompt_tokens, int max_new, int ctx) {
     return bad_request("the prompt is " + std::to_string(prompt_tokens) + " tokens and " +
                            std::to_string(max_new) +

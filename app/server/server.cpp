@@ -7,12 +7,12 @@
 
 namespace snapdoc::server {
 
-namespace {
-
 void send_json(httplib::Response& res, int status, const nlohmann::json& j) {
     res.status = status;
     res.set_content(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), "application/json");
 }
+
+namespace {
 
 // Constant-time comparison: the key must not leak through timing.
 bool same_key(const std::string& a, const std::string& b) {

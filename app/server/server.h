@@ -35,6 +35,9 @@ struct ModelHandle {
     nlohmann::json info;         // for /props
 };
 
+// A JSON body with `status` (invalid UTF-8 from a model's text is replaced, never sent raw).
+void send_json(httplib::Response& res, int status, const nlohmann::json& j);
+
 class Server {
 public:
     explicit Server(ServerConfig config);

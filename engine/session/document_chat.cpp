@@ -104,10 +104,10 @@ AskResult DocumentChat::ask_tokens(std::span<const int32_t> tail, int keep_whole
     const int T = static_cast<int>(tail.size());
     check_context_room(int64_t{D} + T, options.max_new_tokens, backend_.config().context_length,
                        "prompt + answer", options.ignore_context);
-    // Nothing held to reuse: the independent question's path (set_question), so that a prompt laid
-    // out as document + question gives exactly what ask gives.
+    // Nothing held to reuse and no history to keep whole: the independent question's path
+    // (set_question), so that a prompt laid out as document + question gives exactly what ask gives.
     const std::vector<int32_t> held = session_.stored_tail();
-    const bool reuse = !held.empty() && held[0] == tail[0];
+    const bool reuse = (!held.empty() && held[0] == tail[0]) || keep_whole_from >= 0;
     r.question_tokens = T;
     r.history_kept_from = keep_whole_from >= 0 ? keep_whole_from : D + T;
     const auto t0 = SteadyClock::now();

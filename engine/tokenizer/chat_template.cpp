@@ -671,9 +671,11 @@ MessagePrompt build_message_prompt(ChatTemplateKind kind, const Tokenizer& tok, 
             lay_out_answer_end(kind, vocab, text, layout);
             continue;
         }
-        Layout head, tail;
-        build_layouts_raw(last ? kind : history_kind, tok, first_user ? std::string_view(sys) : std::string_view(),
-                          {}, {}, head, tail);
+        // The opening is always the template's own (BOS, default system prompt); the tail after an
+        // earlier user message is the history's (no think block).
+        Layout head, tail, unused_head, unused_tail;
+        if (first_user) build_layouts_raw(kind, tok, sys, {}, {}, head, unused_tail);
+        build_layouts_raw(last ? kind : history_kind, tok, {}, {}, {}, unused_head, tail);
         if (first_user) {
             layout.append(head);
             mark_turn(layout, marks, &prompt.turn_starts[i]);
