@@ -9,12 +9,14 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QtTest>
+#include <nlohmann/json.hpp>
 
 #include "app/services/library_store.h"
 #include "engine/model/model_summary.h"
 #include "tests/ui/support/demo_window.h"
 #include "tests/ui/support/ui_test_support.h"
 #include "ui/chat/chat_panel.h"
+#include "ui/chat/citation_format.h"
 #include "ui/chat/question_edit.h"
 #include "ui/dialogs/compare_dialog.h"
 #include "ui/document/document_panel.h"
@@ -188,6 +190,27 @@ private slots:
                  qPrintable(w_->chat_panel()->status_text()));
     }
 
+    // 9: a citation's excerpt and highlight could start mid-word ("igation" of "Navigation"): the
+    // span is widened to whole words. The real chat path (ChatController resolves through this).
+    void citations_snap_to_words() {
+        const QString text = QStringLiteral("Site Navigation menu. The harbour opens at nine.");
+        services::TokenTextMap map;
+        // Tokens as a tokenizer may cut them: "Site", " Nav", "igation", " menu", "." ...
+        const std::vector<std::pair<int, int>> pieces = {{0, 4}, {4, 8}, {8, 15}, {15, 20}, {20, 21}};
+        for (const auto& [b, e] : pieces) {
+            map.begin.push_back(b);
+            map.end.push_back(e);
+        }
+        map.first_text = 0;
+        map.last_text = static_cast<int>(pieces.size()) - 1;
+        map.exact = true;
+        // A span from "igation" to " menu" (tokens 2..3).
+        const auto cits = resolve_citations({{2, 3, 0.5}}, &map, text);
+        QCOMPARE(cits.size(), std::size_t{1});
+        QCOMPARE(text.mid(cits[0].begin, cits[0].end - cits[0].begin), QString("Navigation menu"));
+        QVERIFY2(cits[0].excerpt.startsWith("Navigation"), qPrintable(cits[0].excerpt));
+    }
+
     // 13: a search that left out the open conversation blanked the picker while the chat kept
     // showing it.
     void a_search_says_the_open_conversation_does_not_match() {
@@ -225,6 +248,37 @@ private slots:
         one.set_conversations({{1, 1, "A title", "m", 1700000000, 1}});
         const QString line = one.index(0).data().toString();
         QVERIFY2(line.contains("1 message ·") && !line.contains("1 messages"), qPrintable(line));
+    }
+
+    // 24: exports showed today's system prompt for the whole conversation, regenerated versions as
+    // bare "## Answer" blocks, and JSON had no version field.
+    void exports_name_versions_and_system_prompts() {
+        QTest::mouseClick(child<QPushButton>(*w_, "newConversationButton"), Qt::LeftButton);
+        ask(kQa);
+        QSignalSpy done(&w_->chat(), &ChatController::answerDone);
+        QTest::mouseClick(child<QPushButton>(*w_, "regenerateButton"), Qt::LeftButton);
+        QVERIFY(wait_until([&] { return done.count() == 1; }));
+        w_->chat().set_system_prompt("Answer briefly.");
+        const QString md = dir_.path() + "/export.md", js = dir_.path() + "/export.json";
+        w_->chat().export_to(md);
+        w_->chat().export_to(js);
+        QFile fm(md), fj(js);
+        QVERIFY(fm.open(QIODevice::ReadOnly) && fj.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(fm.readAll());
+        QVERIFY2(text.contains("## Answer · version 1 of 2") && text.contains("## Answer · version 2 of 2"),
+                 qPrintable(text));
+        QVERIFY2(text.contains("- System prompt (now): Answer briefly."), qPrintable(text));
+        // Both answers were asked with the default (empty) system prompt, not today's.
+        QVERIFY2(!text.contains("system prompt: Answer briefly."), qPrintable(text));
+        const auto j = nlohmann::json::parse(fj.readAll().toStdString());
+        int versions = 0;
+        for (const auto& m : j["messages"])
+            if (m["role"] == "assistant") {
+                QCOMPARE(m["versions"].get<int>(), 2);
+                versions += m["version"].get<int>();
+            }
+        QCOMPARE(versions, 3);  // versions 1 and 2
+        w_->chat().set_system_prompt(QString());
     }
 
     // 29: lower-case error texts beside capitalised titles.
