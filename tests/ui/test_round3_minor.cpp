@@ -242,6 +242,10 @@ private slots:
         QVERIFY(child<QPushButton>(*w_, "regenerateButton")->isEnabled());
         QVERIFY(child<QPushButton>(*w_, "copyButton")->isEnabled());
         QVERIFY(child<QPushButton>(*w_, "exportSelectionButton")->isEnabled());
+        // 23: the per-conversation system prompt looked like a plain label.
+        auto* prompt = child<QPushButton>(*w_, "systemPromptButton");
+        QVERIFY(!prompt->isFlat());
+        QVERIFY2(prompt->text().endsWith("Edit…"), qPrintable(prompt->text()));
         const HeatmapPalette p;
         QVERIFY(heatmap_legend_html(p, true).contains(QColor(p.window).name()));
         ConversationModel one;
