@@ -85,6 +85,26 @@ std::string citation_line(const nlohmann::json& cit) {
     return line + ")";
 }
 
+// Per message: for an answer, its version among the answers to its question (1-based) and their
+// count (Regenerate keeps earlier versions); {0, 0} for a question.
+std::vector<std::pair<int, int>> answer_versions(const std::vector<MessageRecord>& messages) {
+    std::vector<std::pair<int, int>> v(messages.size(), {0, 0});
+    for (std::size_t i = 0; i < messages.size();) {
+        std::size_t j = i;
+        while (j < messages.size() && messages[j].role == "assistant") ++j;
+        for (std::size_t k = i; k < j; ++k) v[k] = {static_cast<int>(k - i) + 1, static_cast<int>(j - i)};
+        i = j == i ? i + 1 : j;
+    }
+    return v;
+}
+
+// The system prompt an answer was asked with (stored in its settings since issue 23; "" unknown).
+std::string answer_system_prompt(const MessageRecord& m) {
+    const auto j = parse_or_empty(m.settings_json);
+    return j.contains("system_prompt") && j["system_prompt"].is_string() ? j["system_prompt"].get<std::string>()
+                                                                           : std::string();
+}
+
 }  // namespace
 
 std::string conversation_markdown(const ConversationExport& c) {
@@ -95,14 +115,26 @@ std::string conversation_markdown(const ConversationExport& c) {
     for (std::size_t i = 0; i < models.size(); ++i)
         md += (i == 0 ? (models.size() > 1 ? "- Models: `" : "- Model: `") : std::string(", `")) + models[i] +
               "`" + (i + 1 == models.size() ? "\n" : "");
-    if (!c.system_prompt.empty()) md += "- System prompt: " + c.system_prompt + "\n";
+    // The conversation's system prompt as it is now; an answer asked with another one says so.
+    if (!c.system_prompt.empty()) md += "- System prompt (now): " + c.system_prompt + "\n";
     md += "\n";
-    for (const auto& m : c.messages) {
-        md += (m.role == "user" ? "## Question\n\n" : "## Answer\n\n") + m.text + "\n\n";
+    const auto versions = answer_versions(c.messages);
+    for (std::size_t i = 0; i < c.messages.size(); ++i) {
+        const auto& m = c.messages[i];
+        if (m.role == "user")
+            md += "## Question\n\n";
+        else if (versions[i].second > 1)
+            md += "## Answer · version " + std::to_string(versions[i].first) + " of " +
+                  std::to_string(versions[i].second) + "\n\n";
+        else
+            md += "## Answer\n\n";
+        md += m.text + "\n\n";
         if (m.role != "assistant") continue;
         std::string line = stats_line(m.stats_json);
         if (const std::string model = answer_model(c, m); !model.empty())
             line = "model `" + model + "`" + (line.empty() ? "" : " · " + line);
+        if (const std::string sp = answer_system_prompt(m); !sp.empty() && sp != c.system_prompt)
+            line += (line.empty() ? "" : " · ") + std::string("system prompt: ") + sp;
         if (!line.empty()) md += "*" + line + "*\n\n";
         const auto cits = citations_of(m);
         if (!cits.empty()) {
@@ -120,7 +152,9 @@ std::string conversation_json(const ConversationExport& c) {
                         {"models", answer_models(c)},
                         {"system_prompt", c.system_prompt},
                         {"messages", nlohmann::json::array()}};
-    for (const auto& m : c.messages) {
+    const auto versions = answer_versions(c.messages);
+    for (std::size_t i = 0; i < c.messages.size(); ++i) {
+        const auto& m = c.messages[i];
         nlohmann::json msg = {{"role", m.role},
                               {"text", m.text},
                               {"created_at", iso_time(m.created_at)},
@@ -129,6 +163,8 @@ std::string conversation_json(const ConversationExport& c) {
         if (m.role == "assistant") {
             msg["model"] = answer_model(c, m);
             msg["citations"] = citations_of(m);
+            msg["version"] = versions[i].first;  // of msg["versions"] answers to its question
+            msg["versions"] = versions[i].second;
         }
         j["messages"].push_back(std::move(msg));
     }

@@ -12,6 +12,7 @@
 #include <algorithm>
 
 #include "app/services/library_store.h"
+#include "tests/ui/support/demo_window.h"
 #include "tests/ui/support/ui_test_support.h"
 #include "ui/chat/chat_panel.h"
 #include "ui/chat/chat_view.h"
@@ -54,13 +55,7 @@ class TestActiveConversation : public QObject {
     std::unique_ptr<MainWindow> w_;
     snapdoc::test::RecordingDialogs* dialogs_ = nullptr;
 
-    void ask(const QString& q) {
-        QSignalSpy done(&w_->chat(), &ChatController::answerDone);
-        auto* edit = child<QuestionEdit>(*w_, "questionEdit");
-        edit->setText(q);
-        QTest::keyClick(edit, Qt::Key_Return);
-        QVERIFY(wait_until([&] { return done.count() == 1; }));
-    }
+    void ask(const QString& q) { QVERIFY(snapdoc::test::ask_and_wait(*w_, q)); }
     void choose(int64_t conversation) {
         auto* picker = child<QComboBox>(*w_, "conversationPicker");
         const int row = w_->conversation_model().row_of(conversation);
@@ -77,24 +72,12 @@ class TestActiveConversation : public QObject {
 private slots:
     void initTestCase() {
         QStandardPaths::setTestModeEnabled(true);
-        const QString demo = snapdoc::test::source_file("resources/models/snapdoc-demo.gguf");
-        if (!QFileInfo::exists(demo)) QSKIP("no demo model");
+        if (!snapdoc::test::have_demo_model()) QSKIP("no demo model");
         store_ = std::make_unique<services::LibraryStore>((dir_.path() + "/library.sqlite").toStdString());
         const QString doc = dir_.path() + "/demo-report.txt";
         QVERIFY(QFile::copy(snapdoc::test::source_file("resources/samples/demo-report.txt"), doc));
-        auto d = std::make_unique<snapdoc::test::RecordingDialogs>();
-        dialogs_ = d.get();
-        w_ = std::make_unique<MainWindow>(*store_, std::move(d));
-        w_->resize(1400, 900);
-        w_->show();
-        w_->settings().generation.max_new_tokens = 24;
-        w_->settings().generation.sampling.temperature = 0;
-        QSignalSpy loaded(&w_->models(), &ModelController::loaded);
-        w_->open_model(demo, false);
-        QVERIFY(wait_until([&] { return loaded.count() == 1; }));
-        QSignalSpy ready(&w_->documents(), &DocumentController::documentReady);
-        w_->open_document(doc);
-        QVERIFY(wait_until([&] { return ready.count() == 1; }));
+        w_ = snapdoc::test::demo_window(*store_, doc, &dialogs_);
+        QVERIFY(w_);
     }
 
     void follows_new_switch_slider_and_delete() {

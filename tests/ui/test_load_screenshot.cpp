@@ -6,6 +6,8 @@
 #include <QProcess>
 #include <QtTest>
 
+#include "tests/ui/support/ui_test_support.h"
+
 #ifndef SNAPDOC_GUI_BINARY
 #define SNAPDOC_GUI_BINARY ""
 #endif

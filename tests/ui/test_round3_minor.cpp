@@ -9,11 +9,14 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QtTest>
+#include <nlohmann/json.hpp>
 
 #include "app/services/library_store.h"
 #include "engine/model/model_summary.h"
+#include "tests/ui/support/demo_window.h"
 #include "tests/ui/support/ui_test_support.h"
 #include "ui/chat/chat_panel.h"
+#include "ui/chat/citation_format.h"
 #include "ui/chat/question_edit.h"
 #include "ui/dialogs/compare_dialog.h"
 #include "ui/document/document_panel.h"
@@ -47,37 +50,19 @@ class TestRound3Minor : public QObject {
     std::unique_ptr<MainWindow> w_;
     snapdoc::test::RecordingDialogs* dialogs_ = nullptr;
 
-    void ask(const QString& q) {
-        QSignalSpy done(&w_->chat(), &ChatController::answerDone);
-        auto* edit = child<QuestionEdit>(*w_, "questionEdit");
-        edit->setText(q);
-        QTest::keyClick(edit, Qt::Key_Return);
-        QVERIFY(wait_until([&] { return done.count() == 1; }));
-    }
+    void ask(const QString& q) { QVERIFY(snapdoc::test::ask_and_wait(*w_, q)); }
 
 private slots:
     void initTestCase() {
         QStandardPaths::setTestModeEnabled(true);
-        const QString demo = snapdoc::test::source_file("resources/models/snapdoc-demo.gguf");
-        if (!QFileInfo::exists(demo)) QSKIP("no demo model");
+        if (!snapdoc::test::have_demo_model()) QSKIP("no demo model");
         store_ = std::make_unique<services::LibraryStore>((dir_.path() + "/library.sqlite").toStdString());
         doc_ = dir_.path() + "/demo-report.txt";
         QVERIFY(QFile::copy(snapdoc::test::source_file("resources/samples/demo-report.txt"), doc_));
         QVERIFY(QFile::copy(snapdoc::test::source_file("resources/samples/demo-report.questions.tsv"),
                             dir_.path() + "/demo-report.questions.tsv"));
-        auto d = std::make_unique<snapdoc::test::RecordingDialogs>();
-        dialogs_ = d.get();
-        w_ = std::make_unique<MainWindow>(*store_, std::move(d));
-        w_->resize(1400, 900);
-        w_->show();
-        w_->settings().generation.max_new_tokens = 24;
-        w_->settings().generation.sampling.temperature = 0;
-        QSignalSpy loaded(&w_->models(), &ModelController::loaded);
-        w_->open_model(demo, false);
-        QVERIFY(wait_until([&] { return loaded.count() == 1; }));
-        QSignalSpy ready(&w_->documents(), &DocumentController::documentReady);
-        w_->open_document(doc_);
-        QVERIFY(wait_until([&] { return ready.count() == 1; }));
+        w_ = snapdoc::test::demo_window(*store_, doc_, &dialogs_);
+        QVERIFY(w_);
     }
 
     // 17: while an answer streamed, the inspector still showed the previous question. 26: the
@@ -205,6 +190,27 @@ private slots:
                  qPrintable(w_->chat_panel()->status_text()));
     }
 
+    // 9: a citation's excerpt and highlight could start mid-word ("igation" of "Navigation"): the
+    // span is widened to whole words. The real chat path (ChatController resolves through this).
+    void citations_snap_to_words() {
+        const QString text = QStringLiteral("Site Navigation menu. The harbour opens at nine.");
+        services::TokenTextMap map;
+        // Tokens as a tokenizer may cut them: "Site", " Nav", "igation", " menu", "." ...
+        const std::vector<std::pair<int, int>> pieces = {{0, 4}, {4, 8}, {8, 15}, {15, 20}, {20, 21}};
+        for (const auto& [b, e] : pieces) {
+            map.begin.push_back(b);
+            map.end.push_back(e);
+        }
+        map.first_text = 0;
+        map.last_text = static_cast<int>(pieces.size()) - 1;
+        map.exact = true;
+        // A span from "igation" to " menu" (tokens 2..3).
+        const auto cits = resolve_citations({{2, 3, 0.5}}, &map, text);
+        QCOMPARE(cits.size(), std::size_t{1});
+        QCOMPARE(text.mid(cits[0].begin, cits[0].end - cits[0].begin), QString("Navigation menu"));
+        QVERIFY2(cits[0].excerpt.startsWith("Navigation"), qPrintable(cits[0].excerpt));
+    }
+
     // 13: a search that left out the open conversation blanked the picker while the chat kept
     // showing it.
     void a_search_says_the_open_conversation_does_not_match() {
@@ -236,12 +242,47 @@ private slots:
         QVERIFY(child<QPushButton>(*w_, "regenerateButton")->isEnabled());
         QVERIFY(child<QPushButton>(*w_, "copyButton")->isEnabled());
         QVERIFY(child<QPushButton>(*w_, "exportSelectionButton")->isEnabled());
+        // 23: the per-conversation system prompt looked like a plain label.
+        auto* prompt = child<QPushButton>(*w_, "systemPromptButton");
+        QVERIFY(!prompt->isFlat());
+        QVERIFY2(prompt->text().endsWith("Edit…"), qPrintable(prompt->text()));
         const HeatmapPalette p;
         QVERIFY(heatmap_legend_html(p, true).contains(QColor(p.window).name()));
         ConversationModel one;
         one.set_conversations({{1, 1, "A title", "m", 1700000000, 1}});
         const QString line = one.index(0).data().toString();
         QVERIFY2(line.contains("1 message ·") && !line.contains("1 messages"), qPrintable(line));
+    }
+
+    // 24: exports showed today's system prompt for the whole conversation, regenerated versions as
+    // bare "## Answer" blocks, and JSON had no version field.
+    void exports_name_versions_and_system_prompts() {
+        QTest::mouseClick(child<QPushButton>(*w_, "newConversationButton"), Qt::LeftButton);
+        ask(kQa);
+        QSignalSpy done(&w_->chat(), &ChatController::answerDone);
+        QTest::mouseClick(child<QPushButton>(*w_, "regenerateButton"), Qt::LeftButton);
+        QVERIFY(wait_until([&] { return done.count() == 1; }));
+        w_->chat().set_system_prompt("Answer briefly.");
+        const QString md = dir_.path() + "/export.md", js = dir_.path() + "/export.json";
+        w_->chat().export_to(md);
+        w_->chat().export_to(js);
+        QFile fm(md), fj(js);
+        QVERIFY(fm.open(QIODevice::ReadOnly) && fj.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(fm.readAll());
+        QVERIFY2(text.contains("## Answer · version 1 of 2") && text.contains("## Answer · version 2 of 2"),
+                 qPrintable(text));
+        QVERIFY2(text.contains("- System prompt (now): Answer briefly."), qPrintable(text));
+        // Both answers were asked with the default (empty) system prompt, not today's.
+        QVERIFY2(!text.contains("system prompt: Answer briefly."), qPrintable(text));
+        const auto j = nlohmann::json::parse(fj.readAll().toStdString());
+        int versions = 0;
+        for (const auto& m : j["messages"])
+            if (m["role"] == "assistant") {
+                QCOMPARE(m["versions"].get<int>(), 2);
+                versions += m["version"].get<int>();
+            }
+        QCOMPARE(versions, 3);  // versions 1 and 2
+        w_->chat().set_system_prompt(QString());
     }
 
     // 29: lower-case error texts beside capitalised titles.

@@ -28,10 +28,6 @@ using snapdoc::test::wait_until;
 
 namespace {
 
-QString repo_file(const char* rel) {
-    return snapdoc::test::source_file(rel);
-}
-
 // Lets the layouts and scroll areas settle after a change.
 void settle() {
     for (int i = 0; i < 5; ++i) {
@@ -86,12 +82,12 @@ private slots:
 
     void every_control_reachable() {
         QFETCH(QSize, size);
-        const QString demo = repo_file("resources/models/snapdoc-demo.gguf");
+        const QString demo = snapdoc::test::source_file("resources/models/snapdoc-demo.gguf");
         if (!QFileInfo::exists(demo)) QSKIP("no demo model");
         QTemporaryDir data;
         const QString doc = data.path() + "/demo-report.txt";
-        QVERIFY(QFile::copy(repo_file("resources/samples/demo-report.txt"), doc));
-        QVERIFY(QFile::copy(repo_file("resources/samples/demo-report.questions.tsv"),
+        QVERIFY(QFile::copy(snapdoc::test::source_file("resources/samples/demo-report.txt"), doc));
+        QVERIFY(QFile::copy(snapdoc::test::source_file("resources/samples/demo-report.questions.tsv"),
                             data.path() + "/demo-report.questions.tsv"));
         services::LibraryStore store((data.path() + "/library.sqlite").toStdString());
         MainWindow w(store, std::make_unique<snapdoc::test::RecordingDialogs>());

@@ -40,8 +40,8 @@ ChatPanel::ChatPanel(QAbstractItemModel* messages, QAbstractItemModel* conversat
     delete_->setObjectName("deleteConversationButton");
     system_prompt_ = new ElidedButton(QString(), this);
     system_prompt_->setObjectName("systemPromptButton");
-    system_prompt_->setFlat(true);
-    system_prompt_->setStyleSheet("text-align: left;");
+    // A button that looks like one (it read as a plain label: issue 23), saying it edits.
+    system_prompt_->setStyleSheet("text-align: left; padding: 2px 6px;");
     system_prompt_->setToolTip(
         tr("The system prompt of this conversation (empty: the default from Settings). It comes before "
            "the document in the prompt, so changing it reads the document again."));
@@ -253,7 +253,7 @@ QString ChatPanel::search_text() const {
 
 void ChatPanel::set_system_prompt_text(const QString& text) {
     const QString shown = text.isEmpty() ? tr("default (Settings)") : text.simplified();
-    system_prompt_->setText(tr("System prompt: %1").arg(shown));
+    system_prompt_->setText(tr("System prompt: %1 · Edit…").arg(shown));
     system_prompt_->setProperty("fullText", text);
 }
 

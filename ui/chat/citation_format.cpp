@@ -13,6 +13,21 @@ QString excerpt_of(const QString& text, int max_chars) {
     return s.left(cut) + QStringLiteral("…");
 }
 
+namespace {
+
+bool in_word(QChar c) {
+    return c.isLetterOrNumber() || c == QLatin1Char('_');
+}
+
+// Widens [begin, end) to whole words: a token span may start or end inside one ("igation" of
+// "Navigation"), and the excerpt and the highlight should not.
+void snap_to_words(const QString& text, int& begin, int& end) {
+    while (begin > 0 && begin < text.size() && in_word(text[begin - 1]) && in_word(text[begin])) --begin;
+    while (end > 0 && end < text.size() && in_word(text[end - 1]) && in_word(text[end])) ++end;
+}
+
+}  // namespace
+
 std::vector<CitationView> resolve_citations(const std::vector<CitationInfo>& citations,
                                             const services::TokenTextMap* map, const QString& document,
                                             int max_count) {
@@ -28,8 +43,9 @@ std::vector<CitationView> resolve_citations(const std::vector<CitationInfo>& cit
         v.weight = c.weight;
         if (map) {
             // The engine's span is inclusive; text_range takes [p0, p1).
-            const auto [b, e] = map->text_range(c.first_token, c.last_token + 1);
+            auto [b, e] = map->text_range(c.first_token, c.last_token + 1);
             if (b >= 0 && e > b && e <= document.size()) {
+                snap_to_words(document, b, e);
                 v.begin = b;
                 v.end = e;
                 v.excerpt = excerpt_of(document.mid(b, e - b));

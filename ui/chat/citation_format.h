@@ -17,8 +17,8 @@ namespace snapdoc::ui {
 inline constexpr int kShownCitations = 3;      // the top passages under an answer
 inline constexpr int kCitationExcerptChars = 90;
 
-// The strongest `max_count` citations with their text range and excerpt. `map` may be null or
-// not match `document` (then begin/end stay -1 and the excerpt is empty).
+// The strongest `max_count` citations with their text range (widened to whole words) and excerpt.
+// `map` may be null or not match `document` (then begin/end stay -1 and the excerpt is empty).
 std::vector<CitationView> resolve_citations(const std::vector<CitationInfo>& citations,
                                             const services::TokenTextMap* map, const QString& document,
                                             int max_count = kShownCitations);

@@ -296,6 +296,9 @@ void ChatController::start_request(const QString& question, std::vector<HistoryT
     cancel_ = engine_.new_cancel_token();
     question_ = question;
     request_generation_ = settings_.generation;
+    // Stored with the answer (its settings): the system prompt it was really asked with, so an
+    // export can tell answers asked before a change of the conversation's system prompt.
+    request_generation_.system_prompt = effective_system_prompt().toStdString();
     // A regenerated version must be able to differ from the earlier ones (same seed, same prompt:
     // the same sampled text), and stay reproducible: seed + k for the k-th regenerated version.
     request_generation_.sampling.seed += static_cast<uint64_t>(earlier_versions);

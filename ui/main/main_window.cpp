@@ -177,6 +177,7 @@ void MainWindow::connect_controllers() {
         chat_controller_->set_engine_state(
             model_controller_->info(), r,
             tr("Ready: %1 document tokens held in the KV store. Ask a question.").arg(r.document_tokens));
+        chat_controller_->show_active_conversation();  // the context bar: the conversation's use
     });
     connect(document_controller_, &DocumentController::documentFailed, this,
             [this](qint64, const QString& message) {
