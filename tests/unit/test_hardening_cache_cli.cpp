@@ -43,7 +43,7 @@ protected:
                       const std::string& model = "") const {
         const std::string m = model.empty() ? demo_model_path().string() : model;
         const CommandResult r =
-            run_command(prefix + "timeout 60 " + std::string(SNAPDOC_CLI_PATH) + " ask -m '" + m +
+            run_command(prefix + "timeout 180 " + std::string(SNAPDOC_CLI_PATH) + " ask -m '" + m +
                         "' --doc '" + (dir / "doc.txt").string() + "' --cache-dir '" + (dir / "kv").string() +
                         "' " + (extra.find("-n ") == std::string::npos ? "-n 8 " : "") + extra + " 2>'" +
                         (dir / "err.txt").string() + "'");
