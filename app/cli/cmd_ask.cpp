@@ -14,6 +14,7 @@
 #include "engine/common/error.h"
 #include "engine/common/memory_stats.h"
 #include "engine/model/model_summary.h"
+#include "engine/session/run_context.h"
 #include "engine/session/context_check.h"
 #include "engine/session/citations.h"
 #include "engine/session/document_chat.h"
@@ -58,25 +59,42 @@ int cmd_ask(int argc, char** argv) {
     if (opts.history_keep_tokens < -1) throw Error("--history-keep must be -1 (keep all turns whole) or >= 0");
     const std::string document = read_document_text(doc_path);
 
-    LoadedModel lm = load_for_cli(args, /*need_tokenizer=*/true, /*need_backend=*/true);
+    LoadedModel lm = load_for_cli(args, /*need_tokenizer=*/true, /*need_backend=*/false);
     const ChatTemplateKind kind = choose_chat_template(lm.model->chat_template, args.str("template"));
     if (args.str("template").empty() && kind == ChatTemplateKind::Plain && !lm.model->chat_template.empty())
         std::fprintf(stderr, "warning: %s (--template NAME chooses one)\n",
                      detect_chat_template(lm.model->chat_template).reason.c_str());
-    DocumentChat chat(*lm.backend, *lm.tokenizer, kind);
-    const auto kv_cache = attach_kv_cache(args, chat, lm.model->path, args.integer("ctx", 0));
-    const auto& cancel = install_interrupt_flag();
-    opts.cancel = &cancel;
-
     // Tokenized and checked against the context before any prefill (a too-long document used to be
     // refused only after minutes of prefill).
-    const int ctx = lm.backend->config().context_length;
     const bool ignore_context = args.has("ignore-context");
     opts.ignore_context = ignore_context;
     const std::vector<int32_t> doc_part = build_document_part(kind, *lm.tokenizer, args.str("system"), document);
-    std::size_t longest_question = 0;
-    for (const auto& q : questions)
-        longest_question = std::max(longest_question, build_question_part(kind, *lm.tokenizer, q).size());
+    std::size_t longest_question = 0, all_questions = 0;
+    for (const auto& q : questions) {
+        const std::size_t n = build_question_part(kind, *lm.tokenizer, q).size();
+        longest_question = std::max(longest_question, n);
+        all_questions += n;
+    }
+    // The context this chat runs with (LongRoPE's short or long factors: document_run_context). A
+    // conversation needs every question and answer (plus the template's tokens of each turn).
+    const int64_t needed = static_cast<int64_t>(doc_part.size()) +
+                           (conversation ? static_cast<int64_t>(all_questions) +
+                                               static_cast<int64_t>(questions.size()) * (opts.max_new_tokens + 64)
+                                         : static_cast<int64_t>(longest_question) + opts.max_new_tokens);
+    const int run_context = document_run_context(lm.model->config.rope_scaling, needed);
+    if (run_context > 0)
+        std::fprintf(stderr,
+                     "note: LongRoPE short factors: this chat needs at most %lld tokens, so it runs with a "
+                     "%d-token context\n",
+                     static_cast<long long>(needed), run_context);
+    lm.backend = make_cli_backend(args, *lm.model, run_context);
+    // The CLI's checks keep within the run context; the estimate above is generous (64 template
+    // tokens per turn, every answer at -n), so the engine's own checks at the model's context agree.
+    const int ctx = run_context > 0 ? run_context : lm.backend->config().context_length;
+    DocumentChat chat(*lm.backend, *lm.tokenizer, kind);
+    const auto kv_cache = attach_kv_cache(args, chat, lm.model->path, run_context);
+    const auto& cancel = install_interrupt_flag();
+    opts.cancel = &cancel;
     check_context_room(static_cast<int64_t>(doc_part.size() + longest_question), opts.max_new_tokens, ctx,
                        "document + question + answer", ignore_context);
     if (!chat.kv_cache_has(doc_part, args.str("system"))) announce_prefill(*lm.backend, doc_part);

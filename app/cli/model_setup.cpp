@@ -28,16 +28,21 @@ LoadedModel load_for_cli(const Args& args, bool need_tokenizer, bool need_backen
     lm.model = std::make_unique<Model>(load_model(model_path_from_args(args)));
     if (lm.model->has_tokenizer() || need_tokenizer) lm.tokenizer = Tokenizer::from_model(*lm.model);
     if (need_backend) {
-        check_memory_for_run(*lm.model, 0);  // `info` still describes a model too big to run
-        BackendOptions opts;
-        opts.threads = threads_flag(args);
         // --ctx (subcommands that offer it): the context size, as llama.cpp's -c; 0 = the model's own.
-        opts.context_length = args.integer("ctx", 0);
-        if (opts.context_length < 0) throw Error("--ctx must be >= 0");
-        opts.exact_prefill = args.has("exact-prefill");
-        lm.backend = make_backend(*lm.model, opts, args.str("device", "auto"));
+        const int ctx = args.integer("ctx", 0);
+        if (ctx < 0) throw Error("--ctx must be >= 0");
+        lm.backend = make_cli_backend(args, *lm.model, ctx);
     }
     return lm;
+}
+
+std::unique_ptr<Backend> make_cli_backend(const Args& args, const Model& model, int context_length) {
+    check_memory_for_run(model, 0);  // `info` still describes a model too big to run
+    BackendOptions opts;
+    opts.threads = threads_flag(args);
+    opts.context_length = context_length;
+    opts.exact_prefill = args.has("exact-prefill");
+    return make_backend(model, opts, args.str("device", "auto"));
 }
 
 void check_memory_for_run(const Model& model, int64_t tokens) {

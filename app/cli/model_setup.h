@@ -25,6 +25,9 @@ struct LoadedModel {
 
 // Loads the model named by -m, its tokenizer (required or optional) and a backend (if wanted).
 LoadedModel load_for_cli(const Args& args, bool need_tokenizer, bool need_backend);
+// The backend for `model` (--threads, --device) at `context_length` (0: the model's own), for a
+// command that picks the context itself after tokenizing (ask: document_run_context).
+std::unique_ptr<Backend> make_cli_backend(const Args& args, const Model& model, int context_length);
 
 // --threads, bounded: above kMaxThreads is an error (100000 threads aborted after 6 GB of stacks);
 // above the machine's cores it is lowered to the core count with a message (5000 threads crawled).

@@ -23,6 +23,7 @@
 #include "app/services/library_store.h"
 #include "app/services/log_setup.h"
 #include "app/services/third_party_messages.h"
+#include "engine/common/mapped_regions.h"
 #include "engine/common/process_exit.h"
 #include "ui/main/document_controller.h"
 #include "ui/main/main_window.h"
@@ -166,6 +167,7 @@ int run_app(int argc, char** argv) {
 
 int main(int argc, char** argv) {
     snapdoc::ignore_file_size_signal();  // a write past ulimit -f is an error, not death (process_exit.h)
+    snapdoc::install_sigbus_report("snapdoc");  // a mapped file truncated in use: named, not "Bus error"
     // The window, the library and the engine thread are gone when run_app returns; the process
     // then leaves without OpenBLAS's exit-time thread join (it hangs under ulimit -v; see
     // engine/common/process_exit.h).

@@ -84,7 +84,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (e.shape.tokens < 0 || e.shape.tokens > (1 << 20)) e.shape.tokens = 1;
     std::vector<int32_t> tokens(static_cast<std::size_t>(e.shape.tokens));
     const uint64_t tokens_at = field<uint64_t>(b, kTokensOffset);
-    if (tokens_at < b.size() && b.size() - tokens_at >= tokens.size() * 4)
+    if (!tokens.empty() && tokens_at < b.size() && b.size() - tokens_at >= tokens.size() * 4)
         std::memcpy(tokens.data(), b.data() + tokens_at, tokens.size() * 4);
     e.tokens = tokens;
 

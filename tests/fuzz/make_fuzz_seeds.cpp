@@ -17,6 +17,7 @@
 #include "engine/model/gguf_writer.h"
 #include "engine/tokenizer/bpe_byte_map.h"
 #include "tests/support/gguf_edit.h"
+#include "tests/support/kv_file_sample.h"
 #include "tests/support/safetensors_writer.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/tiny_model.h"
@@ -171,20 +172,9 @@ void write_text_seeds(const fs::path& tok_dir, const fs::path& chat_dir) {
 static void write_kv_cache_seeds(const fs::path& dir, const fs::path& spill) {
     int n = 0;
     for (const KvFileShape shape : {KvFileShape{1, 1, 8, 16, 5, 2}, KvFileShape{2, 2, 16, 32, 33, 8}}) {
-        FullKvStore store(shape.n_layers, shape.n_kv_heads, shape.head_dim, shape.tokens, int64_t{1} << 20, spill);
-        std::vector<float> k(static_cast<std::size_t>(shape.tokens) * shape.head_dim), v(k.size());
-        for (std::size_t i = 0; i < k.size(); ++i) k[i] = 0.01f * static_cast<float>(i % 97), v[i] = -k[i];
-        for (int l = 0; l < shape.n_layers; ++l)
-            for (int h = 0; h < shape.n_kv_heads; ++h) store.store_rows(l, h, 0, shape.tokens, k.data(), v.data());
-        std::vector<std::vector<float>> tail_q(shape.n_layers,
-                                               std::vector<float>(static_cast<std::size_t>(shape.tail_rows) * shape.q_dim, 0.25f));
-        std::vector<int32_t> tokens(shape.tokens);
-        for (int i = 0; i < shape.tokens; ++i) tokens[i] = 7 * i + 1;
-        KvCacheKey key;
-        key.model = {12345, 0x1234};
-        key.tokens_hash = 99;
+        const KvFileSample sample(spill, shape);
         const fs::path file = spill / "seed.snapkv";
-        write_kv_store_file(file, key, {shape, &store, &tail_q, tokens});
+        write_kv_store_file(file, sample.key, sample.contents());
         std::ifstream in(file, std::ios::binary);
         const std::string image{std::istreambuf_iterator<char>(in), {}};
         for (char mode : {'\0', '\1', '\3'})

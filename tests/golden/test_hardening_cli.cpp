@@ -141,5 +141,21 @@ TEST_F(HardeningCli, ModelTruncatedWhileMappedIsAMessage) {
     EXPECT_NE(r.output.find("was truncated or removed while in use (SIGBUS)"), std::string::npos) << r.output;
 }
 
+// Issue 24: `ask` on a Phi-3.5 file ran every prompt with LongRoPE's long factors (the context
+// defaulted to the declared 131,072); llama.cpp at n_ctx 2048 uses the short ones. A chat that fits
+// the original 4096 tokens now runs there (document_run_context), and says so.
+TEST(HardeningCliPhi35, AskThatFitsTheOriginalContextUsesTheShortFactors) {
+    SNAPDOC_REQUIRE_FIXTURE("modelzoo/phi35-tiny/phi35-tiny-F16.gguf");
+    testing::TempDir dir;
+    std::ofstream(dir / "doc.txt") << "The harbour office keeps the key. The north gate code is 7391.\n";
+    const CommandResult r = run_command("timeout 60 " + std::string(SNAPDOC_CLI_PATH) + " ask -m '" +
+                                        fixture_path("modelzoo/phi35-tiny/phi35-tiny-F16.gguf").string() +
+                                        "' --doc '" + (dir / "doc.txt").string() +
+                                        "' -q 'What is the code?' -n 8 --no-cache 2>&1");
+    EXPECT_EQ(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find("note: LongRoPE short factors"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("runs with a 4096-token context"), std::string::npos) << r.output;
+}
+
 }  // namespace
 }  // namespace snapdoc

@@ -9,14 +9,13 @@
 #include <string>
 
 #include "tests/support/fixtures.h"
+#include "tests/support/repo_paths.h"
 #include "tests/support/temp_dir.h"
 
 namespace snapdoc {
 namespace {
 
-std::filesystem::path repo_root() {
-    return std::filesystem::path(__FILE__).parent_path().parent_path().parent_path();
-}
+using testing::repo_root;
 
 class CliPrefillEstimate : public ::testing::Test {
 protected:

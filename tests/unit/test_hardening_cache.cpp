@@ -23,6 +23,7 @@
 #include "engine/kv/model_identity.h"
 #include "engine/model/mapped_file.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/kv_file_sample.h"
 #include "tests/support/temp_dir.h"
 
 namespace snapdoc {
@@ -46,30 +47,8 @@ void flip_byte(const fs::path& p, std::size_t at) {
 }
 
 // A small cache file's contents (3 layers, 2 KV heads, 40 tokens).
-struct SmallKv {
-    KvFileShape shape{3, 2, 16, 64, 40, 8};
-    std::unique_ptr<FullKvStore> store;
-    std::vector<std::vector<float>> tail_q;
-    std::vector<int32_t> tokens;
-    KvCacheKey key;
-    explicit SmallKv(const fs::path& spill) {
-        std::mt19937 rng(3);
-        std::normal_distribution<float> n(0.0f, 1.0f);
-        store = std::make_unique<FullKvStore>(shape.n_layers, shape.n_kv_heads, shape.head_dim, shape.tokens,
-                                              int64_t{1} << 30, spill);
-        std::vector<float> k(shape.tokens * shape.head_dim), v(k.size());
-        for (int l = 0; l < shape.n_layers; ++l)
-            for (int h = 0; h < shape.n_kv_heads; ++h) {
-                for (auto& x : k) x = n(rng);
-                for (auto& x : v) x = n(rng);
-                store->store_rows(l, h, 0, shape.tokens, k.data(), v.data());
-            }
-        tail_q.assign(shape.n_layers, std::vector<float>(shape.tail_rows * shape.q_dim, 0.5f));
-        for (int i = 0; i < shape.tokens; ++i) tokens.push_back(i * 3);
-        key.model = {1000, 42};
-    }
-    KvFileContents contents() const { return {shape, store.get(), &tail_q, tokens}; }
-    KvFileExpectation expect() const { return {key, shape, tokens}; }
+struct SmallKv : testing::KvFileSample {
+    explicit SmallKv(const fs::path& spill) : KvFileSample(spill, {3, 2, 16, 64, 40, 8}, 3) {}
 };
 
 // Rewrites a cache file's trailer checksum after an edit, so only the edit itself can be refused.

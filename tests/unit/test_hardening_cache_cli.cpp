@@ -16,6 +16,7 @@
 #include "engine/model/model.h"
 #include "engine/tokenizer/tokenizer.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/repo_paths.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/tiny_model.h"
 
@@ -24,10 +25,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path demo_model_path() {
-    return fs::path(__FILE__).parent_path().parent_path().parent_path() / "resources" / "models" /
-           "snapdoc-demo.gguf";
-}
+using testing::demo_model_path;
 
 class HardeningCacheCli : public ::testing::Test {
 protected:
@@ -43,7 +41,7 @@ protected:
                       const std::string& model = "") const {
         const std::string m = model.empty() ? demo_model_path().string() : model;
         const CommandResult r =
-            run_command(prefix + "timeout 60 " + std::string(SNAPDOC_CLI_PATH) + " ask -m '" + m +
+            run_command(prefix + "timeout 180 " + std::string(SNAPDOC_CLI_PATH) + " ask -m '" + m +
                         "' --doc '" + (dir / "doc.txt").string() + "' --cache-dir '" + (dir / "kv").string() +
                         "' " + (extra.find("-n ") == std::string::npos ? "-n 8 " : "") + extra + " 2>'" +
                         (dir / "err.txt").string() + "'");

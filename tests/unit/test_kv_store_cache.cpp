@@ -12,6 +12,7 @@
 #include "engine/runtime/backend.h"
 #include "engine/session/document_chat.h"
 #include "engine/tokenizer/tokenizer.h"
+#include "tests/support/repo_paths.h"
 #include "tests/support/temp_dir.h"
 
 namespace snapdoc {
@@ -133,11 +134,7 @@ TEST(KvStoreCacheFolder, ModelIdentityFollowsContentAndSizeNotTime) {
 
 // --- DocumentChat with the demo model (skips when it is absent, like tests/golden) ---
 
-fs::path demo_model_path() {
-    if (const char* env = std::getenv("SNAPDOC_DEMO_MODEL")) return env;
-    return fs::path(__FILE__).parent_path().parent_path().parent_path() / "resources" / "models" /
-           "snapdoc-demo.gguf";
-}
+using testing::demo_model_path;
 
 class KvCacheChat : public ::testing::Test {
 protected:

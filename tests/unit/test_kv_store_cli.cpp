@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "tests/support/fixtures.h"
+#include "tests/support/repo_paths.h"
 #include "tests/support/temp_dir.h"
 
 namespace snapdoc {
@@ -15,10 +16,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path demo_model_path() {
-    return fs::path(__FILE__).parent_path().parent_path().parent_path() / "resources" / "models" /
-           "snapdoc-demo.gguf";
-}
+using testing::demo_model_path;
 
 int snapkv_files(const fs::path& dir) {
     int n = 0;

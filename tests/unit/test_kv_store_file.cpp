@@ -12,6 +12,7 @@
 #include "engine/common/error.h"
 #include "engine/kv/checksum64.h"
 #include "engine/kv/kv_store_file.h"
+#include "tests/support/kv_file_sample.h"
 #include "tests/support/temp_dir.h"
 
 namespace snapdoc {
@@ -19,39 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Sample {
-    KvFileShape shape{3, 2, 16, 64, 150, 40};
-    std::unique_ptr<FullKvStore> store;
-    std::vector<std::vector<float>> tail_q;
-    std::vector<int32_t> tokens;
-    KvCacheKey key;
-
-    explicit Sample(const fs::path& spill) {
-        std::mt19937 rng(5);
-        std::normal_distribution<float> n(0.0f, 2.0f);
-        store = std::make_unique<FullKvStore>(shape.n_layers, shape.n_kv_heads, shape.head_dim, shape.tokens,
-                                              int64_t{1} << 30, spill);
-        std::vector<float> k(shape.tokens * shape.head_dim), v(k.size());
-        for (int l = 0; l < shape.n_layers; ++l)
-            for (int h = 0; h < shape.n_kv_heads; ++h) {
-                for (auto& x : k) x = n(rng);
-                for (auto& x : v) x = n(rng);
-                store->store_rows(l, h, 0, shape.tokens, k.data(), v.data());
-            }
-        tail_q.assign(shape.n_layers, std::vector<float>(shape.tail_rows * shape.q_dim));
-        for (auto& layer : tail_q)
-            for (auto& x : layer) x = n(rng);
-        for (int i = 0; i < shape.tokens; ++i) tokens.push_back(static_cast<int32_t>(rng() % 1000));
-        key.model = {123456, 0xabcdef};
-        key.tokenizer_hash = 1;
-        key.compute_hash = 2;
-        key.tokens_hash = checksum64(tokens.data(), tokens.size() * 4);
-        key.system_prompt_hash = 3;
-        key.template_kind = 4;
-    }
-    KvFileContents contents() const { return {shape, store.get(), &tail_q, tokens}; }
-    KvFileExpectation expect() const { return {key, shape, tokens}; }
-};
+using Sample = testing::KvFileSample;
 
 class KvStoreFile : public ::testing::Test {
 protected:

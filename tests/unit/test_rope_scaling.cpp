@@ -10,6 +10,7 @@
 #include "engine/model/hf_config.h"
 #include "engine/model/model.h"
 #include "engine/model/rope_scaling.h"
+#include "engine/session/run_context.h"
 #include "engine/runtime/cpu/elementwise.h"
 #include "tests/support/expect_format_error.h"
 #include "tests/support/gguf_edit.h"
@@ -141,6 +142,27 @@ nlohmann::json qwen_config() {
             {"num_key_value_heads", 2},
             {"max_position_embeddings", 4096},
             {"vocab_size", 320}};
+}
+
+// Issue 24: a document chat on a LongRoPE model ran at the declared 128K context, so with the long
+// factors even for a 1K-token chat. It now runs at original_context (short factors) when the chat
+// fits there; a longer chat, and every other scaling kind, keeps the model's own context.
+TEST(RopeLongRope, ADocumentChatThatFitsTheOriginalContextUsesTheShortFactors) {
+    RopeScaling s;
+    s.kind = RopeScalingKind::LongRope;
+    s.original_context = 4096;
+    s.freq_factors.assign(8, 1.0f);
+    s.long_freq_factors.assign(8, 2.0f);
+    EXPECT_EQ(document_run_context(s, 1000), 4096);
+    EXPECT_EQ(document_run_context(s, 4096), 4096);
+    EXPECT_EQ(document_run_context(s, 4097), 0);
+    EXPECT_FALSE(rope_frequencies(16, 10000.0, s, document_run_context(s, 1000)).long_factors);
+    EXPECT_TRUE(rope_frequencies(16, 10000.0, s, 131072).long_factors);
+    RopeScaling yarn = s;
+    yarn.kind = RopeScalingKind::Yarn;
+    yarn.long_freq_factors.clear();
+    EXPECT_EQ(document_run_context(yarn, 1000), 0);
+    EXPECT_EQ(document_run_context(RopeScaling{}, 1000), 0);
 }
 
 TEST(RopeErrors, ConfigJsonNamesTheProblem) {
