@@ -52,12 +52,22 @@ TEST(RealTextDemo, AnswersFactsInRealTextWithFullKvAndSnapKv) {
     const Tokenizer tok = Tokenizer::from_model(model);
     auto backend = make_cpu_backend(model);
     const ChatTemplateKind kind = choose_chat_template(model.chat_template, "");
-    const eval::TokenCounter count = [&](std::string_view s) { return static_cast<int>(tok.encode(s).size()); };
-    const std::vector<int> lengths = env_ints("SNAPDOC_REALTEXT_LENGTHS", {2048, 8192, 32768});
-    const int docs = env_ints("SNAPDOC_REALTEXT_DOCS", {1}).front();
+    // Lengths are estimated from bytes (real text reads ~1.5 bytes per token with the demo tokenizer),
+    // not with the model's tokenizer, so that every model is asked about the same documents.
+    const eval::TokenCounter count = [](std::string_view s) { return static_cast<int>(s.size() * 2 / 3); };
+    // (length target, document index) pairs. By default three documents (~4K, ~7K and ~32K tokens); (4096, 4) is one on which the model
+    // before issue 22 (question marker "Qu") answered 2 of 6: its copyright text has a "Qu" at a line
+    // start before two of the facts ("The license number for the hill gateion hill gateion ...").
+    std::vector<std::pair<int, int>> cells = {{4096, 4}, {8192, 0}, {36864, 0}};
+    if (std::getenv("SNAPDOC_REALTEXT_LENGTHS")) {
+        cells.clear();
+        const int docs = env_ints("SNAPDOC_REALTEXT_DOCS", {1}).front();
+        for (int length : env_ints("SNAPDOC_REALTEXT_LENGTHS", {}))
+            for (int d = 0; d < docs; ++d) cells.emplace_back(length, d);
+    }
     int exact = 0, n = 0;
-    for (int length : lengths) {
-        for (int d = 0; d < docs; ++d) {
+    for (const auto& [length, d] : cells) {
+        {
             eval::Rng rng(eval::mix_seed({22, static_cast<uint64_t>(length), static_cast<uint64_t>(d)}));
             const std::vector<eval::Fact> facts = eval::make_facts(rng, 3, 0.5);
             const eval::Document doc =
@@ -65,7 +75,8 @@ TEST(RealTextDemo, AnswersFactsInRealTextWithFullKvAndSnapKv) {
             DocumentChat chat(*backend, tok, kind);
             const auto t0 = std::chrono::steady_clock::now();
             const int doc_tokens = chat.load_document(doc.text);
-            EXPECT_GT(doc_tokens, length * 9 / 10);
+            EXPECT_GT(doc_tokens, length / 2);
+            EXPECT_LT(doc_tokens, length * 2);
             for (int budget : {0, 1024}) {
                 for (const eval::Fact& f : doc.facts) {
                     AskOptions ask;
