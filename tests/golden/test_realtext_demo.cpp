@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "app/eval/haystack.h"
@@ -21,15 +22,13 @@
 #include "engine/runtime/backend.h"
 #include "engine/session/document_chat.h"
 #include "engine/tokenizer/tokenizer.h"
+#include "tests/support/demo_model_path.h"
+#include "tests/support/fixtures.h"
+
+#include <nlohmann/json.hpp>
 
 namespace snapdoc {
 namespace {
-
-std::filesystem::path demo_model_path() {
-    if (const char* env = std::getenv("SNAPDOC_DEMO_MODEL")) return env;
-    return std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "resources" / "models" /
-           "snapdoc-demo.gguf";
-}
 
 std::vector<int> env_ints(const char* name, std::vector<int> fallback) {
     const char* v = std::getenv(name);
@@ -99,6 +98,49 @@ TEST(RealTextDemo, AnswersFactsInRealTextWithFullKvAndSnapKv) {
     RecordProperty("exact", exact);
     RecordProperty("asked", n);
     EXPECT_EQ(exact, n);
+}
+
+// The heads the answer does not use have roles (tools/demo_model/wire_roles.py), named in the GGUF
+// and in `inspect --json`; their kept positions are not the earliest ones (before, 5 of the 8 cache
+// heads kept exactly the first positions: uniform attention, tied scores).
+TEST(DemoModelHeads, RolesAreNamedAndEveryCacheHeadSelectsStructure) {
+    const auto path = demo_model_path();
+    if (!std::filesystem::exists(path))
+        GTEST_SKIP() << "demo model " << path.string() << " is absent (see docs/demo_model.md); skipping";
+    const Model model = load_model(path);
+    ASSERT_EQ(model.head_roles.size(), static_cast<std::size_t>(model.config.n_layers * model.config.n_heads));
+    EXPECT_EQ(model.head_roles[1 * model.config.n_heads + 2], "fact lookup");
+    for (const std::string& r : model.head_roles) EXPECT_FALSE(r.empty());
+
+    const auto dir = std::filesystem::temp_directory_path() / "snapdoc_golden_heads";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const Tokenizer tok = Tokenizer::from_model(model);
+    eval::Rng rng(eval::mix_seed({22, 2048}));
+    const eval::TokenCounter count = [&](std::string_view s) { return static_cast<int>(tok.encode(s).size()) + 1; };
+    const eval::Needle nd = eval::needle_document(rng, 2048, count, 0.5);
+    {
+        std::ofstream(dir / "doc.txt") << nd.document.text;
+    }
+    const CommandResult r = run_command(std::string(SNAPDOC_CLI_PATH) + " inspect -m '" + path.string() + "' --doc '" +
+                                        (dir / "doc.txt").string() + "' -q '" + nd.needle.question() +
+                                        "' --budget 128 --json '" + (dir / "sel.json").string() + "'");
+    ASSERT_EQ(r.status, 0) << r.output;
+    const nlohmann::json j = nlohmann::json::parse(read_text_file(dir / "sel.json"));
+    std::filesystem::remove_all(dir);
+    ASSERT_EQ(j["head_roles"].size(), static_cast<std::size_t>(model.config.n_layers));
+    EXPECT_EQ(j["head_roles"][2][0], model.head_roles[2 * model.config.n_heads]);
+    const int doc_end = j["prompt_tokens"].get<int>() - j["window"].get<int>();
+    for (const auto& layer : j["layers"]) {
+        for (const auto& head : layer["heads"]) {
+            int doc_kept = 0, earliest = 0;
+            for (int p : head["kept"].get<std::vector<int>>()) doc_kept += p < doc_end;
+            for (int p : head["kept"].get<std::vector<int>>()) earliest += p < doc_kept;
+            EXPECT_LT(earliest * 2, doc_kept) << "layer " << layer["layer"] << " cache head " << head["head"]
+                                              << ": " << earliest << " of " << doc_kept
+                                              << " kept document positions are the earliest ones";
+        }
+    }
 }
 
 }  // namespace
