@@ -19,8 +19,17 @@ namespace snapdoc::cli {
 namespace {
 
 // The writer is shared with the app's "Export selection…" (app/common/selection_json).
-nlohmann::json selection_json(const Selection& sel, const DocumentSession& session) {
-    return snapdoc::selection_json(sel, session.full_bytes(sel.prompt_len), session.compressed_bytes(sel));
+// Plus, for a model that names its heads, "head_roles": per layer the query heads' role names.
+nlohmann::json selection_json(const Selection& sel, const DocumentSession& session, const Model& model) {
+    nlohmann::json j = snapdoc::selection_json(sel, session.full_bytes(sel.prompt_len), session.compressed_bytes(sel));
+    if (!model.head_roles.empty()) {
+        const auto per_layer = static_cast<std::ptrdiff_t>(model.config.n_heads);
+        nlohmann::json roles = nlohmann::json::array();
+        for (auto it = model.head_roles.begin(); it != model.head_roles.end(); it += per_layer)
+            roles.push_back(std::vector<std::string>(it, it + per_layer));
+        j["head_roles"] = std::move(roles);
+    }
+    return j;
 }
 
 }  // namespace
@@ -60,7 +69,7 @@ int cmd_inspect(int argc, char** argv) {
         session->prefill_document(std::span(ids).first(L - q), {}, cancel);
         session->set_question(std::span(ids).last(q), snap.window, cancel);
         sel = session->select(snap);
-        nlohmann::json j = selection_json(*sel, *session);
+        nlohmann::json j = selection_json(*sel, *session, *lm.model);
         AtomicFileWriter f(json_path);
         f.write(j.dump() + "\n");
         f.commit();
@@ -77,7 +86,7 @@ int cmd_inspect(int argc, char** argv) {
         chat.load_document_tokens(doc_part, {}, cancel);
         chat.session().set_question(question_part, snap.window, cancel);
         sel = chat.session().select(snap);
-        nlohmann::json j = selection_json(*sel, chat.session());
+        nlohmann::json j = selection_json(*sel, chat.session(), *lm.model);
         AtomicFileWriter f(json_path);
         f.write(j.dump() + "\n");
         f.commit();

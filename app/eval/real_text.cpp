@@ -31,6 +31,9 @@ std::string trim(std::string_view s) {
 // kMaxParagraph bytes (a file with no blank lines) is cut at line ends, so that a document's length
 // can be met to within a paragraph.
 constexpr std::size_t kMaxParagraph = 1500;
+// What a paragraph break adds to a document's length beside its paragraphs' own counts ("\n\n" is two
+// byte tokens with the demo tokenizer).
+constexpr int kBreakTokens = 2;
 
 void add_paragraph(std::vector<std::string>& out, std::string_view p) {
     while (p.size() > kMaxParagraph) {
@@ -55,7 +58,8 @@ std::vector<std::string> paragraphs_of(const std::string& text) {
     return out;
 }
 
-// Regular files matching `dir/*/name` (name non-empty) or `dir/*suffix`, sorted, at most `limit`.
+// Regular files matching `dir/*/name` (name non-empty) or `dir/*suffix`, sorted, at most `limit`
+// of them spread evenly over the sorted list.
 std::vector<fs::path> list_files(const fs::path& dir, const std::string& name, const std::string& suffix,
                                  int limit) {
     std::vector<fs::path> out;
@@ -66,8 +70,11 @@ std::vector<fs::path> list_files(const fs::path& dir, const std::string& name, c
         if (fs::is_regular_file(p, ec)) out.push_back(p);
     }
     std::sort(out.begin(), out.end());
-    if (static_cast<int>(out.size()) > limit) out.resize(static_cast<std::size_t>(limit));
-    return out;
+    if (static_cast<int>(out.size()) <= limit) return out;
+    // Every k-th name, so that the chosen files spread over the whole listing.
+    std::vector<fs::path> spread;
+    for (int i = 0; i < limit; ++i) spread.push_back(out[static_cast<std::size_t>(i) * out.size() / static_cast<std::size_t>(limit)]);
+    return spread;
 }
 
 void add_source(std::vector<TextSource>& out, const fs::path& path) {
@@ -101,13 +108,13 @@ Document real_text_document(Rng& rng, const std::vector<TextSource>& sources, in
     if (facts.size() != depths.size()) throw Error("real-text haystack: one depth per fact");
     std::vector<std::string> body;
     int used = 0;
-    for (const Fact& f : facts) used += count(f.sentence()) + 1;
+    for (const Fact& f : facts) used += count(f.sentence()) + kBreakTokens;
     while (used < target_tokens) {
         const TextSource& s = rng.pick(sources);
         const int n = static_cast<int>(s.paragraphs.size());
         int i = rng.uniform(n);
         for (int run = rng.range(8, 40); run > 0 && i < n && used < target_tokens; --run, ++i) {
-            used += count(s.paragraphs[static_cast<std::size_t>(i)]) + 1;
+            used += count(s.paragraphs[static_cast<std::size_t>(i)]) + kBreakTokens;
             body.push_back(s.paragraphs[static_cast<std::size_t>(i)]);
         }
     }

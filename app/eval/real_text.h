@@ -25,8 +25,8 @@ struct TextSource {
 TextSource read_text_source(const std::filesystem::path& path);
 
 // The sources present on this machine, in a fixed order: /usr/share/common-licenses/* (legal prose),
-// /usr/share/doc/*/copyright (up to `max_copyright` of them, by name) and /usr/lib/python3*/*.py (code,
-// up to `max_python`), each read with read_text_source; files without paragraphs are left out.
+// /usr/share/doc/*/copyright (up to `max_copyright` of them, spread over the names) and /usr/lib/python3*/*.py (code,
+// up to `max_python`, spread likewise), each read with read_text_source; files without paragraphs are left out.
 std::vector<TextSource> debian_text_sources(int max_copyright = 60, int max_python = 40);
 
 // About `target_tokens` of the sources' paragraphs — runs of 8 to 40 consecutive paragraphs of one

@@ -254,6 +254,13 @@ Model load_gguf_model(std::shared_ptr<const MappedFile> file) {
     m.tokenizer_add_eos = vocab.add_eos;
     m.tokenizer_error = std::move(vocab.error);
     m.chat_template = g.get_string_opt("tokenizer.chat_template").value_or("");
+    if (auto roles = g.get_string_array_opt("snapdoc.attention.head_roles")) {
+        const auto want = static_cast<std::size_t>(c.n_layers) * static_cast<std::size_t>(c.n_heads);
+        if (roles->size() != want)
+            throw FormatError(source + ": snapdoc.attention.head_roles has " + std::to_string(roles->size()) +
+                              " names, expected one per head (" + std::to_string(want) + ")");
+        m.head_roles = std::move(*roles);
+    }
     m.config.end_of_generation_ids = gguf_end_of_generation_ids(g, m.config);
     return m;
 }

@@ -72,6 +72,10 @@ struct Model {
     bool has_tokenizer() const { return !tokenizer_proto.empty() || tokenizer_bpe != nullptr; }
     // Jinja chat template text from GGUF `tokenizer.chat_template` or tokenizer_config.json ("" if none).
     std::string chat_template;
+    // What each attention head attends to, layer-major (n_layers x n_heads query heads, "" where
+    // unnamed), from the snapdoc GGUF key `snapdoc.attention.head_roles` (docs/demo_model.md, "Head
+    // roles"); empty when the file has none. Shown by `inspect --json` and meant for the inspector.
+    std::vector<std::string> head_roles;
 
     // Keeps the mappings (and any owned converted buffers) alive as long as the views are used.
     std::vector<std::shared_ptr<const MappedFile>> mappings;

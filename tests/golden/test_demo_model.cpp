@@ -14,17 +14,11 @@
 #include "engine/runtime/backend.h"
 #include "engine/session/document_chat.h"
 #include "engine/tokenizer/tokenizer.h"
+#include "tests/support/demo_model_path.h"
 #include "tests/support/fixtures.h"
 
 namespace snapdoc {
 namespace {
-
-std::filesystem::path demo_model_path() {
-    if (const char* env = std::getenv("SNAPDOC_DEMO_MODEL")) return env;
-    // tests/golden/this_file.cpp -> repository root
-    return std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "resources" / "models" /
-           "snapdoc-demo.gguf";
-}
 
 class DemoModel : public ::testing::Test {
 protected:

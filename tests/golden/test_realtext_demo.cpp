@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "app/eval/haystack.h"
@@ -21,15 +22,13 @@
 #include "engine/runtime/backend.h"
 #include "engine/session/document_chat.h"
 #include "engine/tokenizer/tokenizer.h"
+#include "tests/support/demo_model_path.h"
+#include "tests/support/fixtures.h"
+
+#include <nlohmann/json.hpp>
 
 namespace snapdoc {
 namespace {
-
-std::filesystem::path demo_model_path() {
-    if (const char* env = std::getenv("SNAPDOC_DEMO_MODEL")) return env;
-    return std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "resources" / "models" /
-           "snapdoc-demo.gguf";
-}
 
 std::vector<int> env_ints(const char* name, std::vector<int> fallback) {
     const char* v = std::getenv(name);
@@ -52,12 +51,22 @@ TEST(RealTextDemo, AnswersFactsInRealTextWithFullKvAndSnapKv) {
     const Tokenizer tok = Tokenizer::from_model(model);
     auto backend = make_cpu_backend(model);
     const ChatTemplateKind kind = choose_chat_template(model.chat_template, "");
-    const eval::TokenCounter count = [&](std::string_view s) { return static_cast<int>(tok.encode(s).size()); };
-    const std::vector<int> lengths = env_ints("SNAPDOC_REALTEXT_LENGTHS", {2048, 8192, 32768});
-    const int docs = env_ints("SNAPDOC_REALTEXT_DOCS", {1}).front();
+    // Lengths are estimated from bytes (real text reads ~1.5 bytes per token with the demo tokenizer),
+    // not with the model's tokenizer, so that every model is asked about the same documents.
+    const eval::TokenCounter count = [](std::string_view s) { return static_cast<int>(s.size() * 2 / 3); };
+    // (length target, document index) pairs. By default three documents (~4K, ~7K and ~32K tokens); (4096, 4) is one on which the model
+    // before issue 22 (question marker "Qu") answered 2 of 6: its copyright text has a "Qu" at a line
+    // start before two of the facts ("The license number for the hill gateion hill gateion ...").
+    std::vector<std::pair<int, int>> cells = {{4096, 4}, {8192, 0}, {36864, 0}};
+    if (std::getenv("SNAPDOC_REALTEXT_LENGTHS")) {
+        cells.clear();
+        const int docs = env_ints("SNAPDOC_REALTEXT_DOCS", {1}).front();
+        for (int length : env_ints("SNAPDOC_REALTEXT_LENGTHS", {}))
+            for (int d = 0; d < docs; ++d) cells.emplace_back(length, d);
+    }
     int exact = 0, n = 0;
-    for (int length : lengths) {
-        for (int d = 0; d < docs; ++d) {
+    for (const auto& [length, d] : cells) {
+        {
             eval::Rng rng(eval::mix_seed({22, static_cast<uint64_t>(length), static_cast<uint64_t>(d)}));
             const std::vector<eval::Fact> facts = eval::make_facts(rng, 3, 0.5);
             const eval::Document doc =
@@ -65,7 +74,8 @@ TEST(RealTextDemo, AnswersFactsInRealTextWithFullKvAndSnapKv) {
             DocumentChat chat(*backend, tok, kind);
             const auto t0 = std::chrono::steady_clock::now();
             const int doc_tokens = chat.load_document(doc.text);
-            EXPECT_GT(doc_tokens, length * 9 / 10);
+            EXPECT_GT(doc_tokens, length / 2);
+            EXPECT_LT(doc_tokens, length * 2);
             for (int budget : {0, 1024}) {
                 for (const eval::Fact& f : doc.facts) {
                     AskOptions ask;
@@ -88,6 +98,56 @@ TEST(RealTextDemo, AnswersFactsInRealTextWithFullKvAndSnapKv) {
     RecordProperty("exact", exact);
     RecordProperty("asked", n);
     EXPECT_EQ(exact, n);
+}
+
+// Heads have roles (tools/demo_model/wire_roles.py), named in the GGUF and in `inspect --json`; the
+// cache heads with a role in layers 2-3 keep positions that are not the earliest ones (before issue
+// 22, 6 of the 8 cache heads kept (almost) exactly the first positions: uniform attention, tied
+// scores; now 3).
+TEST(DemoModelHeads, RolesAreNamedAndEveryCacheHeadSelectsStructure) {
+    const auto path = demo_model_path();
+    if (!std::filesystem::exists(path))
+        GTEST_SKIP() << "demo model " << path.string() << " is absent (see docs/demo_model.md); skipping";
+    const Model model = load_model(path);
+    ASSERT_EQ(model.head_roles.size(), static_cast<std::size_t>(model.config.n_layers * model.config.n_heads));
+    EXPECT_EQ(model.head_roles[1 * model.config.n_heads + 2], "fact lookup");
+    EXPECT_EQ(model.head_roles[2 * model.config.n_heads + 2], "sentence starts");
+
+    const auto dir = std::filesystem::temp_directory_path() / "snapdoc_golden_heads";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const Tokenizer tok = Tokenizer::from_model(model);
+    eval::Rng rng(eval::mix_seed({22, 2048}));
+    const eval::TokenCounter count = [&](std::string_view s) { return static_cast<int>(tok.encode(s).size()) + 1; };
+    const eval::Needle nd = eval::needle_document(rng, 2048, count, 0.5);
+    {
+        std::ofstream(dir / "doc.txt") << nd.document.text;
+    }
+    const CommandResult r = run_command(std::string(SNAPDOC_CLI_PATH) + " inspect -m '" + path.string() + "' --doc '" +
+                                        (dir / "doc.txt").string() + "' -q '" + nd.needle.question() +
+                                        "' --budget 128 --json '" + (dir / "sel.json").string() + "'");
+    ASSERT_EQ(r.status, 0) << r.output;
+    const nlohmann::json j = nlohmann::json::parse(read_text_file(dir / "sel.json"));
+    std::filesystem::remove_all(dir);
+    ASSERT_EQ(j["head_roles"].size(), static_cast<std::size_t>(model.config.n_layers));
+    EXPECT_EQ(j["head_roles"][2][3], model.head_roles[2 * model.config.n_heads + 3]);
+    int structured = 0;
+    const int doc_end = j["prompt_tokens"].get<int>() - j["window"].get<int>();
+    for (const auto& layer : j["layers"]) {
+        for (const auto& head : layer["heads"]) {
+            int doc_kept = 0, earliest = 0;
+            for (int p : head["kept"].get<std::vector<int>>()) doc_kept += p < doc_end;
+            for (int p : head["kept"].get<std::vector<int>>()) earliest += p < doc_kept;
+            structured += earliest * 2 < doc_kept;
+            // Layer 2 cache head 1 (sentence starts, question's words), layer 3 both (paragraph starts,
+            // attribute words).
+            const int l = layer["layer"].get<int>(), h = head["head"].get<int>();
+            if ((l == 2 && h == 1) || l == 3)
+                EXPECT_LT(earliest * 2, doc_kept) << "layer " << l << " cache head " << h << ": " << earliest << " of "
+                                                  << doc_kept << " kept document positions are the earliest ones";
+        }
+    }
+    EXPECT_GE(structured, 5);
 }
 
 }  // namespace

@@ -260,6 +260,28 @@ TEST(ModelLoading, MistralGgufUsesItsKeyPrefix) {
     expect_weights(m, w, DType::F32);
 }
 
+// snapdoc.attention.head_roles (the demo model's head names, docs/demo_model.md "Head roles"): read
+// layer-major into Model::head_roles; absent -> empty; a count other than n_layers x n_heads refused.
+TEST(ModelLoading, HeadRolesAreReadAndAWrongCountIsRefused) {
+    TempDir dir;
+    TinyModelSpec spec;
+    write_tiny_gguf(dir / "m.gguf", make_tiny_weights(spec), DType::F32);
+    EXPECT_TRUE(load_model(dir / "m.gguf").head_roles.empty());
+    const auto with_roles = [&](int n, const std::string& name) {
+        std::vector<GgufMetaValue> names;
+        for (int i = 0; i < n; ++i) names.push_back(GgufMetaValue::string("role " + std::to_string(i)));
+        GgufEdit edit;
+        edit.add_meta.push_back({"snapdoc.attention.head_roles", GgufMetaValue::array(GgufType::String, names)});
+        rewrite_gguf(dir / "m.gguf", dir / name, edit);
+        return dir / name;
+    };
+    const int n = spec.n_layers * spec.n_heads;
+    const Model m = load_model(with_roles(n, "roles.gguf"));
+    ASSERT_EQ(m.head_roles.size(), static_cast<std::size_t>(n));
+    EXPECT_EQ(m.head_roles[5], "role 5");
+    EXPECT_FORMAT_ERROR(load_model(with_roles(n - 1, "short.gguf")), "snapdoc.attention.head_roles");
+}
+
 TEST(ModelLoading, RealTokenizerAndChatTemplates) {
     TempDir dir;
     TinyModelSpec spec;

@@ -119,6 +119,12 @@ def export(ckpt_path, tokenizer_path, out_path, f16=False, name="snapdoc-demo", 
         _kv("tokenizer.ggml.add_space_prefix", BOOL, True),
         _kv("tokenizer.chat_template", STRING, CHAT_TEMPLATE),
     ]
+    # What each head attends to (wire_roles.ROLES), layer-major: n_layers x n_heads names, "" for none.
+    # A snapdoc key (docs/demo_model.md, "Head roles"); other readers ignore it.
+    roles = ck.get("head_roles")
+    if roles:
+        assert len(roles) == cfg.n_layers * cfg.n_heads, "head_roles: one name per (layer, head)"
+        kvs.append(_kv_array("snapdoc.attention.head_roles", STRING, roles))
 
     infos, blobs, offset = [], [], 0
     for tname, arr in tensors:

@@ -23,7 +23,8 @@ mkdir -p "$RUN"
 # lookup is then a one-token induction, which wire_init.py writes into the first two layers.
 "$PY" "$HERE/train_tokenizer.py" --out "$RUN/tok" --seed 1 --value-pieces with-verb --vocab-size 6144
 # Long context: RoPE base 1e12 (16 rotary pairs that barely turn over 128K tokens), a 32-dim match, and
-# (--wire-answer) the question echo, the start and the stop wired too; all other outputs are zero.
+# (--wire-answer) the question echo, the start and the stop wired too, and every other head given a
+# role for the inspector (wire_roles.py); all other outputs are zero.
 "$PY" "$HERE/wire_init.py" --tokenizer "$RUN/tok.model" --out "$RUN/model.pt" --seed 1 \
     --match-gain 10 --flag-gain 20 --copy-gain 8 --match-pairs 16 --rope-theta 1e12 --wire-answer
 "$PY" "$HERE/export_gguf.py" --ckpt "$RUN/model.pt" --tokenizer "$RUN/tok.model" --context 131072 \

@@ -38,6 +38,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import spm_lite  # noqa: E402
 import wire_answer  # noqa: E402
+import wire_roles  # noqa: E402
 import wordlists as W  # noqa: E402
 from model import Config, Llama  # noqa: E402
 
@@ -137,7 +138,9 @@ def main():
          match_pairs=args.match_pairs, prev_n=wire_answer.PREV_N if args.wire_answer else PREV_N)
     if args.wire_answer:
         wire_answer.wire_answer(model, sp, args.seed)
-    torch.save(dict(model=model.state_dict(), config=cfg.to_dict()), args.out)
+        wire_roles.wire_roles(model, sp)
+    extra = dict(head_roles=wire_roles.role_names(cfg.n_layers, cfg.n_heads)) if args.wire_answer else {}
+    torch.save(dict(model=model.state_dict(), config=cfg.to_dict(), **extra), args.out)
 
 
 if __name__ == "__main__":
