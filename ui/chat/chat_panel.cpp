@@ -35,8 +35,8 @@ ChatPanel::ChatPanel(QAbstractItemModel* messages, QAbstractItemModel* conversat
     delete_->setObjectName("deleteConversationButton");
     system_prompt_ = new QPushButton(this);
     system_prompt_->setObjectName("systemPromptButton");
-    system_prompt_->setFlat(true);
-    system_prompt_->setStyleSheet("text-align: left;");
+    // A button that looks like one (it was flat: a plain label nobody clicked), saying what it does.
+    system_prompt_->setCursor(Qt::PointingHandCursor);
     system_prompt_->setToolTip(
         tr("The system prompt of this conversation (empty: the default from Settings). It comes before "
            "the document in the prompt, so changing it reads the document again."));
@@ -201,7 +201,7 @@ QString ChatPanel::search_text() const {
 void ChatPanel::set_system_prompt_text(const QString& text) {
     const QString shown = text.isEmpty() ? tr("default (Settings)") : text.simplified();
     system_prompt_->setText(
-        fontMetrics().elidedText(tr("System prompt: %1").arg(shown), Qt::ElideRight, 420));
+        fontMetrics().elidedText(tr("System prompt: %1").arg(shown), Qt::ElideRight, 380) + tr("  · Edit…"));
     system_prompt_->setProperty("fullText", text);
 }
 
