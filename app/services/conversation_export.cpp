@@ -85,24 +85,35 @@ std::string citation_line(const nlohmann::json& cit) {
     return line + ")";
 }
 
-// Per message: for an answer, its version among the answers to its question (1-based) and their
-// count (Regenerate keeps earlier versions); {0, 0} for a question.
-std::vector<std::pair<int, int>> answer_versions(const std::vector<MessageRecord>& messages) {
-    std::vector<std::pair<int, int>> v(messages.size(), {0, 0});
-    for (std::size_t i = 0; i < messages.size();) {
-        std::size_t j = i;
-        while (j < messages.size() && messages[j].role == "assistant") ++j;
-        for (std::size_t k = i; k < j; ++k) v[k] = {static_cast<int>(k - i) + 1, static_cast<int>(j - i)};
-        i = j == i ? i + 1 : j;
-    }
-    return v;
+// The system prompt an answer was asked with: its stored settings name it (the conversation's own
+// or the default as it was then); an answer stored without one falls back to the conversation's.
+std::string system_prompt_of(const ConversationExport& c, const MessageRecord& m) {
+    const auto settings = parse_or_empty(m.settings_json);
+    if (settings.is_object() && settings.contains("system_prompt") && settings["system_prompt"].is_string())
+        return settings["system_prompt"].get<std::string>();
+    return c.system_prompt;
 }
 
-// The system prompt an answer was asked with (stored in its settings since issue 23; "" unknown).
-std::string answer_system_prompt(const MessageRecord& m) {
-    const auto j = parse_or_empty(m.settings_json);
-    return j.contains("system_prompt") && j["system_prompt"].is_string() ? j["system_prompt"].get<std::string>()
-                                                                           : std::string();
+// Version k of n of each answer: the answers after one question are its regenerated versions, in
+// the order they were made. {0, 0} for questions.
+std::vector<std::pair<int, int>> answer_versions(const std::vector<MessageRecord>& messages) {
+    std::vector<std::pair<int, int>> out(messages.size(), {0, 0});
+    for (std::size_t i = 0; i < messages.size();) {
+        if (messages[i].role != "assistant") {
+            ++i;
+            continue;
+        }
+        std::size_t end = i;
+        while (end < messages.size() && messages[end].role == "assistant") ++end;
+        for (std::size_t k = i; k < end; ++k)
+            out[k] = {static_cast<int>(k - i + 1), static_cast<int>(end - i)};
+        i = end;
+    }
+    return out;
+}
+
+std::string quoted_prompt(const std::string& prompt) {
+    return prompt.empty() ? std::string("none") : "“" + prompt + "”";
 }
 
 }  // namespace
@@ -115,26 +126,40 @@ std::string conversation_markdown(const ConversationExport& c) {
     for (std::size_t i = 0; i < models.size(); ++i)
         md += (i == 0 ? (models.size() > 1 ? "- Models: `" : "- Model: `") : std::string(", `")) + models[i] +
               "`" + (i + 1 == models.size() ? "\n" : "");
-    // The conversation's system prompt as it is now; an answer asked with another one says so.
-    if (!c.system_prompt.empty()) md += "- System prompt (now): " + c.system_prompt + "\n";
+    // The system prompt each answer was asked with: one header line when every answer had the same,
+    // else a line at each answer whose prompt differs from the answer before it.
+    std::vector<std::string> prompts;
+    for (const auto& m : c.messages)
+        if (m.role == "assistant") prompts.push_back(system_prompt_of(c, m));
+    const bool one_prompt =
+        std::all_of(prompts.begin(), prompts.end(), [&](const std::string& p) { return p == prompts[0]; });
+    if (prompts.empty()) {
+        if (!c.system_prompt.empty()) md += "- System prompt: " + quoted_prompt(c.system_prompt) + "\n";
+    } else if (one_prompt) {
+        if (!prompts[0].empty()) md += "- System prompt: " + quoted_prompt(prompts[0]) + "\n";
+    } else {
+        md += "- System prompt: changed during the conversation (given at each answer asked with another)\n";
+    }
     md += "\n";
     const auto versions = answer_versions(c.messages);
+    std::size_t answer_index = 0;
     for (std::size_t i = 0; i < c.messages.size(); ++i) {
-        const auto& m = c.messages[i];
-        if (m.role == "user")
-            md += "## Question\n\n";
-        else if (versions[i].second > 1)
-            md += "## Answer · version " + std::to_string(versions[i].first) + " of " +
-                  std::to_string(versions[i].second) + "\n\n";
-        else
-            md += "## Answer\n\n";
+        const MessageRecord& m = c.messages[i];
+        if (m.role != "assistant") {
+            md += "## Question\n\n" + m.text + "\n\n";
+            continue;
+        }
+        const auto [k, n] = versions[i];
+        md += n > 1 ? "## Answer · version " + std::to_string(k) + " of " + std::to_string(n) + "\n\n"
+                    : std::string("## Answer\n\n");
         md += m.text + "\n\n";
-        if (m.role != "assistant") continue;
         std::string line = stats_line(m.stats_json);
         if (const std::string model = answer_model(c, m); !model.empty())
             line = "model `" + model + "`" + (line.empty() ? "" : " · " + line);
-        if (const std::string sp = answer_system_prompt(m); !sp.empty() && sp != c.system_prompt)
-            line += (line.empty() ? "" : " · ") + std::string("system prompt: ") + sp;
+        if (!one_prompt && (answer_index == 0 || prompts[answer_index] != prompts[answer_index - 1]))
+            line += (line.empty() ? "" : " · ") + std::string("system prompt: ") +
+                    quoted_prompt(prompts[answer_index]);
+        ++answer_index;
         if (!line.empty()) md += "*" + line + "*\n\n";
         const auto cits = citations_of(m);
         if (!cits.empty()) {
@@ -154,7 +179,7 @@ std::string conversation_json(const ConversationExport& c) {
                         {"messages", nlohmann::json::array()}};
     const auto versions = answer_versions(c.messages);
     for (std::size_t i = 0; i < c.messages.size(); ++i) {
-        const auto& m = c.messages[i];
+        const MessageRecord& m = c.messages[i];
         nlohmann::json msg = {{"role", m.role},
                               {"text", m.text},
                               {"created_at", iso_time(m.created_at)},
@@ -163,7 +188,8 @@ std::string conversation_json(const ConversationExport& c) {
         if (m.role == "assistant") {
             msg["model"] = answer_model(c, m);
             msg["citations"] = citations_of(m);
-            msg["version"] = versions[i].first;  // of msg["versions"] answers to its question
+            msg["system_prompt"] = system_prompt_of(c, m);
+            msg["version"] = versions[i].first;  // k of "version k of n": regenerations of one question
             msg["versions"] = versions[i].second;
         }
         j["messages"].push_back(std::move(msg));
@@ -181,7 +207,8 @@ std::filesystem::path export_file_for(const std::filesystem::path& typed, Export
     return out;
 }
 
-void export_conversation(const ConversationExport& c, const std::filesystem::path& file, ExportFormat format) {
+void export_conversation(const ConversationExport& c, const std::filesystem::path& file,
+                         ExportFormat format) {
     AtomicFileWriter out(file);
     out.write(format == ExportFormat::Json ? conversation_json(c) : conversation_markdown(c));
     out.commit();

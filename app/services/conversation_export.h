@@ -13,14 +13,17 @@ namespace snapdoc::services {
 struct ConversationExport {
     std::string document_title;
     std::string document_path;
-    std::string model;  // fallback for answers stored before the answering model was (schema < 3)
-    std::string system_prompt;
+    std::string model;          // fallback for answers stored before the answering model was (schema < 3)
+    std::string system_prompt;  // the conversation's today; each answer's own is in its settings_json
     std::vector<MessageRecord> messages;
 };
 
 enum class ExportFormat { Markdown, Json };
 
-// Each answer names the model that produced it (MessageRecord::model) and lists its citations.
+// Each answer names the model that produced it (MessageRecord::model), the system prompt it was
+// asked with (its settings' "system_prompt", else the conversation's), its version among the
+// regenerated answers to one question ("version k of n"; JSON: "version", "versions") and its
+// citations.
 std::string conversation_markdown(const ConversationExport& c);
 std::string conversation_json(const ConversationExport& c);
 

@@ -5,9 +5,12 @@
 #include <QFileInfo>
 #include <QRegularExpression>
 #include <QStringDecoder>
+#include <QTextBlock>
+#include <QTextCursor>
 #include <QTextDocument>
 
 #include "app/common/document_text.h"
+#include "app/services/html_boilerplate.h"
 #include "app/services/html_nesting.h"
 #include "app/services/pdf_text.h"
 #include "engine/common/error.h"
@@ -30,6 +33,31 @@ QString markdown_title(const std::string& text) {
     return m.hasMatch() ? m.captured(1) : QString();
 }
 
+// A blank line before and after every heading (h1-h6), so the plain text shows where sections
+// start, to the reader and to the model.
+void set_headings_apart(QTextDocument& doc) {
+    std::vector<int> headings;  // block numbers
+    for (QTextBlock b = doc.begin(); b.isValid(); b = b.next())
+        if (b.blockFormat().headingLevel() > 0 && !b.text().trimmed().isEmpty())
+            headings.push_back(b.blockNumber());
+    // From the last one back, so the earlier block numbers stay valid.
+    for (auto it = headings.rbegin(); it != headings.rend(); ++it) {
+        QTextBlock b = doc.findBlockByNumber(*it);
+        const QTextBlock next = b.next();
+        if (next.isValid() && !next.text().trimmed().isEmpty()) {
+            QTextCursor c(b);
+            c.movePosition(QTextCursor::EndOfBlock);
+            c.insertBlock(QTextBlockFormat());
+        }
+        const QTextBlock previous = b.previous();
+        if (previous.isValid() && !previous.text().trimmed().isEmpty()) {
+            QTextCursor c(b);
+            c.movePosition(QTextCursor::StartOfBlock);
+            c.insertBlock(QTextBlockFormat());
+        }
+    }
+}
+
 std::string read_html(const QString& path, QString& title) {
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly)) throw Error("cannot open " + utf8(path) + ": " + utf8(f.errorString()));
@@ -48,9 +76,11 @@ std::string read_html(const QString& path, QString& title) {
         throw Error("document " + utf8(path) + " is not valid " +
                     (decoder.name() ? std::string(decoder.name()) : "UTF-8") + " text");
     QTextDocument doc;
-    // Nesting bounded first: Qt's parser is quadratic in the depth (100K levels took minutes).
-    doc.setHtml(cap_html_nesting(html).html);
+    // Navigation, banners, footers and permalink marks out first: they are not the page's text.
+    // Nesting bounded next: Qt's parser is quadratic in the depth (100K levels took minutes).
+    doc.setHtml(cap_html_nesting(strip_html_boilerplate(html).html).html);
     title = doc.metaInformation(QTextDocument::DocumentTitle).trimmed();
+    set_headings_apart(doc);
     const std::string text = utf8(doc.toPlainText());
     if (text.find_first_not_of(" \t\r\n\xc2\xa0") == std::string::npos)
         throw Error("document " + utf8(path) + " has no text (the HTML is empty once tags are removed)");

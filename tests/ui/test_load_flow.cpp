@@ -152,7 +152,7 @@ private slots:
                 if (box->text().startsWith("Allow prompts longer")) box->setChecked(true);
             dialog->accept();
         });
-        action(*w, "&Generation…")->trigger();
+        action(*w, "&Settings…")->trigger();
         QVERIFY(w->settings().generation.ignore_context);
         QVERIFY2(wait_until([&] { return ready.count() == 1; }, 120000),
                  qPrintable(failed.count() > 1 ? failed.last().at(1).toString() : QString("no result")));

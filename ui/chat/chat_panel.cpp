@@ -42,6 +42,7 @@ ChatPanel::ChatPanel(QAbstractItemModel* messages, QAbstractItemModel* conversat
     system_prompt_->setObjectName("systemPromptButton");
     // A button that looks like one (it read as a plain label: issue 23), saying it edits.
     system_prompt_->setStyleSheet("text-align: left; padding: 2px 6px;");
+    system_prompt_->setCursor(Qt::PointingHandCursor);
     system_prompt_->setToolTip(
         tr("The system prompt of this conversation (empty: the default from Settings). It comes before "
            "the document in the prompt, so changing it reads the document again."));

@@ -3,12 +3,13 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
-#include <QPlainTextEdit>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
+#include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QThread>
@@ -22,7 +23,8 @@ namespace snapdoc::ui {
 
 SettingsDialog::SettingsDialog(const services::GenerationSettings& s, QWidget* parent) : QDialog(parent) {
     setObjectName("settingsDialog");
-    setWindowTitle(tr("Generation settings"));
+    // Not "Generation settings": the dialog also holds how the model loads and the K/V cache.
+    setWindowTitle(tr("Settings"));
     temperature_ = new QDoubleSpinBox(this);
     temperature_->setObjectName("temperatureSpin");
     temperature_->setRange(0, 5);
@@ -61,7 +63,8 @@ SettingsDialog::SettingsDialog(const services::GenerationSettings& s, QWidget* p
     device_ = new QComboBox(this);
     device_->setObjectName("deviceCombo");
     const bool gpu = cuda_backend_usable();
-    device_->addItem(gpu ? tr("automatic (CUDA GPU)") : tr("automatic (CPU: no usable CUDA GPU)"), QString("auto"));
+    device_->addItem(gpu ? tr("automatic (CUDA GPU)") : tr("automatic (CPU: no usable CUDA GPU)"),
+                     QString("auto"));
     device_->addItem(tr("CPU"), QString("cpu"));
     device_->addItem(gpu ? tr("CUDA GPU") : tr("CUDA GPU (not available here)"), QString("cuda"));
     device_->setCurrentIndex(std::max(0, device_->findData(QString::fromStdString(s.device))));
@@ -80,19 +83,22 @@ SettingsDialog::SettingsDialog(const services::GenerationSettings& s, QWidget* p
     system_prompt_->setObjectName("defaultSystemPromptEdit");
     system_prompt_->setPlaceholderText(tr("none"));
     system_prompt_->setMaximumHeight(70);
-    system_prompt_->setToolTip(tr("Used by conversations without a system prompt of their own. It comes "
-                                  "before the document in the prompt: changing it reads the document again."));
+    system_prompt_->setToolTip(
+        tr("Used by conversations without a system prompt of their own. It comes "
+           "before the document in the prompt: changing it reads the document again."));
     kv_cache_ = new QCheckBox(tr("Keep prefilled documents in a K/V cache on disk"), this);
     kv_cache_->setObjectName("kvCacheCheck");
-    kv_cache_->setToolTip(tr("A document opens in seconds the second time, also after a restart. Each "
-                             "file holds the document's K/V for one model (f16)."));
+    kv_cache_->setToolTip(
+        tr("A document opens in seconds the second time, also after a restart. Each "
+           "file holds the document's K/V for one model (f16)."));
     kv_cache_->setChecked(s.kv_cache);
     kv_cache_cap_ = new QSpinBox(this);
     kv_cache_cap_->setObjectName("kvCacheCapSpin");
     kv_cache_cap_->setRange(0, 1 << 20);
     kv_cache_cap_->setSingleStep(512);
     kv_cache_cap_->setSuffix(tr(" MiB"));
-    kv_cache_cap_->setToolTip(tr("Least recently used documents are removed from the cache above this size."));
+    kv_cache_cap_->setToolTip(
+        tr("Least recently used documents are removed from the cache above this size."));
     kv_cache_cap_->setValue(s.kv_cache_cap_mb);
     kv_cache_usage_ = new QLabel(this);
     kv_cache_usage_->setObjectName("kvCacheUsageLabel");
@@ -118,32 +124,46 @@ SettingsDialog::SettingsDialog(const services::GenerationSettings& s, QWidget* p
     error_->setStyleSheet("color: #b02020;");
     error_->setWordWrap(true);
 
-    auto* form = new QFormLayout;
-    form->addRow(tr("Temperature"), temperature_);
-    form->addRow(tr("Top-k"), top_k_);
-    form->addRow(tr("Top-p"), top_p_);
-    form->addRow(tr("Min-p"), min_p_);
-    form->addRow(tr("Repetition penalty"), repetition_);
-    form->addRow(tr("Seed"), seed_);
-    form->addRow(tr("Answer length (tokens)"), max_new_);
-    form->addRow(tr("Threads (next model load)"), threads_);
-    form->addRow(tr("Device (next model load)"), device_);
-    form->addRow(tr("Chat template (next model load)"), template_);
-    form->addRow(ignore_context_);
-    form->addRow(tr("Default system prompt"), system_prompt_);
-    form->addRow(kv_cache_);
+    // Three titled sections: what an answer is generated with, how the next model load runs, and
+    // the on-disk K/V cache (issue 23 item 23: they were all under "Generation settings").
+    auto section = [this](const QString& title, const char* name) {
+        auto* box = new QGroupBox(title, this);
+        box->setObjectName(name);
+        return std::make_pair(box, new QFormLayout(box));
+    };
+    auto [answers_box, answers] = section(tr("Answers"), "answerSettingsGroup");
+    answers->addRow(tr("Temperature"), temperature_);
+    answers->addRow(tr("Top-k"), top_k_);
+    answers->addRow(tr("Top-p"), top_p_);
+    answers->addRow(tr("Min-p"), min_p_);
+    answers->addRow(tr("Repetition penalty"), repetition_);
+    answers->addRow(tr("Seed"), seed_);
+    answers->addRow(tr("Answer length (tokens)"), max_new_);
+    answers->addRow(tr("Default system prompt"), system_prompt_);
+    auto [load_box, load] =
+        section(tr("Model loading (applies at the next model load)"), "modelLoadSettingsGroup");
+    load->addRow(tr("Threads"), threads_);
+    load->addRow(tr("Device"), device_);
+    load->addRow(tr("Chat template"), template_);
+    load->addRow(ignore_context_);
+    auto [cache_box, cache] = section(tr("K/V cache on disk"), "kvCacheSettingsGroup");
+    cache->addRow(kv_cache_);
     auto* cache_row = new QHBoxLayout;
     cache_row->addWidget(kv_cache_cap_);
     cache_row->addWidget(kv_cache_usage_, 1);
     cache_row->addWidget(kv_cache_clear_);
-    form->addRow(tr("K/V cache size cap"), cache_row);
-    form->addRow(tr("Hugging Face endpoint"), hub_endpoint_);
-    form->addRow(tr("Hugging Face token"), hub_token_);
+    cache->addRow(tr("Size cap"), cache_row);
+    auto [hub_box, hub] = section(tr("Getting models (Hugging Face)"), "hubSettingsGroup");
+    hub->addRow(tr("Endpoint"), hub_endpoint_);
+    hub->addRow(tr("Token"), hub_token_);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     connect(buttons, &QDialogButtonBox::accepted, this, &SettingsDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &SettingsDialog::reject);
     auto* layout = new QVBoxLayout(this);
-    layout->addLayout(form);
+    layout->addWidget(answers_box);
+    layout->addWidget(load_box);
+    layout->addWidget(cache_box);
+    layout->addWidget(hub_box);
     layout->addWidget(error_);
     layout->addWidget(buttons);
 }
@@ -189,8 +209,8 @@ void SettingsDialog::show_kv_cache_usage() {
         return;
     }
     const KvStoreCache::Usage u = KvStoreCache(kv_cache_dir_.toStdString()).usage();
-    kv_cache_usage_->setText(tr("%n document(s), %1 in use", nullptr, u.files)
-                                 .arg(QString::fromStdString(format_bytes(u.bytes))));
+    kv_cache_usage_->setText(
+        tr("%n document(s), %1 in use", nullptr, u.files).arg(QString::fromStdString(format_bytes(u.bytes))));
 }
 
 void SettingsDialog::accept() {

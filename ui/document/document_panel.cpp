@@ -90,13 +90,13 @@ DocumentPanel::DocumentPanel(QWidget* parent) : QWidget(parent) {
 }
 
 void DocumentPanel::show_document(const QString& title, const QString& text,
-                                  const std::vector<int>& page_offsets) {
+                                  const std::vector<int>& page_offsets, const QString& format) {
     title_->setText(title);
     page_offsets_ = page_offsets;
     line_starts_.assign(1, 0);
     for (qsizetype i = 0; i < text.size(); ++i)
         if (text[i] == QLatin1Char('\n')) line_starts_.push_back(static_cast<int>(i + 1));
-    view_->set_document(text);
+    view_->set_document(text, layout_for(format, text));
     update_shading_controls();
     update_page();
 }

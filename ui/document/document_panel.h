@@ -26,7 +26,9 @@ public:
     explicit DocumentPanel(QWidget* parent = nullptr);
 
     DocumentView* view() const { return view_; }
-    void show_document(const QString& title, const QString& text, const std::vector<int>& page_offsets);
+    // `format` ("txt", "md", "html", "pdf") chooses the view's layout (document_layout.h).
+    void show_document(const QString& title, const QString& text, const std::vector<int>& page_offsets,
+                       const QString& format = {});
     void clear_document();
     void set_facts(const QString& html);
     // value/maximum as in QProgressBar; maximum 0 shows a busy indicator.

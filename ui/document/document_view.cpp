@@ -1,5 +1,6 @@
 #include "ui/document/document_view.h"
 
+#include <QFontDatabase>
 #include <QPainter>
 #include <QScrollBar>
 #include <QTextBlock>
@@ -7,6 +8,8 @@
 #include <QTimer>
 #include <algorithm>
 #include <cmath>
+
+#include "ui/document/markdown_styler.h"
 
 namespace snapdoc::ui {
 
@@ -57,8 +60,21 @@ DocumentView::DocumentView(QWidget* parent) : QPlainTextEdit(parent) {
     setPlaceholderText(tr("Open or drop a document (.txt, .md, .html, .pdf)"));
 }
 
-void DocumentView::set_document(const QString& text) {
+void DocumentView::apply_layout(DocumentLayout layout) {
+    layout_ = layout;
+    if (!styler_) styler_ = new MarkdownStyler(this);
+    // Detached first, so the new text is not styled as Markdown on its way in.
+    styler_->setDocument(nullptr);
+    const bool as_written = layout == DocumentLayout::AsWritten;
+    setFont(as_written ? QFontDatabase::systemFont(QFontDatabase::FixedFont) : QFont());
+    setLineWrapMode(as_written ? QPlainTextEdit::NoWrap : QPlainTextEdit::WidgetWidth);
+}
+
+void DocumentView::set_document(const QString& text, DocumentLayout layout) {
+    apply_layout(layout);
     text_ = text;
+    // Same length as text_, so every offset is the document's; only soft breaks differ.
+    shown_ = layout == DocumentLayout::Markdown ? markdown_view_text(text) : text;
     map_.reset();
     counts_.reset();
     weights_.reset();
@@ -69,10 +85,12 @@ void DocumentView::set_document(const QString& text) {
     setExtraSelections({});
     ++generation_;
     loaded_ = std::min(text_.size(), kSliceChars);
-    setPlainText(text_.left(loaded_));
-    if (!fully_loaded()) QTimer::singleShot(0, this, [this, g = generation_] {
-        if (g == generation_) append_next_slice();
-    });
+    setPlainText(shown_.left(loaded_));
+    if (layout == DocumentLayout::Markdown) styler_->setDocument(document());
+    if (!fully_loaded())
+        QTimer::singleShot(0, this, [this, g = generation_] {
+            if (g == generation_) append_next_slice();
+        });
 }
 
 void DocumentView::append_next_slice() {
@@ -80,11 +98,12 @@ void DocumentView::append_next_slice() {
     const qsizetype n = std::min(text_.size() - loaded_, kSliceChars);
     QTextCursor end(document());
     end.movePosition(QTextCursor::End);
-    end.insertText(text_.mid(loaded_, n));  // plain text: '\n' starts a block, as setPlainText does
+    end.insertText(shown_.mid(loaded_, n));  // plain text: '\n' starts a block, as setPlainText does
     loaded_ += n;
-    if (!fully_loaded()) QTimer::singleShot(0, this, [this, g = generation_] {
-        if (g == generation_) append_next_slice();
-    });
+    if (!fully_loaded())
+        QTimer::singleShot(0, this, [this, g = generation_] {
+            if (g == generation_) append_next_slice();
+        });
 }
 
 void DocumentView::load_until(qsizetype chars) {
@@ -92,7 +111,7 @@ void DocumentView::load_until(qsizetype chars) {
         const qsizetype n = std::min(text_.size() - loaded_, kSliceChars);
         QTextCursor end(document());
         end.movePosition(QTextCursor::End);
-        end.insertText(text_.mid(loaded_, n));
+        end.insertText(shown_.mid(loaded_, n));
         loaded_ += n;
     }
 }

@@ -14,8 +14,11 @@
 
 #include "app/services/token_text_map.h"
 #include "engine/kv/selection.h"
+#include "ui/document/document_layout.h"
 
 namespace snapdoc::ui {
+
+class MarkdownStyler;
 
 enum class DocumentShading {
     HeadCount,  // kept by how many (layer, cache head) strips
@@ -34,7 +37,9 @@ class DocumentView : public QPlainTextEdit {
 public:
     explicit DocumentView(QWidget* parent = nullptr);
 
-    void set_document(const QString& text);
+    // `layout`: how the text is shown (document_layout.h); the view's characters are the text's either way.
+    void set_document(const QString& text, DocumentLayout layout = DocumentLayout::Prose);
+    DocumentLayout layout() const { return layout_; }
     // Whether the whole text of the last set_document is in the view (long texts arrive in slices).
     bool fully_loaded() const { return loaded_ >= text_.size(); }
     void set_token_map(std::shared_ptr<const services::TokenTextMap> map);
@@ -76,9 +81,11 @@ private:
     void load_until(qsizetype chars);  // synchronously, for a jump past what is in the view
     void recompute_levels();
     void update_extra_selections();
+    void apply_layout(DocumentLayout layout);
 
     QString text_;
-    qsizetype loaded_ = 0;  // characters of text_ in the view so far
+    QString shown_;           // what the view holds: text_, or text_ with Markdown's soft breaks as spaces
+    qsizetype loaded_ = 0;    // characters of text_ in the view so far
     quint64 generation_ = 0;  // bumped by set_document: a pending slice of an older text stops
     std::shared_ptr<const services::TokenTextMap> map_;
     std::shared_ptr<const std::vector<uint16_t>> counts_;
@@ -91,6 +98,8 @@ private:
     std::pair<int, int> highlight_{-1, -1};
     std::pair<int, int> flash_{-1, -1};
     quint64 flash_serial_ = 0;
+    DocumentLayout layout_ = DocumentLayout::Prose;
+    MarkdownStyler* styler_ = nullptr;  // attached to the document while the layout is Markdown
 };
 
 }  // namespace snapdoc::ui

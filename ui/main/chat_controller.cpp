@@ -303,6 +303,9 @@ void ChatController::start_request(const QString& question, std::vector<HistoryT
     // the same sampled text), and stay reproducible: seed + k for the k-th regenerated version.
     request_generation_.sampling.seed += static_cast<uint64_t>(earlier_versions);
     request_model_ = model_ ? model_->path.toStdString() : std::string();
+    // The answer's stored settings name the system prompt it was asked with (the conversation's or
+    // the default as it was then): an export shows that, not today's (issue 23 item 24).
+    request_generation_.system_prompt = effective_system_prompt().toStdString();
     AskRequest req{request_id_, question, settings_.snapkv, request_generation_, cancel_};
     req.history = std::move(history);
     req.system_prompt = effective_system_prompt();

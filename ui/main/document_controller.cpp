@@ -189,8 +189,8 @@ void DocumentController::show(int64_t id) {
     refusal_.clear();
     text_ = std::make_shared<const std::string>(store_.document_text(id));
     store_.touch_document(id);
-    panel_.show_document(QString::fromStdString(rec->title), QString::fromStdString(*text_),
-                         rec->page_offsets);
+    panel_.show_document(QString::fromStdString(rec->title), QString::fromStdString(*text_), rec->page_offsets,
+                         QString::fromStdString(rec->format));
     refresh_library();
     update_facts();
     emit shown(id);

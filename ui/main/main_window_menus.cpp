@@ -61,7 +61,7 @@ void MainWindow::build_menus() {
                     &ChatController::new_conversation);
 
     QMenu* settings = menuBar()->addMenu(tr("&Settings"));
-    settings->addAction(tr("&Generation…"), QKeySequence(tr("Ctrl+,")), this, &MainWindow::settings_dialog);
+    settings->addAction(tr("&Settings…"), QKeySequence(tr("Ctrl+,")), this, &MainWindow::settings_dialog);
     settings->addAction(tr("Toggle SnapKV &Compression"), QKeySequence(tr("Ctrl+Shift+K")), this, [this] {
         SnapKvConfig c = inspector_->controls()->config();
         c.enabled = !c.enabled;

@@ -1,0 +1,83 @@
+#include "ui/document/document_layout.h"
+
+#include <QRegularExpression>
+#include <QStringView>
+#include <vector>
+
+namespace snapdoc::ui {
+
+bool looks_hard_wrapped(const QString& text) {
+    constexpr int kMaxLines = 2000, kShortLine = 100;
+    int lines = 0, non_empty = 0, continued = 0, long_lines = 0;
+    bool previous_non_empty = false;
+    qsizetype start = 0;
+    while (start <= text.size() && lines < kMaxLines) {
+        qsizetype end = text.indexOf(QLatin1Char('\n'), start);
+        if (end < 0) end = text.size();
+        const QStringView line = QStringView(text).mid(start, end - start).trimmed();
+        ++lines;
+        if (!line.isEmpty()) {
+            ++non_empty;
+            if (previous_non_empty) ++continued;
+            if (line.size() > kShortLine) ++long_lines;
+        }
+        previous_non_empty = !line.isEmpty();
+        start = end + 1;
+    }
+    // Too little text to tell: re-wrapping a few lines costs nothing.
+    if (non_empty < 8) return false;
+    return continued * 2 >= non_empty && long_lines * 20 <= non_empty;
+}
+
+namespace {
+
+bool starts_markdown_block(QStringView line) {
+    // Heading, list item, quotation, fence, table row, rule or setext underline, HTML block.
+    static const QRegularExpression block(QStringLiteral(
+        "^(?: "
+        "{0,3}(?:#{1,6}(?:\\s|$)|[-*+]\\s|\\d{1,9}[.)]\\s|>|```|~~~|\\||<|(?:[-*_]\\s*){3,}$|=+\\s*$))"));
+    return block.match(line).hasMatch();
+}
+
+bool is_fence_line(QStringView line) {
+    static const QRegularExpression fence(QStringLiteral("^ {0,3}(```|~~~)"));
+    return fence.match(line).hasMatch();
+}
+
+}  // namespace
+
+QString markdown_view_text(const QString& source) {
+    QString out = source;
+    std::vector<QStringView> lines;
+    std::vector<qsizetype> breaks;  // offset of the '\n' after each line (-1 for the last)
+    for (qsizetype start = 0; start <= source.size();) {
+        qsizetype end = source.indexOf(QLatin1Char('\n'), start);
+        lines.push_back(QStringView(source).mid(start, (end < 0 ? source.size() : end) - start));
+        breaks.push_back(end);
+        if (end < 0) break;
+        start = end + 1;
+    }
+    bool in_fence = false;
+    for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
+        const QStringView line = lines[i], next = lines[i + 1];
+        if (is_fence_line(line)) in_fence = !in_fence;
+        if (in_fence || is_fence_line(line)) continue;
+        if (line.trimmed().isEmpty() || next.trimmed().isEmpty()) continue;
+        if (line.endsWith(QLatin1String("  ")) || line.endsWith(QLatin1Char('\\'))) continue;
+        // A line that is itself a heading, rule or table row ends there; a list item or quotation
+        // may continue on the next line.
+        static const QRegularExpression ends_block(
+            QStringLiteral("^ {0,3}(?:#{1,6}(?:\\s|$)|\\||(?:[-*_]\\s*){3,}$|=+\\s*$|<)"));
+        if (ends_block.match(line).hasMatch() || starts_markdown_block(next)) continue;
+        out[breaks[i]] = QLatin1Char(' ');
+    }
+    return out;
+}
+
+DocumentLayout layout_for(const QString& format, const QString& text) {
+    if (format == QLatin1String("md")) return DocumentLayout::Markdown;
+    if (format == QLatin1String("txt") && looks_hard_wrapped(text)) return DocumentLayout::AsWritten;
+    return DocumentLayout::Prose;
+}
+
+}  // namespace snapdoc::ui
