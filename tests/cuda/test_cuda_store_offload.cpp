@@ -155,7 +155,7 @@ TEST_F(CudaStoreTest, RestoreWithoutDeviceRoomFallsBackToTheHostPath) {
 #else
     testing::TempDir dir;
     KvCacheKey key;
-    key.model = {1, 2, 3};
+    key.model = {1, 3};
     key.tokens_hash = checksum64(doc.data(), doc.size() * 4);
     SnapKvConfig c;
     c.budget = 48;

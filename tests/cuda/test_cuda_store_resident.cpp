@@ -126,7 +126,7 @@ TEST_F(CudaStoreTest, ConversationTurnsMatchTheHostPath) {
 TEST_F(CudaStoreTest, CacheFileFromTheDeviceStoreRestoresOntoTheDevice) {
     testing::TempDir dir;
     KvCacheKey key;
-    key.model = {1, 2, 3};
+    key.model = {1, 3};
     key.tokens_hash = checksum64(doc.data(), doc.size() * 4);
     DocumentSession dev(*gpu);
     dev.prefill_document(doc);
