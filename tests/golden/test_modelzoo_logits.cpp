@@ -220,8 +220,8 @@ TEST_P(ModelZooLogits, MatchesTheOraclesAtEveryStoredPosition) {
         // The README's contract for an engine that rounds activations to 8 bits: half of llama.cpp's
         // own distance from the exact reference at the same positions. It holds with --exact-prefill
         // (only the batch-1 dots, here the output head, round). The default integer prefill rounds
-        // every prefill matmul's activations as llama.cpp does and measured 0.37-0.60 of llama.cpp's
-        // distance on these files (issue 25; docs/RESULTS.md): held to 0.75, closer than llama.cpp.
+        // every prefill matmul's activations as llama.cpp does: measured 0.43-0.60 of llama.cpp's
+        // distance on these files (issue 25, docs/RESULTS.md), held to 0.75 (closer than llama.cpp).
         const auto ours_exact_prefill = logits_at(m, s.ids, rpos, n_ctx, /*exact_prefill=*/true);
         double part_top10 = 0, part_top10_exact_prefill = 0;
         for (std::size_t i = 0; i < rpos.size(); ++i) {

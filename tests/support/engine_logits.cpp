@@ -6,11 +6,13 @@
 namespace snapdoc::testing {
 
 std::vector<float> engine_logits(const Model& m, const std::vector<int32_t>& ids, int threads, int chunk,
-                                 int backend_chunk, int context) {
+                                 int backend_chunk, int context,
+                                 bool exact_prefill) {
     BackendOptions o;
     o.threads = threads;
     o.max_chunk_rows = backend_chunk;
     o.context_length = context;
+    o.exact_prefill = exact_prefill;
     auto backend = make_cpu_backend(m, o);
     auto kv = make_full_kv_cache(*backend, static_cast<int>(ids.size()));
     PrefillOptions p;

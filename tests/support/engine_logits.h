@@ -13,9 +13,10 @@ namespace snapdoc::testing {
 
 // Logits [T, vocab] of `ids` at positions 0..T-1, prefilled in `chunk`-row chunks over a full KV
 // cache by a CPU backend with `threads` threads, `backend_chunk` internal rows and context size
-// `context` (0: the model's declared context).
+// `context` (0: the model's declared context); `exact_prefill` as BackendOptions::exact_prefill.
 std::vector<float> engine_logits(const Model& m, const std::vector<int32_t>& ids, int threads = 2,
-                                 int chunk = 512, int backend_chunk = 512, int context = 0);
+                                 int chunk = 512, int backend_chunk = 512, int context = 0,
+                                 bool exact_prefill = false);
 
 // Largest |a-b| relative to the largest |b| (logits of random models are O(1)).
 template <typename A, typename B>

@@ -62,7 +62,7 @@ std::vector<int32_t> some_ids(int n, int vocab) {
 
 class QuantModel : public ::testing::TestWithParam<DType> {};
 
-TEST_P(QuantModel, PrefillIsExactAndDecodeIsClose) {
+TEST_P(QuantModel, ExactPrefillIsExactIntegerPrefillAndDecodeAreClose) {
     const DType t = GetParam();
     TempDir dir;
     TinyModelSpec spec;  // every row length a multiple of 256, so K-quant super-blocks fit
@@ -80,11 +80,14 @@ TEST_P(QuantModel, PrefillIsExactAndDecodeIsClose) {
     const auto ids = some_ids(24, spec.vocab_size);
     const TinyWeights stored = as_stored(w, t);
     const auto ref = reference_logits(stored, ids);
-    // Prefill runs the layers through sgemm on dequantized slices (exact), but the CPU backend
-    // computes logits one row at a time, so the output head takes the 8-bit path: measured
-    // 0.2-0.9% of the largest logit. Decode runs every matmul on that path: 0.4-2.2%. (llama.cpp,
-    // which does the same, is ~0.5 off on logits of ~13: the modelzoo README.)
-    EXPECT_LT(max_rel_diff(engine_logits(m, ids), ref), 1.5e-2) << dtype_name(t) << " prefill";
+    // With --exact-prefill the layers run through sgemm on dequantized slices (exact), but the CPU
+    // backend computes logits one row at a time, so the output head takes the 8-bit path: measured
+    // 0.2-0.9% of the largest logit. Decode runs every matmul on that path: 0.4-2.2%, and so does
+    // the default integer prefill (8-bit activations in every matmul): 1.7-2.2% on the K-quants.
+    // (llama.cpp, which does the same, is ~0.5 off on logits of ~13: the modelzoo README.)
+    EXPECT_LT(max_rel_diff(engine_logits(m, ids, 2, 512, 512, 0, /*exact_prefill=*/true), ref), 1.5e-2)
+        << dtype_name(t) << " exact prefill";
+    EXPECT_LT(max_rel_diff(engine_logits(m, ids), ref), 4e-2) << dtype_name(t) << " integer prefill";
     EXPECT_LT(max_rel_diff(engine_logits(m, ids, 2, 1, 1), ref), 4e-2) << dtype_name(t) << " decode path";
 }
 

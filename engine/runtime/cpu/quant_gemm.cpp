@@ -210,6 +210,27 @@ U* scratch(std::size_t n) {
     return buf.data();
 }
 
+struct Rows {
+    const uint8_t* data;
+    std::size_t row_bytes;
+    int block_bytes;
+    int64_t count;
+};
+
+// Unpacks the weight rows a chunk at a time (nb blocks each) and hands each chunk to
+// gemm(unpacked, rows in chunk, first row).
+template <class U, class Gemm>
+void by_chunks(void (*unpack)(const uint8_t*, U&), const Rows& w, int64_t nb, const Gemm& gemm) {
+    const int64_t mc = chunk_rows<U>(nb);
+    U* u = scratch<U>(static_cast<std::size_t>(mc * nb));
+    for (int64_t r0 = 0; r0 < w.count; r0 += mc) {
+        const int64_t m = std::min(mc, w.count - r0);
+        for (int64_t r = 0; r < m; ++r)
+            for (int64_t b = 0; b < nb; ++b) unpack(w.data + (r0 + r) * w.row_bytes + b * w.block_bytes, u[r * nb + b]);
+        gemm(u, static_cast<int>(m), r0);
+    }
+}
+
 }  // namespace
 
 bool quant_gemm_supports(DType t) {
@@ -220,29 +241,21 @@ void quant_gemm(KernelLevel level, DType t, const uint8_t* w, std::size_t row_by
                 const uint8_t* act, int n, float* y, int64_t ldy) {
     const quant_gemm_detail::Kernels k = kernels(level);
     const std::size_t act_stride = act_row_bytes(act_format(t), in);
-    const int block_bytes = dtype_block_bytes(t);
+    const Rows weights{w, row_bytes, dtype_block_bytes(t), rows};
     if (const UnpackKFn unpack = unpack_k_fn(t)) {
-        const int64_t nb = in / kSuperBlock, mc = chunk_rows<UnpackedK>(nb);
-        UnpackedK* u = scratch<UnpackedK>(static_cast<std::size_t>(mc * nb));
-        for (int64_t r0 = 0; r0 < rows; r0 += mc) {
-            const int64_t m = std::min(mc, rows - r0);
-            for (int64_t r = 0; r < m; ++r)
-                for (int64_t b = 0; b < nb; ++b) unpack(w + (r0 + r) * row_bytes + b * block_bytes, u[r * nb + b]);
-            k.k(u, static_cast<int>(m), nb, act, act_stride, n, y + r0, ldy);
-        }
+        const int64_t nb = in / kSuperBlock;
+        by_chunks(unpack, weights, nb, [&](const UnpackedK* u, int m, int64_t r0) {
+            k.k(u, m, nb, act, act_stride, n, y + r0, ldy);
+        });
         return;
     }
     const Unpack32Fn unpack = unpack_32_fn(t);
     if (unpack == nullptr) throw Error(std::string("quant_gemm: no integer kernel for ") + std::string(dtype_name(t)));
     const bool has_min = t == DType::Q4_1 || t == DType::Q5_1;
-    const int64_t nb = in / kLegacyBlock, mc = chunk_rows<Unpacked32>(nb);
-    Unpacked32* u = scratch<Unpacked32>(static_cast<std::size_t>(mc * nb));
-    for (int64_t r0 = 0; r0 < rows; r0 += mc) {
-        const int64_t m = std::min(mc, rows - r0);
-        for (int64_t r = 0; r < m; ++r)
-            for (int64_t b = 0; b < nb; ++b) unpack(w + (r0 + r) * row_bytes + b * block_bytes, u[r * nb + b]);
-        k.b32(u, static_cast<int>(m), nb, has_min, act, act_stride, n, y + r0, ldy);
-    }
+    const int64_t nb = in / kLegacyBlock;
+    by_chunks(unpack, weights, nb, [&](const Unpacked32* u, int m, int64_t r0) {
+        k.b32(u, m, nb, has_min, act, act_stride, n, y + r0, ldy);
+    });
 }
 
 }  // namespace snapdoc::cpu
