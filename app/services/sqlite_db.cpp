@@ -157,6 +157,13 @@ Transaction::Transaction(SqliteDb& db) : db_(db) {
 
 Transaction::~Transaction() {
     if (done_) return;
+    // A write that failed with SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM or SQLITE_BUSY may have
+    // rolled the whole transaction back already (the connection is then in autocommit mode again);
+    // a ROLLBACK would only fail with "no transaction is active".
+    if (sqlite3_get_autocommit(db_.handle()) != 0) {
+        spdlog::debug("database {}: transaction already rolled back by SQLite", db_.path());
+        return;
+    }
     try {
         db_.exec("ROLLBACK");
     } catch (const std::exception& e) {

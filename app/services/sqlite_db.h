@@ -62,6 +62,7 @@ public:
     void set_user_version(int version);
     std::string journal_mode();
     sqlite3* handle() { return db_; }
+    const std::string& path() const { return path_; }
     [[noreturn]] void fail(const std::string& what, int rc) const;
 
 private:

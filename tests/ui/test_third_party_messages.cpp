@@ -2,15 +2,14 @@
 // summary line, not one stderr line per bad token of a damaged PDF or per font without OpenType
 // tables. The damaged PDF is written here: a valid file whose page draws a hex string with
 // characters that are not hex digits, which Poppler reports once per character as it extracts.
-#include <spdlog/sinks/ringbuffer_sink.h>
-#include <spdlog/spdlog.h>
-
 #include <QtTest>
 
 #include "app/services/document_ingest.h"
 #include "app/services/third_party_messages.h"
+#include "tests/ui/support/captured_log.h"
 
 using namespace snapdoc::services;
+using snapdoc::test::CapturedLog;
 
 namespace {
 
@@ -37,32 +36,6 @@ QByteArray pdf_with_content(const QByteArray& content) {
            QByteArray::number(xref) + "\n%%EOF\n";
     return pdf;
 }
-
-// Everything spdlog's default logger writes while alive, at every level.
-class CapturedLog {
-public:
-    CapturedLog()
-        : sink_(std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(4096)),
-          previous_(spdlog::default_logger()) {
-        auto logger = std::make_shared<spdlog::logger>("captured", sink_);
-        logger->set_level(spdlog::level::trace);
-        logger->set_pattern("%l|%v");
-        spdlog::set_default_logger(logger);
-    }
-    ~CapturedLog() { spdlog::set_default_logger(previous_); }
-    QStringList lines() const {
-        QStringList out;
-        for (const std::string& l : sink_->last_formatted()) out << QString::fromStdString(l).trimmed();
-        return out;
-    }
-    QStringList lines_starting(const QString& prefix) const {
-        return lines().filter(QRegularExpression("^" + QRegularExpression::escape(prefix)));
-    }
-
-private:
-    std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> sink_;
-    std::shared_ptr<spdlog::logger> previous_;
-};
 
 }  // namespace
 

@@ -14,6 +14,7 @@
 #include "engine/session/context_check.h"
 #include "engine/session/document_chat.h"
 #include "engine/session/prefill_estimate.h"
+#include "engine/session/run_context.h"
 #include "engine/tokenizer/chat_template.h"
 #include "engine/tokenizer/tokenizer.h"
 #include "ui/inspector/selection_analysis.h"
@@ -31,10 +32,18 @@ struct EngineWorker::State {
     std::unique_ptr<DocumentChat> chat;
     std::unique_ptr<KvStoreCache> kv_cache;  // null: off
     QString model_path;                      // of the loaded model (its identity keys the K/V cache)
+    ModelLoadOptions load_options;           // of the loaded model (a new run context rebuilds its backend)
+    // The backend's context option (BackendOptions::context_length; 0 = the model's). LongRoPE's
+    // factors depend on it, so it follows the document (document_run_context); a conversation that
+    // outgrows it reads the document again at the model's context (long_context).
+    int run_context = 0;
+    bool long_context = false;
     void attach_kv_cache() {
         if (!chat) return;
         try {
-            chat->set_kv_cache(kv_cache.get(), kv_cache ? kv_cache->model_identity(model_path.toStdString()) : ModelIdentity{});
+            chat->set_kv_cache(
+                kv_cache.get(),
+                kv_cache ? kv_cache->model_identity(model_path.toStdString()) : ModelIdentity{}, run_context);
         } catch (const std::exception& e) {
             spdlog::warn("K/V cache off for this model: {}", e.what());
             chat->set_kv_cache(nullptr, {});
@@ -44,10 +53,12 @@ struct EngineWorker::State {
     qint64 document_id = -1;    // the prefilled document, -1 if none
     bool has_question = false;  // window scores exist (reselect possible)
     uint64_t question_serial = 0;
-    std::shared_ptr<const std::string> document_text;  // of the last loadDocument (re-read on a new system prompt)
+    std::shared_ptr<const std::string>
+        document_text;  // of the last loadDocument (re-read on a new system prompt)
+    std::shared_ptr<const std::string> document_text_run;  // the text long_context was decided for
     std::string next_system_prompt;    // what the next loadDocument reads the document with
     std::string loaded_system_prompt;  // what the prefilled document was read with
-    QString question;  // the last question asked
+    QString question;                  // the last question asked
     // The last question's window scores, copied once per question (and window change) for the
     // snapshots: the engine's own are overwritten by the next question.
     std::shared_ptr<const WindowScores> scores;
@@ -69,6 +80,21 @@ QString qstr(const std::string& s) {
 QString with_commas(int64_t n) {
     return QLocale(QLocale::English).toString(static_cast<qlonglong>(n));
 }
+
+std::unique_ptr<Backend> make_worker_backend(const Model& model, const ModelLoadOptions& options,
+                                             int context_length) {
+    BackendOptions opts;
+    opts.threads = std::max(0, options.threads);
+    opts.context_length = context_length;
+    // "auto" takes the GPU when one is usable; an explicit "cuda" without one is an error the
+    // user sees (not a silent CPU fallback).
+    return make_backend(model, opts, options.device.toStdString());
+}
+
+// Room for a question in the context a document is read with (document_run_context): the app does not
+// know the questions yet; a longer one, or a conversation past it, reads the document again at the
+// model's context (EngineWorker::run_ask).
+constexpr int64_t kQuestionAllowanceTokens = 256;
 
 }  // namespace
 
@@ -102,11 +128,7 @@ void EngineWorker::loadModel(const QString& path, const ModelLoadOptions& option
             model = std::make_unique<Model>(load_model(path.toStdString()));
         s_->inspected.reset();
         Tokenizer tok = Tokenizer::from_model(*model);
-        BackendOptions opts;
-        opts.threads = std::max(0, options.threads);
-        // "auto" takes the GPU when one is usable; an explicit "cuda" without one is an error the
-        // user sees (not a silent CPU fallback).
-        auto backend = make_backend(*model, opts, options.device.toStdString());
+        auto backend = make_worker_backend(*model, options, 0);
         const ChatTemplateKind kind =
             choose_chat_template(model->chat_template, options.chat_template.toStdString());
         ModelInfo info = describe_model(*model, path);
@@ -118,6 +140,9 @@ void EngineWorker::loadModel(const QString& path, const ModelLoadOptions& option
         s_->template_kind = kind;
         s_->chat = std::make_unique<DocumentChat>(*s_->backend, *s_->tokenizer, kind);
         s_->model_path = path;
+        s_->load_options = options;
+        s_->run_context = 0;
+        s_->long_context = false;
         s_->attach_kv_cache();
         spdlog::info("model loaded: {} ({} backend, template {})", path.toStdString(), s_->backend->name(),
                      chat_template_name(kind));
@@ -158,7 +183,8 @@ void EngineWorker::loadDocument(qint64 document_id, std::shared_ptr<const std::s
             const QString message =
                 doc_tokens > ctx
                     ? tr("The document is %1 tokens, but the model's context is %2 tokens (the document, a "
-                         "question and the answer need about %3). Use a shorter document, a model with a longer "
+                         "question and the answer need about %3). Use a shorter document, a model with a "
+                         "longer "
                          "context, or allow longer prompts in Settings.")
                           .arg(with_commas(doc_tokens), with_commas(ctx), with_commas(needed))
                     : tr("The document (%1 tokens) leaves no room for a question and an answer of up to %2 "
@@ -169,6 +195,13 @@ void EngineWorker::loadDocument(qint64 document_id, std::shared_ptr<const std::s
             emit documentFailed(document_id, message, false);
             return;
         }
+        if (text != s_->document_text_run) s_->long_context = false;  // a new document starts short again
+        s_->document_text_run = text;
+        use_run_context(s_->long_context
+                            ? 0
+                            : document_run_context(s_->model->config.rope_scaling,
+                                                   static_cast<int64_t>(part.size()) + reserve_tokens +
+                                                       kQuestionAllowanceTokens));
         std::vector<std::string> pieces;
         pieces.reserve(part.size());
         for (int32_t id : part) pieces.push_back(s_->tokenizer->piece(id));
@@ -180,9 +213,11 @@ void EngineWorker::loadDocument(qint64 document_id, std::shared_ptr<const std::s
         const int n_layers = s_->model->config.n_layers;
         // Know before you wait: a short measured probe predicts the prefill (skipped when short).
         // A document in the K/V cache needs no prefill, so no probe either.
-        const PrefillEstimate estimate =
-            s_->chat->kv_cache_has(part, system_prompt) ? PrefillEstimate{} : estimate_prefill(*s_->backend, part);
-        emit documentEstimated(document_id, static_cast<int>(part.size()), estimate.measured ? estimate.seconds : -1.0);
+        const PrefillEstimate estimate = s_->chat->kv_cache_has(part, system_prompt)
+                                             ? PrefillEstimate{}
+                                             : estimate_prefill(*s_->backend, part);
+        emit documentEstimated(document_id, static_cast<int>(part.size()),
+                               estimate.measured ? estimate.seconds : -1.0);
         emit documentProgress(document_id, 0, n_layers, 0.0, 0.0);
         QElapsedTimer prefill_timer;
         prefill_timer.start();
@@ -205,8 +240,10 @@ void EngineWorker::loadDocument(qint64 document_id, std::shared_ptr<const std::s
         ready.document_tokens = static_cast<int>(part.size());
         // What the template and the system prompt add around a one-token text, taken off the part:
         // the text's own count (the library's figure; it grew with a conversation's system prompt).
-        const int around = static_cast<int>(build_document_part(s_->template_kind, *s_->tokenizer, system_prompt, "x").size()) -
-                           static_cast<int>(s_->tokenizer->encode("x").size());
+        const int around =
+            static_cast<int>(
+                build_document_part(s_->template_kind, *s_->tokenizer, system_prompt, "x").size()) -
+            static_cast<int>(s_->tokenizer->encode("x").size());
         ready.text_tokens = std::max<int>(1, static_cast<int>(part.size()) - around);
         ready.seconds = timer.elapsed() / 1000.0;
         ready.full_store_bytes = s_->chat->session().full_store_bytes();
@@ -215,15 +252,31 @@ void EngineWorker::loadDocument(qint64 document_id, std::shared_ptr<const std::s
         ready.from_kv_cache = cache.served;
         ready.kv_cache_seconds = cache.served ? cache.load_seconds : cache.save_seconds;
         ready.kv_cache_note = qstr(cache.note);
+        ready.run_context = s_->run_context;
         spdlog::info("document {}: {} tokens {} in {:.2f} s ({} layers)", document_id, part.size(),
-                     ready.from_kv_cache ? "opened from the K/V cache" : "prefilled", ready.seconds, n_layers);
+                     ready.from_kv_cache ? "opened from the K/V cache" : "prefilled", ready.seconds,
+                     n_layers);
         emit documentLoaded(ready);
     } catch (const Cancelled&) {
         emit documentFailed(document_id,
-                            tr("Reading the document was stopped. Click it in the library to read it again."), true);
+                            tr("Reading the document was stopped. Click it in the library to read it again."),
+                            true);
     } catch (const std::exception& e) {
         emit documentFailed(document_id, qstr(e.what()), false);
     }
+}
+
+void EngineWorker::use_run_context(int context_length) {
+    if (context_length == s_->run_context) return;
+    s_->chat.reset();
+    s_->backend.reset();
+    s_->backend = make_worker_backend(*s_->model, s_->load_options, context_length);
+    s_->chat = std::make_unique<DocumentChat>(*s_->backend, *s_->tokenizer, s_->template_kind);
+    s_->run_context = context_length;
+    s_->attach_kv_cache();
+    if (context_length > 0)
+        spdlog::info("LongRoPE short factors: the document chat runs with a {}-token context",
+                     context_length);
 }
 
 void EngineWorker::setKvCache(const QString& dir, qint64 cap_bytes) {
@@ -295,14 +348,28 @@ AnswerStats EngineWorker::run_ask(const AskRequest& request, const SnapKvConfig&
     const auto& gen = request.generation;
     std::vector<ChatTurn> history;
     history.reserve(request.history.size());
-    for (const HistoryTurn& t : request.history) history.push_back({t.question.toStdString(), t.answer.toStdString()});
+    for (const HistoryTurn& t : request.history)
+        history.push_back({t.question.toStdString(), t.answer.toStdString()});
+    // Past the run context (LongRoPE's short factors), the document is read again at the model's.
+    if (s_->run_context > 0 &&
+        int64_t{s_->chat->prompt_tokens_for(question, history)} + std::max(0, gen.max_new_tokens) >
+            s_->run_context) {
+        spdlog::info("document {}: the chat outgrows the {}-token context; read again at the model's context",
+                     s_->document_id, s_->run_context);
+        s_->long_context = true;
+        const qint64 id = s_->document_id;
+        loadDocument(id, s_->document_text, gen.max_new_tokens, gen.ignore_context, request.cancel);
+        if (request.cancel && request.cancel->load()) throw Cancelled();
+        if (s_->document_id != id) throw Error(tr("The document could not be read again.").toStdString());
+    }
     // A conversation past the context leaves out its oldest turns (the engine's rule, DocumentChat::ask).
     if (!gen.ignore_context)
-        history.erase(history.begin(), history.begin() + s_->chat->turns_to_drop(question, history, gen.max_new_tokens));
+        history.erase(history.begin(),
+                      history.begin() + s_->chat->turns_to_drop(question, history, gen.max_new_tokens));
     // The shared check (64-bit, bounded -n) before the question runs through any layer.
-    const ContextRoom room = context_room(s_->chat->prompt_tokens_for(question, history), gen.max_new_tokens,
-                                          s_->model->config.context_length, "document + question + answer",
-                                          gen.ignore_context);
+    const ContextRoom room =
+        context_room(s_->chat->prompt_tokens_for(question, history), gen.max_new_tokens,
+                     s_->model->config.context_length, "document + question + answer", gen.ignore_context);
     const int64_t needed = room.total, ctx = room.context_length;
     if (!room.fits)
         throw Error(

@@ -82,6 +82,8 @@ signals:
 private:
     struct State;
     SelectionSnapshot snapshot_of(std::shared_ptr<const Selection> selection, double select_seconds) const;
+    // Rebuilds the backend and chat when the document needs another context (LongRoPE factors).
+    void use_run_context(int context_length);
     AnswerStats run_ask(const AskRequest& request, const SnapKvConfig& config, int side,
                         std::shared_ptr<const Selection>* selection,
                         std::shared_ptr<const std::vector<float>>* answer_attention = nullptr);

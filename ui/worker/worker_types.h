@@ -37,9 +37,9 @@ struct ModelInfo {
     int64_t weight_bytes = 0;
     int64_t kv_bytes_per_token = 0;        // f32, an uncompressed backend cache
     int64_t kv_store_bytes_per_token = 0;  // f16, the document's full-KV store
-    int64_t run_bytes_at_context = 0;  // weights + full KV + activations for a full context
-    QString type_mix;        // "Q4_K 145 tensors 3.9 GiB (4.5 bpw), Q6_K 18 tensors ..."
-    QString type_mix_short;  // "Q4_K×145 Q6_K×18 F32×65"
+    int64_t run_bytes_at_context = 0;      // weights + full KV + activations for a full context
+    QString type_mix;                      // "Q4_K 145 tensors 3.9 GiB (4.5 bpw), Q6_K 18 tensors ..."
+    QString type_mix_short;                // "Q4_K×145 Q6_K×18 F32×65"
     int snapkv_budget = 0;
     int64_t kv_bytes_at_budget = 0;  // the compressed cache at that budget, whatever the document length
     int64_t scratch_bytes = 0;       // compute scratch for one prefill chunk
@@ -47,9 +47,9 @@ struct ModelInfo {
 
 // How to load a model: the settings that only take effect at load time.
 struct ModelLoadOptions {
-    int threads = 0;        // CPU threads, 0 = all cores
+    int threads = 0;          // CPU threads, 0 = all cores
     QString device = "auto";  // "auto" (CUDA when usable, else CPU), "cpu", "cuda"
-    QString chat_template;  // "" = detect
+    QString chat_template;    // "" = detect
 };
 
 struct DocumentReady {
@@ -59,9 +59,12 @@ struct DocumentReady {
     double seconds = 0;       // tokenize + layer-major prefill
     int64_t full_store_bytes = 0;
     std::shared_ptr<const services::TokenTextMap> token_map;
-    bool from_kv_cache = false;  // restored from the on-disk K/V cache: no prefill ran
+    bool from_kv_cache = false;   // restored from the on-disk K/V cache: no prefill ran
     double kv_cache_seconds = 0;  // restoring (from_kv_cache) or writing the cache file
     QString kv_cache_note;        // why the cache could not be used or written ("" when fine)
+    // The context the document runs with (engine/session/run_context.h): the original context for a
+    // LongRoPE model whose chat fits it (short factors), 0 = the model's own context.
+    int run_context = 0;
 };
 
 // One earlier turn of a conversation, sent with the next question (oldest first).
@@ -98,8 +101,8 @@ struct AnswerStats {
     double decode_seconds = 0;
     int64_t kv_bytes_full = 0;
     int64_t kv_bytes_compressed = 0;
-    int history_turns = 0;           // earlier turns sent with the question
-    double system_prompt_seconds = 0;  // > 0: the document was read again for a new system prompt
+    int history_turns = 0;                // earlier turns sent with the question
+    double system_prompt_seconds = 0;     // > 0: the document was read again for a new system prompt
     std::vector<CitationInfo> citations;  // strongest first
 
     double prefill_tokens_per_s() const {
