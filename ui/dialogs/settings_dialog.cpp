@@ -141,8 +141,9 @@ SettingsDialog::SettingsDialog(const services::GenerationSettings& s, QWidget* p
     error_->setStyleSheet("color: #b02020;");
     error_->setWordWrap(true);
 
-    // Three titled sections: what an answer is generated with, how the next model load runs, and
-    // the on-disk K/V cache (issue 23 item 23: they were all under "Generation settings").
+    // Titled sections: what an answer is generated with, how the next model load runs, the on-disk
+    // K/V cache (issue 23 item 23: they were all under "Generation settings"), the hub, and the
+    // local OpenAI-compatible server (issue 21 item 4).
     auto section = [this](const QString& title, const char* name) {
         auto* box = new QGroupBox(title, this);
         box->setObjectName(name);
