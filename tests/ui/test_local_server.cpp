@@ -2,7 +2,11 @@
 // snapdoc-server for the loaded demo model; the address appears in the status bar, /health and
 // /v1/models answer on loopback, a new API key restarts it (401 without the key), a port already in
 // use is said in words, and turning the setting off stops it (the port is closed).
+#include <arpa/inet.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <QAction>
 #include <QApplication>
@@ -11,6 +15,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QSignalSpy>
+#include <QScopeGuard>
 #include <QSpinBox>
 #include <QUrl>
 #include <QtTest>
@@ -85,6 +90,20 @@ class TestLocalServer : public QObject {
     Q_OBJECT
     QTemporaryDir dir_;
     std::unique_ptr<services::LibraryStore> store_;
+    int held_fd_ = -1;
+
+    // A listening socket on 127.0.0.1 (any free port, no SO_REUSEPORT); its port, -1 on failure.
+    int listen_on_loopback() {
+        held_fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t len = sizeof a;
+        if (held_fd_ < 0 || ::bind(held_fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+            ::listen(held_fd_, 1) != 0 || ::getsockname(held_fd_, reinterpret_cast<sockaddr*>(&a), &len) != 0)
+            return -1;
+        return ntohs(a.sin_port);
+    }
 
 private slots:
     void initTestCase() {
@@ -149,9 +168,11 @@ private slots:
     void a_port_in_use_is_said_in_words() {
         const QString model = snapdoc::test::source_file("resources/models/snapdoc-demo.gguf");
         if (!QFileInfo::exists(model)) QSKIP(qPrintable(model + " is absent"));
-        httplib::Server other;  // holds a loopback port, as another program would
-        const int taken = other.bind_to_any_port("127.0.0.1");
+        // Another program holds a loopback port. (Not an httplib::Server: cpp-httplib 0.11 sets
+        // SO_REUSEPORT, so a second httplib server may bind the same port.)
+        const int taken = listen_on_loopback();
         QVERIFY(taken > 0);
+        const auto closer = qScopeGuard([&] { ::close(held_fd_); });
         MainWindow w(*store_, std::make_unique<snapdoc::test::RecordingDialogs>());
         w.show();
         QSignalSpy loaded(&w.models(), &ModelController::loaded);

@@ -54,6 +54,7 @@ void LocalServerController::start(const QStringList& args) {
     args_ = args;
     address_.clear();
     last_error_.clear();
+    stderr_buffer_.clear();
     if (!QFileInfo(program_).isExecutable()) {
         set_status(tr("Local server: %1 is missing (build the snapdoc-server target)").arg(program_));
         return;
@@ -100,8 +101,12 @@ void LocalServerController::read_stdout() {
 }
 
 void LocalServerController::read_stderr() {
-    while (process_ && process_->canReadLine()) {
-        const QString line = QString::fromUtf8(process_->readLine()).trimmed();
+    if (!process_) return;
+    // Its own channel, buffered here: QProcess's readLine() reads the current (stdout) channel.
+    stderr_buffer_ += process_->readAllStandardError();
+    for (int nl; (nl = stderr_buffer_.indexOf('\n')) >= 0;) {
+        const QString line = QString::fromUtf8(stderr_buffer_.left(nl)).trimmed();
+        stderr_buffer_.remove(0, nl + 1);
         // Its own messages start with its name (the usage text and log lines do not).
         if (!line.startsWith(kName)) continue;
         if (line.contains(" ready (")) {

@@ -54,6 +54,7 @@ private:
     QStringList args_;  // of the running child: apply() restarts only when they change
     QString address_;
     QString status_;
+    QByteArray stderr_buffer_;  // a partial last line
     QString last_error_;  // the child's last stderr line: why it stopped, in its words
     bool stopping_ = false;
 };

@@ -25,6 +25,7 @@
 #include "ui/library/library_panel.h"
 #include "ui/main/chat_controller.h"
 #include "ui/main/document_controller.h"
+#include "ui/main/local_server_controller.h"
 #include "ui/main/model_controller.h"
 #include "ui/models/chat_model.h"
 #include "ui/models/conversation_model.h"

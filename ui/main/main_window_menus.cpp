@@ -18,6 +18,7 @@
 #include "ui/inspector/inspector_panel.h"
 #include "ui/main/chat_controller.h"
 #include "ui/main/document_controller.h"
+#include "ui/main/local_server_controller.h"
 #include "ui/main/main_window.h"
 #include "ui/main/model_controller.h"
 #include "ui/worker/engine_host.h"
