@@ -1,6 +1,6 @@
 // Issue 21 item 4, in the real main window: Settings > Local server (OpenAI API) starts the real
 // snapdoc-server for the loaded demo model; the address appears in the status bar, /health and
-// /v1/models answer on loopback, a new API key restarts it (401 without the key), a port already in
+// /v1/models answer on loopback, a new API key restarts it (401 without the key), opening another model restarts it for that model, a port already in
 // use is said in words, and turning the setting off stops it (the port is closed).
 #include <arpa/inet.h>
 #include <httplib.h>
@@ -150,11 +150,24 @@ private slots:
         // A new API key restarts it: 401 without the key, 200 with it.
         QVERIFY(edit_settings(w, [](QDialog& d) { set_server(d, true, 0, "s3cret"); }));
         QVERIFY(wait_until([&] { return !w.local_server().address().isEmpty(); }, 30000));
-        const int keyed = port_of(w.local_server().address());
+        int keyed = port_of(w.local_server().address());
         QVERIFY(wait_healthy(keyed));
         QCOMPARE(status_of(keyed, "/v1/models"), 401);
         QCOMPARE(status_of(keyed, "/v1/models", "s3cret"), 200);
         QCOMPARE(status_of(keyed, "/v1/models", "wrong"), 401);
+
+        // Another model: the server restarts for it (/props names its file).
+        const QString other = dir_.path() + "/other-model.gguf";
+        QVERIFY(QFile::copy(model, other));
+        w.open_model(other, /*confirm=*/false);
+        QVERIFY(wait_until([&] { return loaded.count() == 2; }));
+        QVERIFY(wait_until([&] { return !w.local_server().address().isEmpty(); }, 30000));
+        const int reloaded = port_of(w.local_server().address());
+        QVERIFY(wait_healthy(reloaded));
+        QCOMPARE(status_of(reloaded, "/props", "s3cret", &body), 200);
+        QCOMPARE(nlohmann::json::parse(body).at("model_path").get<std::string>(), other.toStdString());
+        if (reloaded != keyed) QCOMPARE(status_of(keyed, "/health"), -1);  // the old child is gone
+        keyed = reloaded;
 
         // Off: the child is stopped (SIGTERM, drained) and its port no longer answers.
         QVERIFY(edit_settings(w, [](QDialog& d) { set_server(d, false, 0, "s3cret"); }));
