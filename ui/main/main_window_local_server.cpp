@@ -15,8 +15,12 @@ void MainWindow::connect_local_server() {
     label->setObjectName("localServerStatusLabel");
     label->setTextInteractionFlags(Qt::TextSelectableByMouse);  // the address can be copied
     label->setToolTip(tr("The app's OpenAI-compatible server (Settings: Local server)"));
+    label->hide();  // shown only while there is something to say
     statusBar()->addPermanentWidget(label);
-    connect(local_server_, &LocalServerController::statusChanged, label, &QLabel::setText);
+    connect(local_server_, &LocalServerController::statusChanged, label, [label](const QString& text) {
+        label->setText(text);
+        label->setVisible(!text.isEmpty());
+    });
 }
 
 void MainWindow::apply_local_server_settings() {
