@@ -130,7 +130,8 @@ AppSettings load_settings(LibraryStore& store) {
     read(server, "enabled", s.local_server.enabled);
     read(server, "port", s.local_server.port);
     read(server, "api_key", s.local_server.api_key);
-    if (s.local_server.port < 0 || s.local_server.port > 65535) s.local_server.port = LocalServerSettings{}.port;
+    if (s.local_server.port < 0 || s.local_server.port > 65535)
+        s.local_server.port = LocalServerSettings{}.port;
     const json win = parse_setting(store, "window");
     read(win, "geometry", s.window_geometry);
     read(win, "state", s.window_state);

@@ -1,7 +1,8 @@
 // Issue 21 item 4, in the real main window: Settings > Local server (OpenAI API) starts the real
 // snapdoc-server for the loaded demo model; the address appears in the status bar, /health and
-// /v1/models answer on loopback, a new API key restarts it (401 without the key), opening another model restarts it for that model, a port already in
-// use is said in words, and turning the setting off stops it (the port is closed).
+// /v1/models answer on loopback, a new API key restarts it (401 without the key), opening another model
+// restarts it for that model, a port already in use is said in words, and turning the setting off stops it
+// (the port is closed).
 #include <arpa/inet.h>
 #include <httplib.h>
 #include <netinet/in.h>
@@ -14,8 +15,8 @@
 #include <QDialog>
 #include <QLabel>
 #include <QLineEdit>
-#include <QSignalSpy>
 #include <QScopeGuard>
+#include <QSignalSpy>
 #include <QSpinBox>
 #include <QUrl>
 #include <QtTest>
@@ -59,7 +60,9 @@ void set_server(QDialog& d, bool on, int port, const QString& key) {
     child<QLineEdit>(d, "localServerKeyEdit")->setText(key);
 }
 
-int port_of(const QString& address) { return QUrl(address).port(); }
+int port_of(const QString& address) {
+    return QUrl(address).port();
+}
 
 // GET `path` on 127.0.0.1:port; -1 when nothing answers.
 int status_of(int port, const char* path, const std::string& key = {}, std::string* body = nullptr) {
@@ -123,7 +126,8 @@ private slots:
         if (!QFileInfo::exists(model)) QSKIP(qPrintable(model + " is absent"));
         MainWindow w(*store_, std::make_unique<snapdoc::test::RecordingDialogs>());
         w.show();
-        QVERIFY2(QFileInfo(w.local_server().program()).isExecutable(), qPrintable(w.local_server().program()));
+        QVERIFY2(QFileInfo(w.local_server().program()).isExecutable(),
+                 qPrintable(w.local_server().program()));
         QSignalSpy loaded(&w.models(), &ModelController::loaded);
         w.open_model(model, /*confirm=*/false);
         QVERIFY(wait_until([&] { return loaded.count() == 1; }));
@@ -194,8 +198,9 @@ private slots:
         QVERIFY(edit_settings(w, [&](QDialog& d) { set_server(d, true, taken, {}); }));
         QVERIFY(wait_until([&] { return !w.local_server().running(); }, 30000));
         const QString status = child<QLabel>(w, "localServerStatusLabel")->text();
-        QVERIFY2(status.startsWith("Local server stopped: cannot listen on 127.0.0.1:" + QString::number(taken)),
-                 qPrintable(status));
+        QVERIFY2(
+            status.startsWith("Local server stopped: cannot listen on 127.0.0.1:" + QString::number(taken)),
+            qPrintable(status));
         QVERIFY2(status.contains("address in use"), qPrintable(status));
         QVERIFY(w.local_server().address().isEmpty());
         // The dialog shows the same words beside the fields.

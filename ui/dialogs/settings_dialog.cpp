@@ -122,8 +122,8 @@ SettingsDialog::SettingsDialog(const services::GenerationSettings& s, QWidget* p
                               "also need their licence accepted on the model page."));
     server_enabled_ = new QCheckBox(tr("Serve the loaded model to other programs (OpenAI API)"), this);
     server_enabled_->setObjectName("localServerCheck");
-    server_enabled_->setToolTip(tr("Runs snapdoc-server on 127.0.0.1 for the model the app has open, so Open "
-                                   "WebUI, editor plugins or the openai client can use it."));
+    server_enabled_->setToolTip(tr("Runs snapdoc-server on 127.0.0.1 for the open model, so Open WebUI, "
+                                   "editor plugins or the openai client can use it."));
     server_port_ = new QSpinBox(this);
     server_port_->setObjectName("localServerPortSpin");
     server_port_->setRange(0, 65535);

@@ -14,7 +14,8 @@ const QString kName = QStringLiteral("snapdoc-server: ");
 
 // Next to the app's executable (an installed app), else where this build put it.
 QString default_program() {
-    const QString beside = QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("snapdoc-server"));
+    const QString beside =
+        QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("snapdoc-server"));
 #ifdef SNAPDOC_SERVER_BUILD_PATH
     if (!QFileInfo(beside).isExecutable()) return QStringLiteral(SNAPDOC_SERVER_BUILD_PATH);
 #endif
@@ -23,9 +24,12 @@ QString default_program() {
 
 }  // namespace
 
-LocalServerController::LocalServerController(QObject* parent) : QObject(parent), program_(default_program()) {}
+LocalServerController::LocalServerController(QObject* parent)
+    : QObject(parent), program_(default_program()) {}
 
-LocalServerController::~LocalServerController() { stop(); }
+LocalServerController::~LocalServerController() {
+    stop();
+}
 
 void LocalServerController::apply(const services::LocalServerSettings& server,
                                   const services::GenerationSettings& generation, const QString& model_path,
@@ -39,12 +43,14 @@ void LocalServerController::apply(const services::LocalServerSettings& server,
     QStringList args{"-m", model_path, "--host", "127.0.0.1", "--port", QString::number(server.port)};
     if (!server.api_key.empty()) args << "--api-key" << QString::fromStdString(server.api_key);
     if (generation.kv_cache && !kv_cache_dir.isEmpty())
-        args << "--cache-dir" << kv_cache_dir << "--cache-cap-mb" << QString::number(generation.kv_cache_cap_mb);
+        args << "--cache-dir" << kv_cache_dir << "--cache-cap-mb"
+             << QString::number(generation.kv_cache_cap_mb);
     else
         args << "--no-cache";
     if (generation.threads > 0) args << "--threads" << QString::number(generation.threads);
     if (!generation.device.empty()) args << "--device" << QString::fromStdString(generation.device);
-    if (!generation.chat_template.empty()) args << "--template" << QString::fromStdString(generation.chat_template);
+    if (!generation.chat_template.empty())
+        args << "--template" << QString::fromStdString(generation.chat_template);
     if (running() && args == args_) return;
     stop();
     start(args);
@@ -122,7 +128,7 @@ void LocalServerController::finished(int code, QProcess::ExitStatus status) {
     read_stderr();
     address_.clear();
     args_.clear();
-    const QString why = !last_error_.isEmpty()           ? last_error_
+    const QString why = !last_error_.isEmpty()          ? last_error_
                         : status == QProcess::CrashExit ? tr("it crashed")
                                                         : tr("exit status %1").arg(code);
     set_status(tr("Local server stopped: %1").arg(why));

@@ -55,7 +55,7 @@ private:
     QString address_;
     QString status_;
     QByteArray stderr_buffer_;  // a partial last line
-    QString last_error_;  // the child's last stderr line: why it stopped, in its words
+    QString last_error_;        // the child's last stderr line: why it stopped, in its words
     bool stopping_ = false;
 };
 
