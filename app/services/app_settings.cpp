@@ -126,6 +126,12 @@ AppSettings load_settings(LibraryStore& store) {
     const json hub = parse_setting(store, "hub");
     read(hub, "endpoint", s.hub.endpoint);
     read(hub, "token", s.hub.token);
+    const json server = parse_setting(store, "local_server");
+    read(server, "enabled", s.local_server.enabled);
+    read(server, "port", s.local_server.port);
+    read(server, "api_key", s.local_server.api_key);
+    if (s.local_server.port < 0 || s.local_server.port > 65535)
+        s.local_server.port = LocalServerSettings{}.port;
     const json win = parse_setting(store, "window");
     read(win, "geometry", s.window_geometry);
     read(win, "state", s.window_state);
@@ -138,6 +144,9 @@ namespace {
 std::vector<std::pair<std::string, json>> rows(const AppSettings& s) {
     return {{"generation", to_json(s.generation)},
             {"hub", json{{"endpoint", s.hub.endpoint}, {"token", s.hub.token}}},
+            {"local_server", json{{"enabled", s.local_server.enabled},
+                                  {"port", s.local_server.port},
+                                  {"api_key", s.local_server.api_key}}},
             {"snapkv", to_json(s.snapkv)},
             {"recent_documents", json{{"paths", s.recent_documents}}},
             {"recent_models", json{{"paths", s.recent_models}}},

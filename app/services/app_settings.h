@@ -1,5 +1,5 @@
 // The app's settings as typed values, persisted as JSON in the library database's settings table
-// (one row per group: generation, hub, snapkv, recent_documents, recent_models, window).
+// (one row per group: generation, hub, local_server, snapkv, recent_documents, recent_models, window).
 // Unknown or malformed stored values fall back to the defaults field by field, so a settings row
 // written by another version never stops the app from starting.
 #pragma once
@@ -36,9 +36,19 @@ struct HubSettings {
     std::string token;
 };
 
+// The app's own snapdoc-server for its loaded model (ui/main/local_server_controller.h): off by
+// default; it listens on 127.0.0.1 only, at `port` (0 = any free port), and asks clients for
+// `api_key` as a Bearer token when it is not empty.
+struct LocalServerSettings {
+    bool enabled = false;
+    int port = 8080;
+    std::string api_key;
+};
+
 struct AppSettings {
     GenerationSettings generation;
     HubSettings hub;
+    LocalServerSettings local_server;
     SnapKvConfig snapkv;
     std::vector<std::string> recent_documents;  // most recent first
     std::vector<std::string> recent_models;

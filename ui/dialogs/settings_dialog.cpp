@@ -120,12 +120,30 @@ SettingsDialog::SettingsDialog(const services::GenerationSettings& s, QWidget* p
     hub_token_->setPlaceholderText(tr("hf_… (or $HF_TOKEN); needed for gated models"));
     hub_token_->setToolTip(tr("A Hugging Face access token (huggingface.co/settings/tokens). Gated models "
                               "also need their licence accepted on the model page."));
+    server_enabled_ = new QCheckBox(tr("Serve the loaded model to other programs (OpenAI API)"), this);
+    server_enabled_->setObjectName("localServerCheck");
+    server_enabled_->setToolTip(tr("Runs snapdoc-server on 127.0.0.1 for the open model, so Open WebUI, "
+                                   "editor plugins or the openai client can use it."));
+    server_port_ = new QSpinBox(this);
+    server_port_->setObjectName("localServerPortSpin");
+    server_port_->setRange(0, 65535);
+    server_port_->setSpecialValueText(tr("any free port"));
+    server_key_ = new QLineEdit(this);
+    server_key_->setObjectName("localServerKeyEdit");
+    server_key_->setEchoMode(QLineEdit::Password);
+    server_key_->setPlaceholderText(tr("none: any local program may connect"));
+    server_key_->setToolTip(tr("Clients send it as \"Authorization: Bearer KEY\"; others get 401."));
+    server_status_ = new QLabel(this);
+    server_status_->setObjectName("localServerAddressLabel");
+    server_status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    server_status_->setWordWrap(true);
     error_ = new QLabel(this);
     error_->setStyleSheet("color: #b02020;");
     error_->setWordWrap(true);
 
-    // Three titled sections: what an answer is generated with, how the next model load runs, and
-    // the on-disk K/V cache (issue 23 item 23: they were all under "Generation settings").
+    // Titled sections: what an answer is generated with, how the next model load runs, the on-disk
+    // K/V cache (issue 23 item 23: they were all under "Generation settings"), the hub, and the
+    // local OpenAI-compatible server (issue 21 item 4).
     auto section = [this](const QString& title, const char* name) {
         auto* box = new QGroupBox(title, this);
         box->setObjectName(name);
@@ -156,6 +174,11 @@ SettingsDialog::SettingsDialog(const services::GenerationSettings& s, QWidget* p
     auto [hub_box, hub] = section(tr("Getting models (Hugging Face)"), "hubSettingsGroup");
     hub->addRow(tr("Endpoint"), hub_endpoint_);
     hub->addRow(tr("Token"), hub_token_);
+    auto [server_box, server] = section(tr("Local server (OpenAI API)"), "localServerSettingsGroup");
+    server->addRow(server_enabled_);
+    server->addRow(tr("Port"), server_port_);
+    server->addRow(tr("API key"), server_key_);
+    server->addRow(tr("Address"), server_status_);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     connect(buttons, &QDialogButtonBox::accepted, this, &SettingsDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &SettingsDialog::reject);
@@ -164,6 +187,7 @@ SettingsDialog::SettingsDialog(const services::GenerationSettings& s, QWidget* p
     layout->addWidget(load_box);
     layout->addWidget(cache_box);
     layout->addWidget(hub_box);
+    layout->addWidget(server_box);
     layout->addWidget(error_);
     layout->addWidget(buttons);
 }
@@ -201,6 +225,17 @@ void SettingsDialog::set_hub(const services::HubSettings& hub) {
 
 services::HubSettings SettingsDialog::hub() const {
     return {hub_endpoint_->text().trimmed().toStdString(), hub_token_->text().trimmed().toStdString()};
+}
+
+void SettingsDialog::set_local_server(const services::LocalServerSettings& server, const QString& status) {
+    server_enabled_->setChecked(server.enabled);
+    server_port_->setValue(server.port);
+    server_key_->setText(QString::fromStdString(server.api_key));
+    server_status_->setText(status.isEmpty() ? tr("off") : status);
+}
+
+services::LocalServerSettings SettingsDialog::local_server() const {
+    return {server_enabled_->isChecked(), server_port_->value(), server_key_->text().trimmed().toStdString()};
 }
 
 void SettingsDialog::show_kv_cache_usage() {

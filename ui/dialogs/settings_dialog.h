@@ -1,6 +1,7 @@
 // Generation settings: sampling (temperature, top-k, top-p, min-p, repetition penalty, seed), the
 // answer length, threads, the chat template and whether prompts may exceed the trained context;
-// the on-disk K/V cache (on/off, size cap, clear); the Hugging Face endpoint and token (Get models).
+// the on-disk K/V cache (on/off, size cap, clear); the Hugging Face endpoint and token (Get models);
+// the local OpenAI-compatible server (on/off, port, API key, its address).
 #pragma once
 
 #include <QDialog>
@@ -32,6 +33,10 @@ public:
     // The hub settings (endpoint, token), shown and edited beside the others.
     void set_hub(const services::HubSettings& hub);
     services::HubSettings hub() const;
+    // The local OpenAI-compatible server (on/off, port, API key) and its state now (address or
+    // why it stopped; "" when off).
+    void set_local_server(const services::LocalServerSettings& server, const QString& status);
+    services::LocalServerSettings local_server() const;
 
 private:
     QDoubleSpinBox* temperature_;
@@ -54,6 +59,10 @@ private:
     QString kv_cache_dir_;
     QLineEdit* hub_endpoint_;
     QLineEdit* hub_token_;
+    QCheckBox* server_enabled_;
+    QSpinBox* server_port_;
+    QLineEdit* server_key_;
+    QLabel* server_status_;
     void show_kv_cache_usage();
 };
 

@@ -25,6 +25,7 @@
 #include "ui/library/library_panel.h"
 #include "ui/main/chat_controller.h"
 #include "ui/main/document_controller.h"
+#include "ui/main/local_server_controller.h"
 #include "ui/main/model_controller.h"
 #include "ui/models/chat_model.h"
 #include "ui/models/conversation_model.h"
@@ -66,6 +67,7 @@ MainWindow::MainWindow(services::LibraryStore& store, std::unique_ptr<DialogProv
     build_menus();
     connect_controllers();
     connect_get_models();
+    connect_local_server();
     show_model_text();
     inspector_->controls()->set_config(settings_.snapkv);
     document_controller_->refresh_library();
@@ -113,6 +115,7 @@ void MainWindow::connect_controllers() {
                               info.context_length);
         chat_controller_->set_engine_state(info, std::nullopt, QString());
         document_controller_->set_model(info);
+        apply_local_server_settings();  // the local server follows the loaded model
     });
     connect(model_controller_, &ModelController::failed, this, [this](const QString&, const QString&) {
         show_model_text();
@@ -297,6 +300,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     save_settings();
     engine_->cancel_all();
     document_controller_->stop();
+    local_server_->stop();
     event->accept();
 }
 

@@ -33,6 +33,7 @@ class GetModelsWindow;
 class InspectorPanel;
 class LibraryModel;
 class LibraryPanel;
+class LocalServerController;
 class ModelController;
 
 class MainWindow : public QMainWindow {
@@ -68,6 +69,8 @@ public:
     void set_models_dir(const std::filesystem::path& dir) { models_dir_ = dir; }
 
     ModelController& models() const { return *model_controller_; }
+    // The app's snapdoc-server for its loaded model (Settings: Local server).
+    LocalServerController& local_server() const { return *local_server_; }
     DocumentController& documents() const { return *document_controller_; }
     ChatController& chat() const { return *chat_controller_; }
     InspectorPanel* inspector() const { return inspector_; }
@@ -101,6 +104,8 @@ private:
     services::LibraryStore& store_;
     services::AppSettings settings_;
     void apply_kv_cache_settings();
+    void connect_local_server();         // main_window_local_server.cpp
+    void apply_local_server_settings();  // starts, restarts or stops the local server
     QString kv_cache_dir_;
     services::AppSettings stored_settings_;     // as last loaded or saved: only changes are written
     std::optional<bool> saved_ignore_context_;  // the stored value while a session override is on
@@ -127,6 +132,7 @@ private:
     ModelController* model_controller_ = nullptr;
     DocumentController* document_controller_ = nullptr;
     ChatController* chat_controller_ = nullptr;
+    LocalServerController* local_server_ = nullptr;
 
     GetModelsWindow* get_models_ = nullptr;
     std::filesystem::path models_dir_;

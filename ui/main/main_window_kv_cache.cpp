@@ -8,6 +8,7 @@ namespace snapdoc::ui {
 void MainWindow::set_kv_cache_dir(const QString& dir) {
     kv_cache_dir_ = dir;
     apply_kv_cache_settings();
+    apply_local_server_settings();  // the local server shares the folder
 }
 
 void MainWindow::apply_kv_cache_settings() {

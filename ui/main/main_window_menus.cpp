@@ -18,6 +18,7 @@
 #include "ui/inspector/inspector_panel.h"
 #include "ui/main/chat_controller.h"
 #include "ui/main/document_controller.h"
+#include "ui/main/local_server_controller.h"
 #include "ui/main/main_window.h"
 #include "ui/main/model_controller.h"
 #include "ui/worker/engine_host.h"
@@ -138,10 +139,13 @@ void MainWindow::settings_dialog() {
     SettingsDialog dialog(settings_.generation, this);
     dialog.set_kv_cache_dir(kv_cache_dir_);
     dialog.set_hub(settings_.hub);
+    dialog.set_local_server(settings_.local_server, local_server_->status_text());
     if (dialog.exec() != QDialog::Accepted) return;
     settings_.generation = dialog.settings();
     settings_.hub = dialog.hub();
+    settings_.local_server = dialog.local_server();
     apply_kv_cache_settings();
+    apply_local_server_settings();
     saved_ignore_context_.reset();  // the user's explicit choice replaces a --ignore-context override
     save_settings();
     // "Allow longer prompts" or a shorter answer may now let a refused document in.
