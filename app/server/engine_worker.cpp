@@ -33,7 +33,9 @@ EngineWorker::EngineWorker(const ServerConfig& config, Backend& backend, const T
         kv_cache_ = std::make_unique<KvStoreCache>(
             config_.kv_cache_dir.empty() ? KvStoreCache::default_dir() : config_.kv_cache_dir,
             config_.kv_cache_cap_bytes);
-        identity_ = model_identity(model_path_);
+        // Through the cache folder's memo, as `ask` and the app do: a model is hashed once, not at
+        // every server start.
+        identity_ = kv_cache_->model_identity(model_path_);
     }
 }
 

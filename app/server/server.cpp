@@ -1,6 +1,7 @@
 #include "app/server/server.h"
 
 #include <spdlog/spdlog.h>
+#include <sys/socket.h>
 
 #include "app/server/api_error.h"
 #include "engine/common/error.h"
@@ -49,6 +50,13 @@ Server::Server(ServerConfig config)
     http_.set_write_timeout(config_.write_timeout_s, 0);
     http_.set_keep_alive_timeout(5);
     http_.set_payload_max_length(config_.max_body_bytes);
+    // httplib's default socket options add SO_REUSEPORT, with which a second server (say a manual
+    // one and the app's) binds the same port without an error and the kernel splits connections
+    // between them. SO_REUSEADDR alone still allows a quick restart on the same port.
+    http_.set_socket_options([](httplib::socket_t sock) {
+        int yes = 1;
+        ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    });
     install_routes();
 }
 

@@ -166,7 +166,7 @@ int main(int argc, char** argv) {
         h.backend = lm.backend.get();
         h.tokenizer = &*lm.tokenizer;
         h.kind = snapdoc::choose_chat_template(lm.model->chat_template, args->str("template"));
-        h.path = args->str("model");
+        h.path = lm.model->path;  // the local file, also for -m hf://REPO (the K/V cache keys by it)
         h.run_context_length = args->integer("ctx", 0);
         const auto& cfg = lm.backend->config();
         h.context_length = h.run_context_length > 0 ? h.run_context_length : cfg.context_length;

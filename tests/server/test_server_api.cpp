@@ -110,6 +110,16 @@ TEST_F(ServerApi, PromptOverTheContextIsRefusedBeforeAnyPrefill) {
     EXPECT_EQ(before, after) << "a refused prompt must not reach the engine";
 }
 
+TEST_F(ServerApi, ASecondServerOnTheSamePortIsRefused) {
+    // Two servers on one port would split the connections between them (SO_REUSEPORT): the second
+    // must fail to start, in words, and the first keep serving.
+    const CommandResult r = run_command(std::string(SNAPDOC_SERVER_PATH) + " -m " + demo_model_path().string() +
+                                        " --no-cache --port " + std::to_string(port()) + " 2>&1 </dev/null");
+    EXPECT_NE(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find("cannot listen on"), std::string::npos) << r.output;
+    EXPECT_EQ(http_get(port(), "/health").status, 200);
+}
+
 TEST_F(ServerApi, HundredMegabyteBodyIsRefusedWith413) {
     // curl streams 100 MB of zeros; the server answers 413 from Content-Length (or drops the
     // connection) without reading it, and keeps serving.
