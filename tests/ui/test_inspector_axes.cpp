@@ -1,7 +1,8 @@
 // The inspector's plots in the real main window (issue 23, items 19 and 20): axis tick labels are
 // drawn whole and inside the widget (the heatmap showed "1800" as "180" at its right edge and
 // "page 32 · lin"), and the head-detail plot has an x axis of prompt positions. The selection is
-// synthetic in the demo model's shape; no engine needed.
+// synthetic in the demo model's shape; no engine needed. Heads inside a layer are labelled and
+// strips grow to fill a large window.
 #include <QScrollArea>
 #include <QtTest>
 
@@ -100,6 +101,50 @@ private slots:
             QVERIFY2(x_axis.size() >= 2, qPrintable(QString::number(x_axis.size())));
             QCOMPARE(x_axis.front().text, QString("0"));
             check_labels(x_axis, *detail, "head detail");
+        }
+    }
+
+    // Item 20: heads inside a layer are labelled, a 2-layer model gets tall strips, and a large
+    // window does not leave the grid's area mostly empty (strips were capped at 14 px).
+    void heads_are_labelled_and_the_strips_fill_a_large_window() {
+        services::LibraryStore store((dir_.path() + "/library2.sqlite").toStdString());
+        MainWindow w(store, std::make_unique<snapdoc::test::RecordingDialogs>());
+        uint64_t serial = 100;
+        struct Case {
+            int width, height, layers, heads;
+        };
+        for (const Case c : {Case{1600, 1000, 2, 2}, Case{1600, 1000, 4, 2}, Case{1024, 700, 2, 2}, Case{1024, 700, 4, 2}}) {
+            w.resize(c.width, c.height);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            InspectorPanel* insp = w.inspector();
+            const uint64_t before = insp->rendered_serial();
+            insp->set_snapshot(synthetic(c.layers, c.heads, 3000, serial++));
+            QVERIFY(wait_until([&] { return insp->rendered_serial() > before; }, 10000));
+            QTest::qWait(250);  // a resize-triggered re-render lands too
+            QVERIFY(wait_until([&] { return !insp->last_result().image.isNull(); }, 10000));
+            auto* grid = insp->findChild<RetentionGrid*>("retentionGrid");
+            auto* scroll = insp->findChild<QScrollArea*>("retentionGridScroll");
+            QVERIFY(grid && scroll);
+            const int strip = grid->geometry().layout.strip_height;
+            const QString what = QString("%1x%2, %3 layers x %4 heads: strips %5 px, grid %6 of %7 px")
+                                     .arg(c.width)
+                                     .arg(c.height)
+                                     .arg(c.layers)
+                                     .arg(c.heads)
+                                     .arg(strip)
+                                     .arg(grid->image().height() + RetentionGrid::kAxisHeight)
+                                     .arg(scroll->viewport()->height());
+            qInfo("%s", qPrintable(what));
+            QVERIFY2(strip >= 12, qPrintable(what));
+            // Labelled per head: "L<l> h0" on each layer's first strip, "h1" below it.
+            int head_labels = 0;
+            for (const AxisLabel& l : grid->strip_labels()) head_labels += l.text.startsWith("h") ? 1 : 0;
+            QVERIFY2(head_labels == c.layers * (c.heads - 1), qPrintable(what));
+            // The strips use the room they are given (up to 48 px each).
+            if (strip < 48)
+                QVERIFY2(grid->image().height() + RetentionGrid::kAxisHeight >= 0.8 * scroll->viewport()->height(),
+                         qPrintable(what));
         }
     }
 };

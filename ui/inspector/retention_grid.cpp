@@ -217,6 +217,28 @@ void RetentionGrid::resizeEvent(QResizeEvent* e) {
     emit plotWidthChanged(plot_width());
 }
 
+std::vector<AxisLabel> RetentionGrid::strip_labels() const {
+    std::vector<AxisLabel> out;
+    if (image_.isNull()) return out;
+    const QRect r = plot_rect();
+    const QFontMetrics fm(axis_font());
+    const int strip = geometry_.layout.strip_height;
+    if (strip >= fm.height() - 2) {
+        // Every strip tall enough for text: "L0 h0", then "h1", ... below it in the layer.
+        for (int l = 0; l < geometry_.n_layers; ++l)
+            for (int h = 0; h < geometry_.heads; ++h)
+                out.push_back({QRect(0, r.top() + geometry_.strip_top(l, h), kLabelWidth - 4, strip),
+                               h == 0 ? QStringLiteral("L%1 h0").arg(l) : QStringLiteral("h%1").arg(h)});
+        return out;
+    }
+    const int per_layer = geometry_.heads * strip;
+    const int label_every = per_layer >= 10 ? 1 : (per_layer >= 5 ? 2 : 4);
+    for (int l = 0; l < geometry_.n_layers; l += label_every)
+        out.push_back({QRect(0, r.top() + geometry_.strip_top(l, 0), kLabelWidth - 4, std::max(per_layer, 10)),
+                       QStringLiteral("L%1").arg(l)});
+    return out;
+}
+
 QFont RetentionGrid::axis_font() const {
     QFont small = font();
     small.setPointSizeF(std::max(6.0, small.pointSizeF() * 0.8));
@@ -261,14 +283,17 @@ void RetentionGrid::paintEvent(QPaintEvent*) {
     p.drawImage(r, image_);  // nearest-neighbour when the widget was resized since the render
     p.setFont(axis_font());
     paint_axis(p);
-    p.setPen(palette().color(QPalette::WindowText));
-    const int per_layer = geometry_.heads * geometry_.layout.strip_height;
-    const int label_every = per_layer >= 10 ? 1 : (per_layer >= 5 ? 2 : 4);
-    for (int l = 0; l < geometry_.n_layers; l += label_every) {
-        const int top = r.top() + geometry_.strip_top(l, 0);
-        p.drawText(QRect(0, top, kLabelWidth - 4, std::max(per_layer, 10)), Qt::AlignRight | Qt::AlignVCenter,
-                   QStringLiteral("L%1").arg(l));
+    // Heads inside a layer: a light line between strips, where they are tall enough to spare a row.
+    if (geometry_.layout.strip_height >= 6) {
+        p.setPen(QColor(255, 255, 255, 200));
+        for (int l = 0; l < geometry_.n_layers; ++l)
+            for (int h = 1; h < geometry_.heads; ++h) {
+                const int y = r.top() + geometry_.strip_top(l, h);
+                p.drawLine(r.left(), y, r.right(), y);
+            }
     }
+    p.setPen(palette().color(QPalette::WindowText));
+    for (const AxisLabel& l : strip_labels()) p.drawText(l.rect, Qt::AlignRight | Qt::AlignVCenter, l.text);
     if (locked_layer_ >= 0 && locked_layer_ < geometry_.n_layers && locked_head_ < geometry_.heads) {
         const int top = r.top() + geometry_.strip_top(locked_layer_, locked_head_);
         p.setPen(QPen(QColor(220, 30, 60), 1));

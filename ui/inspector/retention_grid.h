@@ -53,8 +53,11 @@ public:
     std::vector<Tick> axis_ticks() const;
     // The axis labels as drawn: each whole (not clipped) and inside the widget (tests).
     std::vector<AxisLabel> axis_labels() const;
+    // The labels left of the strips: one per head ("L0 h0", "h1") where strips are tall enough,
+    // else one per layer ("L0") or every few layers (tests).
+    std::vector<AxisLabel> strip_labels() const;
     static constexpr int kAxisHeight = 34;  // rows below the strips: index, page/line
-    static constexpr int kLabelWidth = 34;  // room for "L31" left of the strips
+    static constexpr int kLabelWidth = 46;  // room for "L31 h7" left of the strips
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
