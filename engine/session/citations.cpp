@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "engine/common/error.h"
+#include "engine/session/citation_salience.h"
 
 namespace snapdoc {
 
@@ -115,10 +116,15 @@ std::vector<Citation> find_citations(std::span<const float> attention, const Cit
     std::vector<std::size_t> order(runs.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
     std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return peaks[x] > peaks[y]; });
+    // The background: the mean per-token attention over the scored positions.
+    const double mean = (prefix[n] - prefix[first]) / std::max(1, n - first);
     for (std::size_t k : order) {
         const auto [a, b] = runs[k];
-        out.push_back({a, b, (prefix[b + 1] - prefix[a]) / total});
+        Citation c{a, b, (prefix[b + 1] - prefix[a]) / total};
+        c.lift = mean > 0 ? peaks[k] / mean : 0;
+        out.push_back(c);
     }
+    out = salient_citations(std::move(out), o.min_lift);
     if (static_cast<int>(out.size()) > o.max_citations) out.resize(o.max_citations);
     return out;
 }

@@ -16,11 +16,20 @@ struct Citation {
     int first_token = 0;  // document token indices (positions in the document part), inclusive
     int last_token = 0;
     double weight = 0;    // share of the answer's document attention that falls in the passage (0..1)
+    // How far the passage stands out from the diffuse background: its peak (smoothed) attention
+    // over the mean per-token attention of the document (1 = background level).
+    double lift = 0;
+    // True when no passage stood out (lift < CitationOptions::min_lift) and this one, the strongest,
+    // is shown alone as a weak citation.
+    bool weak = false;
     // Citations come strongest first: by the passage's peak attention (see find_citations).
 };
 
 struct CitationOptions {
     int max_citations = 5;
+    // Only passages whose peak is at least this many times the document's mean per-token attention
+    // are cited (citation_salience.h); a flat distribution shows only its strongest, marked weak.
+    double min_lift = 10.0;
     int sink_tokens = 4;      // the first positions (BOS, template opening) soak up attention; not scored
     int smooth_kernel = 5;    // moving average over positions before peaks are picked (odd)
     float threshold = 0.2f;   // positions at >= threshold × the highest smoothed score join a passage

@@ -173,18 +173,4 @@ std::string format_duration(double seconds) {
     return buf;
 }
 
-double PrefillEta::remaining(double fraction, double elapsed) const {
-    fraction = std::clamp(fraction, 0.0, 1.0);
-    if (fraction >= 1) return 0;
-    const bool have_estimate = estimate_ > 0;
-    // The measured rate is trusted fully from 20% of the work on (earlier it carries start-up
-    // costs and the scheduling noise of a shared machine); before that it is blended in.
-    const double trust = std::min(1.0, fraction / 0.2);
-    if (fraction <= 0 || elapsed <= 0) return have_estimate ? std::max(0.0, estimate_ - std::max(0.0, elapsed)) : -1;
-    const double measured_total = elapsed / fraction;
-    if (!have_estimate) return fraction < 0.01 ? -1 : measured_total - elapsed;
-    const double total = trust * measured_total + (1 - trust) * estimate_;
-    return std::max(0.0, total - elapsed);
-}
-
 }  // namespace snapdoc

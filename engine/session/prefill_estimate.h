@@ -84,17 +84,6 @@ PrefillEstimate estimate_prefill(Backend& backend, std::span<const int32_t> toke
 // "about 1 min 40 s", "about 12 s", "under a second", "about 2 h 5 min".
 std::string format_duration(double seconds);
 
-// The time left of a running prefill for a progress display. Early on it leans on the probe's
-// estimate (the first chunks' rate is noisy), then moves to the measured rate of cost-weighted
-// progress, so the figure neither jumps around nor runs low as the quadratic part grows.
-class PrefillEta {
-public:
-    explicit PrefillEta(double estimate_seconds = 0) : estimate_(estimate_seconds) {}
-    // Seconds left when `fraction` of the work is done after `elapsed` seconds; < 0 when unknown.
-    double remaining(double fraction, double elapsed_seconds) const;
-
-private:
-    double estimate_;
-};
+// The time left while the prefill runs: prefill_time_left.h (the probe, corrected from chunk timings).
 
 }  // namespace snapdoc

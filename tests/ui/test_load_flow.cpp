@@ -172,7 +172,7 @@ private slots:
         const QString doc = write_document("chunks.txt", target);
 
         auto* bar = child<QProgressBar>(*w, "documentProgress");
-        QStringList texts;
+        QStringList texts, facts_during;
         QList<double> fractions;
         bool clipped = false;
         QSignalSpy estimated(&w->documents(), &DocumentController::prefillEstimated);
@@ -180,6 +180,7 @@ private slots:
                 [&](qint64, int, int, double fraction) {
                     fractions << fraction;
                     texts << bar->text();
+                    facts_during << child<QLabel>(*w, "documentFacts")->text();
                     // The text fits the bar as laid out (it was clipped at the old length).
                     if (QFontMetrics(bar->font()).horizontalAdvance(bar->text()) > bar->contentsRect().width())
                         clipped = true;
@@ -198,6 +199,13 @@ private slots:
         QVERIFY2(!clipped, qPrintable(texts.join(" | ")));
         QVERIFY2(texts.last().contains("Layer " + QString::number(layers) + "/" + QString::number(layers)),
                  qPrintable(texts.last()));
+        // Item 18: the time left is labelled an estimate, and after the first chunks the document
+        // line says it comes from the measured rate rather than the probe.
+        QVERIFY2(texts[texts.size() / 2].contains("left (estimate)"), qPrintable(texts[texts.size() / 2]));
+        QVERIFY2(facts_during.first().contains("(probe)") || facts_during.first().contains("measured rate"),
+                 qPrintable(facts_during.first()));
+        QVERIFY2(facts_during.last().contains("estimated") && facts_during.last().contains("at the measured rate"),
+                 qPrintable(facts_during.last()));
         // The probe ran before the prefill and its figure is shown with the result.
         QCOMPARE(estimated.count(), 1);
         QVERIFY(estimated.last().at(2).toDouble() > 0);

@@ -40,6 +40,7 @@ TEST(Citations, APeakBecomesAPassageRankedByWeight) {
     for (int i = 50; i < 56; ++i) a[i] = 0.1f;    // the strong passage
     for (int i = 150; i < 153; ++i) a[i] = 0.05f;  // a weaker one
     CitationOptions o;
+    o.min_lift = 0;  // ranking and weights only (the background rule: OnlyPassagesThatStandOut...)
     const auto c = find_citations(a, o);
     ASSERT_EQ(c.size(), 2u);
     EXPECT_LE(c[0].first_token, 50);
@@ -112,6 +113,47 @@ TEST(Citations, DiffuseAttentionNeverCitesTheWholeDocument) {
         EXPECT_LE(c[0].first_token, 900);
         EXPECT_GE(c[0].last_token, 904);
     }
+}
+
+// Issue 23, item 10: every demo answer also cited one or two unrelated passages at ~1%. Only
+// passages whose peak stands out from the mean per-token attention are cited now; the rule is
+// relative to the distribution, so a flat one shows at most its strongest passage, marked weak.
+TEST(Citations, OnlyPassagesThatStandOutFromTheBackgroundAreCited) {
+    std::vector<float> a(2000, 1.0f);
+    for (int i = 800; i < 830; ++i) a[i] = 60.0f;   // the source: ~40% of the attention
+    for (int i = 300; i < 304; ++i) a[i] = 6.0f;    // small bumps (~1% each) in the background
+    for (int i = 1500; i < 1504; ++i) a[i] = 6.0f;
+    CitationOptions o;
+    o.min_lift = 0;  // the old rule: anything above 0.2 × the top smoothed score
+    const auto all = find_citations(a, o);
+    ASSERT_EQ(all.size(), 1u);  // the bumps are below 0.2 × 60 here...
+    for (int i = 300; i < 304; ++i) a[i] = 16.0f;  // ...and above it here, as the demo's were
+    for (int i = 1500; i < 1504; ++i) a[i] = 16.0f;
+    const auto before = find_citations(a, o);
+    ASSERT_EQ(before.size(), 3u);
+    EXPECT_LT(before[1].weight, 0.03);
+    EXPECT_GT(before[0].lift, 20);
+    EXPECT_LT(before[1].lift, 10);
+    o.min_lift = CitationOptions{}.min_lift;
+    ASSERT_GT(o.min_lift, 0);
+    const auto c = find_citations(a, o);
+    ASSERT_EQ(c.size(), 1u);
+    EXPECT_LE(c[0].first_token, 800);
+    EXPECT_GE(c[0].last_token, 829);
+    EXPECT_FALSE(c[0].weak);
+}
+
+TEST(Citations, AFlatDistributionShowsAtMostTheStrongestMarkedWeak) {
+    std::vector<float> a(1800);
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = 1.0f + 0.5f * static_cast<float>((i * 37) % 11) / 11.0f;
+    for (int i = 700; i < 705; ++i) a[i] = 1.9f;  // the strongest stretch, barely above the rest
+    CitationOptions o;
+    const auto c = find_citations(a, o);
+    ASSERT_EQ(c.size(), 1u);
+    EXPECT_TRUE(c[0].weak);
+    EXPECT_LT(c[0].lift, o.min_lift);
+    EXPECT_LE(c[0].first_token, 700);
+    EXPECT_GE(c[0].last_token, 704);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // The prefill-time estimate (issue 15 "know before you wait") and per-chunk prefill progress
 // (issue 12): the cost-model fit on synthetic timings, the probe's cost bounded by what it ran
-// (counters, not a clock), cost-weighted progress per chunk, and an ETA that does not run low.
+// (counters, not a clock), cost-weighted progress per chunk (the ETA: test_prefill_time_left.cpp).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -102,32 +102,6 @@ TEST(PrefillCostModel, FlopWeightsGrowWithTheModel) {
     EXPECT_DOUBLE_EQ(m.per_pair, 4.0 * 32 * 128);
     // Llama-3-8B-shaped layer: ~0.22 G multiply-adds per row -> ~0.44 GFLOP.
     EXPECT_NEAR(m.per_row, 2.0 * (4096.0 * (2 * 4096 + 2 * 1024) + 3.0 * 4096 * 14336), 1);
-}
-
-TEST(PrefillEta, SteadyWhenTheEstimateIsRight) {
-    const double T = 100;
-    const PrefillEta eta(T);
-    for (double t = 1; t < T; t += 7) EXPECT_NEAR(eta.remaining(t / T, t), T - t, 1e-9) << t;
-    EXPECT_EQ(eta.remaining(1.0, T), 0);
-}
-
-TEST(PrefillEta, ConvergesToTheMeasuredRateWhenTheEstimateIsOff) {
-    const double T = 100;
-    for (double guess : {50.0, 200.0}) {
-        const PrefillEta eta(guess);
-        // Early: between the estimate and the truth, never below half of what is left.
-        const double early = eta.remaining(0.05, 5);
-        EXPECT_GE(early, 0.5 * (T - 5)) << guess;
-        // From 20% of the work on the measured rate alone decides.
-        for (double t = 20; t < T; t += 10) EXPECT_NEAR(eta.remaining(t / T, t), T - t, 1e-9) << guess << " " << t;
-    }
-}
-
-TEST(PrefillEta, WithoutAnEstimateItWaitsForData) {
-    const PrefillEta eta;
-    EXPECT_LT(eta.remaining(0, 0), 0);
-    EXPECT_LT(eta.remaining(0.005, 1), 0);
-    EXPECT_NEAR(eta.remaining(0.5, 10), 10, 1e-9);
 }
 
 TEST(FormatDuration, ReadsLikeAPerson) {

@@ -80,6 +80,11 @@ DocumentPanel::DocumentPanel(QWidget* parent) : QWidget(parent) {
 
     connect(stop_, &QPushButton::clicked, this, &DocumentPanel::stopRequested);
     connect(view_->verticalScrollBar(), &QScrollBar::valueChanged, this, &DocumentPanel::update_page);
+    // Every scroll of the viewport (keys, the scroll bar, a citation jump, the wheel) ends in an
+    // update request with a vertical delta; the page indicator follows that (issue 23, item 7).
+    connect(view_, &QPlainTextEdit::updateRequest, this, [this](const QRect&, int dy) {
+        if (dy != 0) update_page();
+    });
     connect(shading_, &QComboBox::currentIndexChanged, this, [this] {
         view_->set_shading(static_cast<DocumentShading>(shading_->currentData().toInt()));
         update_shading_controls();
@@ -216,7 +221,7 @@ void DocumentPanel::update_page() {
         return;
     }
     // The page of the first visible character.
-    const int offset = view_->cursorForPosition(QPoint(0, 0)).position();
+    const int offset = view_->first_visible_offset();
     const auto it = std::upper_bound(page_offsets_.begin(), page_offsets_.end(), offset);
     const int page = static_cast<int>(it - page_offsets_.begin());
     page_->setText(tr("page %1 of %2").arg(std::max(1, page)).arg(page_offsets_.size()));

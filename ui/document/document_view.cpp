@@ -263,6 +263,21 @@ bool DocumentView::highlight_range(int begin, int end) {
     return true;
 }
 
+int DocumentView::first_visible_offset() const {
+    // The first visible block, then the line of it at the viewport's top (a wrapped paragraph can
+    // span pages); cursorForPosition alone read a stale layout after key and scroll-bar moves.
+    const QTextBlock block = firstVisibleBlock();
+    if (!block.isValid()) return 0;
+    const QTextLayout* layout = block.layout();
+    const double top = -blockBoundingGeometry(block).translated(contentOffset()).top();
+    if (layout)
+        for (int i = 0; i < layout->lineCount(); ++i) {
+            const QTextLine line = layout->lineAt(i);
+            if (line.y() + line.height() > top) return block.position() + line.textStart();
+        }
+    return block.position();
+}
+
 void DocumentView::clear_highlight() {
     highlight_ = {-1, -1};
     update_extra_selections();

@@ -61,6 +61,8 @@ public:
     // Scrolls to UTF-16 offsets [begin, end) of the document text and highlights them until the next
     // call or the next document (a citation). Returns false for a range outside the text.
     bool highlight_range(int begin, int end);
+    // Offset of the first character shown at the top of the viewport (the page indicator's).
+    int first_visible_offset() const;
     void clear_highlight();
     // The highlighted range, {-1, -1} when none (tests).
     std::pair<int, int> highlighted_range() const { return highlight_; }

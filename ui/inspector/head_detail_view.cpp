@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ui/inspector/axis_labels.h"
 #include "ui/inspector/selection_analysis.h"
 
 namespace snapdoc::ui {
@@ -14,6 +15,7 @@ namespace {
 constexpr int kTitleHeight = 34;  // two lines: a long caption wraps
 constexpr int kTickHeight = 10;
 constexpr int kAxisWidth = 40;
+constexpr int kMinLabelSpacing = 70;  // pixels between x-axis labels
 
 const HeadSelection* head_of(const SelectionSnapshot& s, int layer, int head) {
     if (!s.valid() || layer < 0 || layer >= static_cast<int>(s.selection->layers.size())) return nullptr;
@@ -70,8 +72,19 @@ QString HeadDetailView::summary() const {
 }
 
 QRect HeadDetailView::plot_rect() const {
+    // Below the plot: the kept-position ticks, then the x axis (prompt positions).
+    const int x_axis = fontMetrics().height() + 4;
     return QRect(kAxisWidth, kTitleHeight, std::max(10, width() - kAxisWidth - 6),
-                 std::max(10, height() - kTitleHeight - kTickHeight - 6));
+                 std::max(10, height() - kTitleHeight - kTickHeight - x_axis - 6));
+}
+
+std::vector<AxisLabel> HeadDetailView::axis_labels() const {
+    if (!head_of(snapshot_, layer_, head_)) return {};
+    const QRect r = plot_rect();
+    std::vector<AxisTickText> ticks;
+    for (const auto& [pos, x] : axis_positions(0, snapshot_.selection->prompt_len, r.left(), r.width(), kMinLabelSpacing))
+        ticks.push_back({x, QString::number(pos)});
+    return place_axis_labels(ticks, r.left(), width(), r.bottom() + kTickHeight + 4, fontMetrics());
 }
 
 int HeadDetailView::position_at_x(int x) const {
@@ -126,9 +139,11 @@ void HeadDetailView::paintEvent(QPaintEvent*) {
     p.setPen(palette().color(QPalette::Mid));
     p.drawRect(r.adjusted(0, 0, -1, -1));
     p.setPen(palette().color(QPalette::Text));
-    p.drawText(QRect(0, r.top() - 6, kAxisWidth - 4, 12), Qt::AlignRight,
+    // Score labels as tall as the font (a fixed 12 px cut them off at larger fonts).
+    const int fh = fontMetrics().height();
+    p.drawText(QRect(0, r.top() - fh / 2, kAxisWidth - 4, fh), Qt::AlignRight | Qt::AlignVCenter,
                e.max_score > 0 ? QString::number(hi, 'g', 2) : QStringLiteral("0"));
-    p.drawText(QRect(0, r.bottom() - 6, kAxisWidth - 4, 12), Qt::AlignRight,
+    p.drawText(QRect(0, r.bottom() - fh / 2, kAxisWidth - 4, fh), Qt::AlignRight | Qt::AlignVCenter,
                e.max_score > 0 ? QString::number(std::pow(10.0, lo_log), 'g', 1) : QString());
 
     // Curve: the maximum pooled score in each column's positions.
@@ -176,6 +191,11 @@ void HeadDetailView::paintEvent(QPaintEvent*) {
         p.drawLine(x, tick_top, x, tick_top + kTickHeight - 2);
         last_x = x;
     }
+    // The x axis: prompt positions, each label whole.
+    p.setPen(palette().color(QPalette::Text));
+    for (const auto& [pos, x] : axis_positions(0, L, r.left(), w, kMinLabelSpacing))
+        p.drawLine(x, r.bottom() + kTickHeight + 1, x, r.bottom() + kTickHeight + 3);
+    for (const AxisLabel& l : axis_labels()) p.drawText(l.rect, Qt::AlignLeft | Qt::AlignVCenter, l.text);
 }
 
 }  // namespace snapdoc::ui

@@ -7,6 +7,7 @@
 
 #include <QWidget>
 
+#include "ui/inspector/axis_labels.h"
 #include "ui/worker/worker_types.h"
 
 namespace snapdoc::ui {
@@ -21,8 +22,10 @@ public:
     int layer() const { return layer_; }
     int head() const { return head_; }
     QString summary() const;  // the one-line caption (tests read it)
+    // The x axis's labels (prompt positions) as drawn: whole and inside the widget (tests).
+    std::vector<AxisLabel> axis_labels() const;
 
-    QSize sizeHint() const override { return {360, 170}; }
+    QSize sizeHint() const override { return {360, 190}; }
     QSize minimumSizeHint() const override { return {160, 120}; }
 
 signals:

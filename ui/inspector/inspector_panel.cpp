@@ -49,9 +49,13 @@ int layer_gap_for(int strips) {
     return strips <= 64 ? 3 : 1;
 }
 
-// Strips share the visible height (between the minimum above and 14 px each), so a small model's
-// 20 strips are easy to hover and a large model's 256 (32 layers × 8 KV heads) still fit on one
-// screen.
+// Strips share the visible height (between the minimum above and a maximum that grows as the strips
+// get fewer: 14 px for 32 or more, up to 48 px), so a small model's strips fill a large window
+// (at a flat 14 px, 8 strips left 40% of the panel empty and a 2-layer model got ~12 px strips) and
+// a large model's 256 (32 layers × 8 KV heads) still fit on one screen.
+int max_strip_height(int strips) {
+    return std::clamp(448 / std::max(1, strips), 14, 48);
+}
 HeatmapLayout layout_for(const SelectionSnapshot& s, int width, int height) {
     HeatmapLayout l;
     l.width = std::max(16, width);
@@ -59,7 +63,7 @@ HeatmapLayout layout_for(const SelectionSnapshot& s, int width, int height) {
     const int layers = s.valid() ? static_cast<int>(s.selection->layers.size()) : 0;
     l.layer_gap = layer_gap_for(strips);
     const int room = height - RetentionGrid::kAxisHeight - std::max(0, layers - 1) * l.layer_gap;
-    l.strip_height = strips > 0 ? std::clamp(room / strips, min_strip_height(strips), 14) : 4;
+    l.strip_height = strips > 0 ? std::clamp(room / strips, min_strip_height(strips), max_strip_height(strips)) : 4;
     return l;
 }
 

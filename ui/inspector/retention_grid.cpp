@@ -8,6 +8,8 @@
 #include <QWheelEvent>
 #include <cmath>
 
+#include "ui/inspector/axis_labels.h"
+
 namespace snapdoc::ui {
 
 namespace {
@@ -15,14 +17,6 @@ constexpr int kDragThreshold = 4;  // pixels a press may move and still be a cli
 constexpr double kWheelZoom = 1.25;  // per wheel notch
 constexpr int kMinLabelSpacing = 90;  // pixels between axis labels
 
-// 1, 2, 5 × 10^k: the smallest such step >= raw.
-int nice_step(double raw) {
-    if (raw <= 1) return 1;
-    const double decade = std::pow(10.0, std::floor(std::log10(raw)));
-    for (double m : {1.0, 2.0, 5.0, 10.0})
-        if (m * decade >= raw) return static_cast<int>(m * decade);
-    return static_cast<int>(10 * decade);
-}
 }  // namespace
 
 RetentionGrid::RetentionGrid(QWidget* parent) : QWidget(parent) {
@@ -116,13 +110,10 @@ std::vector<RetentionGrid::Tick> RetentionGrid::axis_ticks() const {
     const int first = geometry_.view_count > 0 ? geometry_.view_first : view_.first();
     const int count = geometry_.view_count > 0 ? geometry_.view_count : view_.count();
     if (image_.isNull() || count <= 0) return ticks;
-    const int w = plot_width();
-    const int labels = std::max(1, w / kMinLabelSpacing);
-    const int step = nice_step(static_cast<double>(count) / labels);
-    for (int pos = (first + step - 1) / step * step; pos < first + count; pos += step) {
+    for (const auto& [pos, x] : axis_positions(first, count, kLabelWidth, plot_width(), kMinLabelSpacing)) {
         Tick t;
         t.position = pos;
-        t.x = kLabelWidth + static_cast<int>(static_cast<int64_t>(pos - first) * w / count);
+        t.x = x;
         if (location_of_) t.location = location_of_(pos);
         ticks.push_back(t);
     }
@@ -226,23 +217,57 @@ void RetentionGrid::resizeEvent(QResizeEvent* e) {
     emit plotWidthChanged(plot_width());
 }
 
-void RetentionGrid::paint_axis(QPainter& p) {
+std::vector<AxisLabel> RetentionGrid::strip_labels() const {
+    std::vector<AxisLabel> out;
+    if (image_.isNull()) return out;
+    const QRect r = plot_rect();
+    const QFontMetrics fm(axis_font());
+    const int strip = geometry_.layout.strip_height;
+    if (strip >= fm.height() - 2) {
+        // Every strip tall enough for text: "L0 h0", then "h1", ... below it in the layer.
+        for (int l = 0; l < geometry_.n_layers; ++l)
+            for (int h = 0; h < geometry_.heads; ++h)
+                out.push_back({QRect(0, r.top() + geometry_.strip_top(l, h), kLabelWidth - 4, strip),
+                               h == 0 ? QStringLiteral("L%1 h0").arg(l) : QStringLiteral("h%1").arg(h)});
+        return out;
+    }
+    const int per_layer = geometry_.heads * strip;
+    const int label_every = per_layer >= 10 ? 1 : (per_layer >= 5 ? 2 : 4);
+    for (int l = 0; l < geometry_.n_layers; l += label_every)
+        out.push_back({QRect(0, r.top() + geometry_.strip_top(l, 0), kLabelWidth - 4, std::max(per_layer, 10)),
+                       QStringLiteral("L%1").arg(l)});
+    return out;
+}
+
+QFont RetentionGrid::axis_font() const {
+    QFont small = font();
+    small.setPointSizeF(std::max(6.0, small.pointSizeF() * 0.8));
+    return small;
+}
+
+std::vector<AxisLabel> RetentionGrid::axis_labels() const {
+    // Two rows under the strips: the token index, then the page/line there (each laid out whole).
     const auto ticks = axis_ticks();
+    const QFontMetrics fm(axis_font());
+    const int top = plot_rect().bottom() + 3;
+    std::vector<AxisTickText> index, location;
+    for (const Tick& t : ticks) {
+        index.push_back({t.x, QString::number(t.position)});
+        location.push_back({t.x, t.location});
+    }
+    auto labels = place_axis_labels(index, kLabelWidth, width(), top, fm);
+    const auto second = place_axis_labels(location, kLabelWidth, width(), top + fm.height(), fm);
+    labels.insert(labels.end(), second.begin(), second.end());
+    return labels;
+}
+
+void RetentionGrid::paint_axis(QPainter& p) {
     const int top = plot_rect().bottom() + 1;
-    const int row = (kAxisHeight - 4) / 2;
     p.setPen(palette().color(QPalette::Mid));
     p.drawLine(kLabelWidth, top, kLabelWidth + plot_width(), top);
     p.setPen(palette().color(QPalette::WindowText));
-    const int spacing = ticks.size() >= 2 ? ticks[1].x - ticks[0].x : plot_width();
-    const QFontMetrics fm(p.font());
-    for (const Tick& t : ticks) {
-        p.drawLine(t.x, top, t.x, top + 3);
-        p.drawText(QRect(t.x + 2, top + 2, spacing - 4, row), Qt::AlignLeft | Qt::AlignVCenter,
-                   QString::number(t.position));
-        if (!t.location.isEmpty())
-            p.drawText(QRect(t.x + 2, top + 2 + row, spacing - 4, row), Qt::AlignLeft | Qt::AlignVCenter,
-                       fm.elidedText(t.location, Qt::ElideRight, spacing - 4));
-    }
+    for (const Tick& t : axis_ticks()) p.drawLine(t.x, top, t.x, top + 3);
+    for (const AxisLabel& l : axis_labels()) p.drawText(l.rect, Qt::AlignLeft | Qt::AlignVCenter, l.text);
 }
 
 void RetentionGrid::paintEvent(QPaintEvent*) {
@@ -256,18 +281,19 @@ void RetentionGrid::paintEvent(QPaintEvent*) {
     }
     const QRect r = plot_rect();
     p.drawImage(r, image_);  // nearest-neighbour when the widget was resized since the render
-    QFont small = font();
-    small.setPointSizeF(std::max(6.0, small.pointSizeF() * 0.8));
-    p.setFont(small);
+    p.setFont(axis_font());
     paint_axis(p);
-    p.setPen(palette().color(QPalette::WindowText));
-    const int per_layer = geometry_.heads * geometry_.layout.strip_height;
-    const int label_every = per_layer >= 10 ? 1 : (per_layer >= 5 ? 2 : 4);
-    for (int l = 0; l < geometry_.n_layers; l += label_every) {
-        const int top = r.top() + geometry_.strip_top(l, 0);
-        p.drawText(QRect(0, top, kLabelWidth - 4, std::max(per_layer, 10)), Qt::AlignRight | Qt::AlignVCenter,
-                   QStringLiteral("L%1").arg(l));
+    // Heads inside a layer: a light line between strips, where they are tall enough to spare a row.
+    if (geometry_.layout.strip_height >= 6) {
+        p.setPen(QColor(255, 255, 255, 200));
+        for (int l = 0; l < geometry_.n_layers; ++l)
+            for (int h = 1; h < geometry_.heads; ++h) {
+                const int y = r.top() + geometry_.strip_top(l, h);
+                p.drawLine(r.left(), y, r.right(), y);
+            }
     }
+    p.setPen(palette().color(QPalette::WindowText));
+    for (const AxisLabel& l : strip_labels()) p.drawText(l.rect, Qt::AlignRight | Qt::AlignVCenter, l.text);
     if (locked_layer_ >= 0 && locked_layer_ < geometry_.n_layers && locked_head_ < geometry_.heads) {
         const int top = r.top() + geometry_.strip_top(locked_layer_, locked_head_);
         p.setPen(QPen(QColor(220, 30, 60), 1));

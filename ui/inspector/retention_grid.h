@@ -10,6 +10,7 @@
 #include <QWidget>
 #include <functional>
 
+#include "ui/inspector/axis_labels.h"
 #include "ui/inspector/heatmap_render.h"
 #include "ui/inspector/heatmap_view.h"
 
@@ -50,8 +51,13 @@ public:
         QString location;
     };
     std::vector<Tick> axis_ticks() const;
-    static constexpr int kAxisHeight = 30;  // rows below the strips: index, page/line
-    static constexpr int kLabelWidth = 34;  // room for "L31" left of the strips
+    // The axis labels as drawn: each whole (not clipped) and inside the widget (tests).
+    std::vector<AxisLabel> axis_labels() const;
+    // The labels left of the strips: one per head ("L0 h0", "h1") where strips are tall enough,
+    // else one per layer ("L0") or every few layers (tests).
+    std::vector<AxisLabel> strip_labels() const;
+    static constexpr int kAxisHeight = 34;  // rows below the strips: index, page/line
+    static constexpr int kLabelWidth = 46;  // room for "L31 h7" left of the strips
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
@@ -75,6 +81,7 @@ private:
     QRect plot_rect() const;
     void view_moved(int old_first, int old_count);
     void paint_axis(QPainter& p);
+    QFont axis_font() const;
 
     QImage image_;
     HeatmapGeometry geometry_;

@@ -54,13 +54,14 @@ DocumentController::DocumentController(EngineHost& engine, services::LibraryStor
     connect(w, &EngineWorker::documentEstimated, this, [this](qint64 id, int tokens, double seconds) {
         if (id != current_id_ || !prefilling_) return;
         estimate_seconds_ = seconds;
+        time_left_ = PrefillTimeLeft(seconds);
         prefill_tokens_ = tokens;
         if (!prefill_started_) {
             prefill_started_ = true;
             emit prefillStarted(id);
         }
         update_facts();
-        panel_.show_progress(seconds >= 0 ? tr("Prefilling: %1").arg(duration_text(seconds))
+        panel_.show_progress(seconds >= 0 ? tr("Prefilling: %1 (estimate)").arg(duration_text(seconds))
                                           : tr("Prefilling…"),
                              0, kProgressSteps);
         emit prefillEstimated(id, tokens, seconds);
@@ -74,8 +75,13 @@ DocumentController::DocumentController(EngineHost& engine, services::LibraryStor
                 }
                 // Short on purpose: the bar is as narrow as the document column (the long form is in
                 // the facts line above it), so nothing is clipped.
-                const double left = PrefillEta(estimate_seconds_).remaining(fraction, elapsed);
-                const QString when = left < 0 ? tr("estimating time left") : duration_text(left) + tr(" left");
+                // An estimate, and said so: the probe's until the first chunks are timed, then the
+                // measured recent rate (which follows the machine's load).
+                time_left_.observe(fraction, elapsed);
+                const double left = time_left_.remaining();
+                const QString when =
+                    left < 0 ? tr("estimating time left") : tr("%1 left (estimate)").arg(duration_text(left));
+                if (time_left_.corrected()) update_facts();
                 const int layer = std::min(total, done + 1);
                 panel_.show_progress(tr("Layer %1/%2 · %3% · %4")
                                          .arg(layer)
@@ -247,6 +253,7 @@ void DocumentController::prefill() {
     prefilling_ = true;
     refusal_.clear();
     estimate_seconds_ = -1;
+    time_left_ = PrefillTimeLeft();
     prefill_tokens_ = 0;
     prefill_started_ = false;
     // prefillStarted follows once the worker has checked the document against the context.
@@ -284,12 +291,15 @@ void DocumentController::update_facts(const QString& problem) {
         if (!ready_->kv_cache_note.isEmpty())
             html += QStringLiteral("<br><span style='color:#806000'>%1</span>").arg(ready_->kv_cache_note.toHtmlEscaped());
         if (estimate_seconds_ >= 0 && !ready_->from_kv_cache)
-            html += tr(" (estimated %1)").arg(duration_text(estimate_seconds_).remove(QStringLiteral("about ")));
+            html += tr(" (the probe estimated %1)").arg(duration_text(estimate_seconds_).remove(QStringLiteral("about ")));
     } else if (!model_) {
         html += tr(" · open a model to ask questions");
     } else if (prefilling_ && prefill_tokens_ > 0) {
-        html += estimate_seconds_ >= 0 ? tr(" · prefilling %1 tokens: %2 on this machine")
-                                             .arg(num(prefill_tokens_), duration_text(estimate_seconds_))
+        const double total = time_left_.total();
+        html += total >= 0 ? (time_left_.corrected()
+                                  ? tr(" · prefilling %1 tokens: estimated %2 in all at the measured rate")
+                                  : tr(" · prefilling %1 tokens: estimated %2 on this machine (probe)"))
+                                 .arg(num(prefill_tokens_), duration_text(total).remove(QStringLiteral("about ")))
                                        : tr(" · prefilling %1 tokens").arg(num(prefill_tokens_));
     }
     const QString shown_problem = problem.isEmpty() ? refusal_ : problem;

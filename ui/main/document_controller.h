@@ -12,6 +12,7 @@
 
 #include "app/services/app_settings.h"
 #include "app/services/document_ingest.h"
+#include "engine/session/prefill_time_left.h"
 #include "ui/worker/worker_types.h"
 
 namespace snapdoc::services {
@@ -101,6 +102,7 @@ private:
     bool prefilling_ = false;
     bool prefill_started_ = false;  // past the context check (prefillStarted emitted)
     double estimate_seconds_ = -1;  // the probe's prediction for the running prefill (< 0: none)
+    PrefillTimeLeft time_left_;     // the probe, corrected from the running prefill's chunk timings
     int prefill_tokens_ = 0;
     QString refusal_;               // why the shown document is not loaded (e.g. the context check)
     CancelToken prefill_cancel_;
