@@ -271,14 +271,15 @@ private slots:
         const QString text = QString::fromUtf8(fm.readAll());
         QVERIFY2(text.contains("## Answer · version 1 of 2") && text.contains("## Answer · version 2 of 2"),
                  qPrintable(text));
-        QVERIFY2(text.contains("- System prompt (now): Answer briefly."), qPrintable(text));
-        // Both answers were asked with the default (empty) system prompt, not today's.
-        QVERIFY2(!text.contains("system prompt: Answer briefly."), qPrintable(text));
+        // Both answers were asked with the default (empty) system prompt: today's prompt is named
+        // neither in the header nor at an answer.
+        QVERIFY2(!text.contains("Answer briefly."), qPrintable(text));
         const auto j = nlohmann::json::parse(fj.readAll().toStdString());
         int versions = 0;
         for (const auto& m : j["messages"])
             if (m["role"] == "assistant") {
                 QCOMPARE(m["versions"].get<int>(), 2);
+                QCOMPARE(m["system_prompt"].get<std::string>(), std::string());
                 versions += m["version"].get<int>();
             }
         QCOMPARE(versions, 3);  // versions 1 and 2
