@@ -53,7 +53,7 @@ Server::Server(ServerConfig config)
     // httplib's default socket options add SO_REUSEPORT, with which a second server (say a manual
     // one and the app's) binds the same port without an error and the kernel splits connections
     // between them. SO_REUSEADDR alone still allows a quick restart on the same port.
-    http_.set_socket_options([](httplib::socket_t sock) {
+    http_.set_socket_options([](auto sock) {
         int yes = 1;
         ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
     });
