@@ -66,10 +66,10 @@ LibraryPanel::LibraryPanel(LibraryModel* model, QWidget* parent) : QWidget(paren
     auto* mb = new QVBoxLayout(model_box);
     mb->addWidget(model_title_);
     mb->addWidget(model_details_);
-    auto* model_buttons = new QHBoxLayout;
-    model_buttons->addWidget(open_model);
-    model_buttons->addWidget(get_models);
-    mb->addLayout(model_buttons);
+    // One above the other: side by side they set the panel's minimum width, and the window must
+    // fit 1024 px (issue 23).
+    mb->addWidget(open_model);
+    mb->addWidget(get_models);
     auto* docs_box = new QGroupBox(tr("Library"), this);
     auto* db = new QVBoxLayout(docs_box);
     db->addWidget(list_, 1);

@@ -70,6 +70,10 @@ MainWindow::MainWindow(services::LibraryStore& store, std::unique_ptr<DialogProv
     connect_local_server();
     show_model_text();
     inspector_->controls()->set_config(settings_.snapkv);
+    // The first-run notice depends on whether the library is empty (show_model_text).
+    connect(library_model_, &QAbstractItemModel::modelReset, this, [this] { show_model_text(); });
+    connect(library_model_, &QAbstractItemModel::rowsInserted, this, [this] { show_model_text(); });
+    connect(library_model_, &QAbstractItemModel::rowsRemoved, this, [this] { show_model_text(); });
     document_controller_->refresh_library();
     restore_geometry();
     statusBar()->showMessage(tr("Library: %1").arg(QString::fromStdString(store_.path().string())), 5000);
@@ -227,8 +231,11 @@ void MainWindow::connect_controllers() {
 
 void MainWindow::show_model_text() {
     const auto& info = model_controller_->info();
-    // First run: nothing loaded yet, or only the bundled demo model (it answers its sample reports only).
-    library_panel_->set_first_run_notice(!info || QFileInfo(info->path).fileName() == QLatin1String("snapdoc-demo.gguf"));
+    // First run: nothing loaded yet, or only the bundled demo model (it answers its sample reports
+    // only). The notice stands while the library is empty; once documents are in, the demo model's
+    // line says it instead (the notice's height squeezed the library at 1024x700).
+    const bool demo = info && QFileInfo(info->path).fileName() == QLatin1String("snapdoc-demo.gguf");
+    library_panel_->set_first_run_notice((!info || demo) && library_model_->rowCount() == 0);
     if (!info) {
         library_panel_->set_model_text(tr("No model"), tr("Open a .gguf file or a Hugging Face folder."));
         return;
@@ -241,7 +248,10 @@ void MainWindow::show_model_text() {
                                        .arg(info->n_kv_heads)
                                        .arg(info->context_length)
                                        .arg(info->chat_template, info->backend)
-                                       .arg(QString::fromStdString(format_bytes(info->weight_bytes))));
+                                       .arg(QString::fromStdString(format_bytes(info->weight_bytes))) +
+                                       (demo ? tr(" · a demo: it answers its sample reports only; Get models… for "
+                                                  "your documents")
+                                             : QString()));
 }
 
 void MainWindow::open_model(const QString& path, bool confirm) {
