@@ -4,8 +4,9 @@
 #include <algorithm>
 #include <cstring>
 
+#include "engine/common/cpu_features.h"
+
 #if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
 #include <immintrin.h>
 #define SNAPDOC_F16_X86 1
 #endif
@@ -109,15 +110,6 @@ struct Kernels {
 };
 
 const Kernels kPortable{"portable", f16_portable::to_f32, f16_portable::to_f16};
-
-#ifdef SNAPDOC_F16_X86
-// CPUID leaf 1, ECX bit 29. Not __builtin_cpu_supports("f16c"): clang 14 (the fuzz build) rejects
-// that feature name.
-bool cpu_has_f16c() {
-    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-    return __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0;
-}
-#endif
 
 const Kernels& pick() {
 #ifdef SNAPDOC_F16_X86

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "engine/common/cpu_features.h"
 #include "engine/common/error.h"
 #include "engine/runtime/cpu/quant_gemm_kernels.h"
 
@@ -28,7 +29,7 @@ bool kernel_level_available(KernelLevel level) {
     if (!quant_gemm_detail::kernels_built(level)) return false;
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
     static const bool avx2 =
-        __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+        __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && cpu_has_f16c();
     static const bool vnni = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                              __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
     return level == KernelLevel::Avx2 ? avx2 : vnni;
