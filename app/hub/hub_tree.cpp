@@ -8,6 +8,7 @@
 #include "app/hub/http_request.h"
 #include "engine/common/error.h"
 #include "engine/common/json_input.h"
+#include "engine/model/gguf_split.h"
 
 namespace snapdoc::hub {
 
@@ -26,10 +27,6 @@ std::string_view base_name(std::string_view path) {
 
 bool ends_with_gguf(std::string_view name) {
     return name.size() > 5 && upper(name.substr(name.size() - 5)) == ".GGUF";
-}
-
-bool all_digits(std::string_view s) {
-    return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
 }
 
 // Quantization names as llama.cpp's quantize tool and the usual GGUF publishers spell them.
@@ -53,24 +50,13 @@ bool is_quant_token(const std::string& t) {
 }  // namespace
 
 std::optional<ShardName> parse_shard_name(std::string_view file_name) {
-    std::string_view name = base_name(file_name);
-    if (!ends_with_gguf(name)) return std::nullopt;
-    name.remove_suffix(5);
-    // ...-00001-of-00003
-    const auto of = name.rfind("-of-");
-    if (of == std::string_view::npos) return std::nullopt;
-    const auto count = name.substr(of + 4);
-    const auto dash = name.rfind('-', of - 1);
-    if (dash == std::string_view::npos || of == 0) return std::nullopt;
-    const auto index = name.substr(dash + 1, of - dash - 1);
-    if (!all_digits(index) || !all_digits(count) || index.size() > 5 || count.size() > 5) return std::nullopt;
-    ShardName s;
-    s.prefix = std::string(file_name.substr(0, file_name.size() - base_name(file_name).size())) +
-               std::string(name.substr(0, dash));
-    s.index = std::stoi(std::string(index));
-    s.count = std::stoi(std::string(count));
-    if (s.index < 1 || s.count < 1 || s.index > s.count) return std::nullopt;
-    return s;
+    // The loader's own rule (5-digit fields, as llama.cpp's gguf-split writes them), so every set
+    // offered here is one the loader can open; only a repository path's directory joins the prefix.
+    const std::string_view name = base_name(file_name);
+    auto shard = parse_gguf_shard_name(name);
+    if (!shard) return std::nullopt;
+    shard->prefix = std::string(file_name.substr(0, file_name.size() - name.size())) + shard->prefix;
+    return shard;
 }
 
 std::string quant_from_file_name(std::string_view file_name) {

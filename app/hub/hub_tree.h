@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "app/hub/hub_endpoint.h"
+#include "engine/model/gguf_split.h"
 
 namespace snapdoc::hub {
 
@@ -21,12 +22,9 @@ struct RemoteFile {
     std::string sha256;      // lowercase hex of the LFS object; empty for small non-LFS files
 };
 
-// "model-Q4_K_M-00002-of-00005.gguf" -> {prefix "model-Q4_K_M", index 2, count 5}.
-struct ShardName {
-    std::string prefix;
-    int index = 0;  // 1-based
-    int count = 0;
-};
+// "dir/model-Q4_K_M-00002-of-00005.gguf" -> {prefix "dir/model-Q4_K_M", index 2, count 5}: the
+// engine's shard-name rule (engine/model/gguf_split.h) applied to a repository path.
+using ShardName = GgufShardName;
 std::optional<ShardName> parse_shard_name(std::string_view file_name);
 
 // The quantization named in a GGUF file name, upper-case: "Q4_K_M", "Q8_0", "IQ4_XS", "F16",

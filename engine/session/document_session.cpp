@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "engine/common/error.h"
+#include "engine/kv/selection_history.h"
 #include "engine/session/context_check.h"
 #include "engine/session/prefill.h"
 #include "engine/session/prefill_estimate.h"
@@ -236,12 +237,12 @@ std::shared_ptr<const Selection> DocumentSession::select(const SnapKvConfig& con
     if (config.enabled && config.window != scores_.window && config.window < scores_.prompt_len)
         throw Error("the window scores were computed for W=" + std::to_string(scores_.window) +
                     "; call set_window first");
-    if (config.enabled && keep_whole_from_ >= 0 && keep_whole_from_ < scores_.n_prefix())
-        return select_keeping_history(config);
-    // Layer by layer through the backend (the CUDA backend selects on the device; same positions).
-    auto sel = begin_selection(config, scores_);
-    for (int l = 0; l < scores_.n_layers; ++l) backend_.snapkv_select_layer(scores_, l, *sel);
-    return sel;
+    // Layer by layer through the backend (the CUDA backend selects on the device; same positions);
+    // in a conversation the recent turns are kept whole (engine/kv/selection_history.h).
+    return select_keeping_whole_from(config, scores_, keep_whole_from_,
+                                     [this](const WindowScores& s, int layer, Selection& sel) {
+                                         backend_.snapkv_select_layer(s, layer, sel);
+                                     });
 }
 
 int64_t DocumentSession::compressed_bytes(const Selection& s, int spare) const {

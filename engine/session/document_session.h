@@ -138,7 +138,6 @@ private:
     std::unique_ptr<BackendFullKv> device_kv_;  // refers to *store_: declared after it, destroyed first
     std::vector<std::vector<float>> doc_tail_q_;  // [layer][tail rows × q_dim]
     int doc_tail_rows_ = 0;
-    std::shared_ptr<const Selection> select_keeping_history(const SnapKvConfig& config) const;
     bool continuation_valid() const;
 
     std::vector<int32_t> question_;

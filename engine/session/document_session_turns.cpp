@@ -157,36 +157,4 @@ void DocumentSession::score_continuation(std::span<const int32_t> tokens,
     continuation_ = std::move(c);
 }
 
-std::shared_ptr<const Selection> DocumentSession::select_keeping_history(const SnapKvConfig& config) const {
-    // SnapKV over [0, P) (the document and the older turns) as if the prompt ended there with the
-    // same window, then every position of [P, L − W) (the recent turns) kept as well, like the
-    // window. Built one layer at a time so only one layer's scores are copied.
-    const int L = scores_.prompt_len, W = scores_.window, P = keep_whole_from_, n_prefix = L - W;
-    WindowScores part;
-    part.prompt_len = P + W;
-    part.window = W;
-    part.n_layers = scores_.n_layers;
-    part.n_heads = scores_.n_heads;
-    part.n_kv_heads = scores_.n_kv_heads;
-    part.layers.resize(part.n_layers);
-    auto sel = begin_selection(config, part);
-    for (int l = 0; l < part.n_layers; ++l) {
-        auto& dst = part.layers[l];
-        dst.resize(static_cast<std::size_t>(part.n_heads) * P);
-        for (int h = 0; h < part.n_heads; ++h)
-            std::copy_n(scores_.head(l, h), P, dst.data() + static_cast<std::size_t>(h) * P);
-        backend_.snapkv_select_layer(part, l, *sel);
-        std::vector<float>().swap(dst);
-        for (auto& head : sel->layers[l]) {
-            // Kept whole: ranked above everything (the head's best pooled score) for displays.
-            const float top = head.pooled.empty() ? 0.0f : *std::max_element(head.pooled.begin(), head.pooled.end());
-            head.pooled.resize(n_prefix, top);
-            for (int p = P; p < n_prefix; ++p) head.kept.push_back(p);
-        }
-    }
-    sel->prompt_len = L;
-    sel->window = W;
-    return sel;
-}
-
 }  // namespace snapdoc

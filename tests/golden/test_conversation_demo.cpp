@@ -20,18 +20,14 @@
 #include "engine/session/document_chat.h"
 #include "engine/tokenizer/tokenizer.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/repo_paths.h"
 #include "tests/support/temp_dir.h"
 
 namespace snapdoc {
 namespace {
 
-std::filesystem::path repo_root() {
-    return std::filesystem::path(__FILE__).parent_path().parent_path().parent_path();
-}
-std::filesystem::path demo_model_path() {
-    if (const char* env = std::getenv("SNAPDOC_DEMO_MODEL")) return env;
-    return repo_root() / "resources" / "models" / "snapdoc-demo.gguf";
-}
+using testing::demo_model_path;
+using testing::repo_root;
 
 class ConversationDemo : public ::testing::Test {
 protected:

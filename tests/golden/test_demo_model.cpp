@@ -14,11 +14,13 @@
 #include "engine/runtime/backend.h"
 #include "engine/session/document_chat.h"
 #include "engine/tokenizer/tokenizer.h"
-#include "tests/support/demo_model_path.h"
+#include "tests/support/repo_paths.h"
 #include "tests/support/fixtures.h"
 
 namespace snapdoc {
 namespace {
+
+using testing::demo_model_path;
 
 class DemoModel : public ::testing::Test {
 protected:

@@ -19,6 +19,7 @@
 #include "engine/model/model.h"
 #include "engine/runtime/backend.h"
 #include "engine/session/prefill.h"
+#include "engine/session/run_context.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/temp_dir.h"
 
@@ -332,6 +333,30 @@ TEST(ModelZooCli, EvalContextSizeSelectsLongRopeFactors) {
     }
     EXPECT_GT(row_error(got[0], got[1].data()), 10 * c.llama_cpp_tolerance)
         << "short and long factors give the same logits";
+}
+
+// Issue 24: a document chat that fits Phi-3.5's original 4096 tokens runs at that context
+// (document_run_context, what `ask` and the app use), so a 1024-token prompt gets the short
+// factors and matches llama.cpp at n_ctx 2048. At the declared 131,072 it got the long factors:
+// up to 10 logits off llama.cpp's n_ctx-2048 run (and equal to its n_ctx-8192 one).
+TEST(ModelZooPhi35, AThousandTokenDocumentChatMatchesLlamaCppAtNctx2048) {
+    const ZooCase c{"phi35-tiny", "F16", "", false, 0.05};
+    SNAPDOC_REQUIRE_FIXTURE(gguf_path(c));
+    const Model m = load_model(fixture_path(gguf_path(c)));
+    const json seq = read_json(file_in(c, "oracle-F16.json")).at("long");
+    ASSERT_EQ(seq.at("file_positions"), json::array({1023}));
+    const auto ids = seq.at("ids").get<std::vector<int32_t>>();
+    const int chat_context = document_run_context(m.config.rope_scaling, static_cast<int64_t>(ids.size()) + 64);
+    ASSERT_EQ(chat_context, 4096);
+    const std::vector<float> at_2048 = read_f32(file_in(c, seq.at("file").get<std::string>()));
+    const std::vector<float> chat = logits_at(m, ids, {1023}, chat_context).at(1023);
+    const std::vector<float> declared = logits_at(m, ids, {1023}, 0).at(1023);
+    ASSERT_EQ(chat.size(), at_2048.size());
+    const double chat_error = row_error(chat, at_2048.data()), declared_error = row_error(declared, at_2048.data());
+    std::printf("phi35 1024 tokens vs llama.cpp n_ctx 2048: chat context %d max |diff| %.4f, declared context %.4f\n",
+                chat_context, chat_error, declared_error);
+    EXPECT_LT(chat_error, c.llama_cpp_tolerance);
+    EXPECT_GT(declared_error, 10 * c.llama_cpp_tolerance) << "the declared context should use the long factors";
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -6,8 +6,9 @@
 // "Qu": any "Queue" or "Quite" marked the rest of the document as question, and 0 of 3 were right.)
 // Skips with a message when the model or every source text is absent; SNAPDOC_DEMO_MODEL=path points
 // it at another model. The longer run (docs/demo_model.md, "Real-text haystacks"):
-//   SNAPDOC_REALTEXT_LENGTHS=65536,131072 SNAPDOC_REALTEXT_DOCS=5 build/tests/snapdoc_golden_tests
-//       --gtest_filter='RealTextDemo.*'
+//   SNAPDOC_REALTEXT_LENGTHS=65536,131072 SNAPDOC_REALTEXT_DOCS=5 SNAPDOC_REALTEXT_BUDGETS=0,1024,2048
+//       build/tests/snapdoc_golden_tests --gtest_filter='RealTextDemo.*'
+// (budgets: 0 is full KV; the default is 0,1024). Each document prints one line per setting.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -22,13 +23,15 @@
 #include "engine/runtime/backend.h"
 #include "engine/session/document_chat.h"
 #include "engine/tokenizer/tokenizer.h"
-#include "tests/support/demo_model_path.h"
+#include "tests/support/repo_paths.h"
 #include "tests/support/fixtures.h"
 
 #include <nlohmann/json.hpp>
 
 namespace snapdoc {
 namespace {
+
+using testing::demo_model_path;
 
 std::vector<int> env_ints(const char* name, std::vector<int> fallback) {
     const char* v = std::getenv(name);
@@ -76,7 +79,8 @@ TEST(RealTextDemo, AnswersFactsInRealTextWithFullKvAndSnapKv) {
             const int doc_tokens = chat.load_document(doc.text);
             EXPECT_GT(doc_tokens, length / 2);
             EXPECT_LT(doc_tokens, length * 2);
-            for (int budget : {0, 1024}) {
+            for (int budget : env_ints("SNAPDOC_REALTEXT_BUDGETS", {0, 1024})) {
+                int exact_here = 0;
                 for (const eval::Fact& f : doc.facts) {
                     AskOptions ask;
                     ask.snapkv.enabled = budget > 0;  // 0: full KV
@@ -85,11 +89,16 @@ TEST(RealTextDemo, AnswersFactsInRealTextWithFullKvAndSnapKv) {
                     ask.max_new_tokens = 20;
                     const AskResult a = chat.ask(f.question(), ask);
                     const bool ok = eval::answer_matches(a.answer, f);
-                    EXPECT_TRUE(ok) << doc_tokens << " tokens, " << (budget ? "B=1024" : "full KV") << ": "
+                    EXPECT_TRUE(ok) << doc_tokens << " tokens, "
+                                    << (budget ? "B=" + std::to_string(budget) : std::string("full KV")) << ": "
                                     << f.question() << " -> '" << a.answer << "' (expected '" << f.answer() << "')";
                     exact += ok;
+                    exact_here += ok;
                     ++n;
                 }
+                std::printf("real text, target %d, %d tokens (doc %d), %s: %d of %zu exact\n", length, doc_tokens, d,
+                            budget ? ("B=" + std::to_string(budget)).c_str() : "full KV", exact_here,
+                            doc.facts.size());
             }
             const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             std::printf("real text, %d tokens (doc %d): %d of %d exact so far, %.1f s\n", doc_tokens, d, exact, n, s);

@@ -36,6 +36,9 @@ TEST(HubTree, ShardNames) {
     EXPECT_FALSE(parse_shard_name("model-Q4_K_M.gguf"));
     EXPECT_FALSE(parse_shard_name("model-00006-of-00005.gguf"));
     EXPECT_FALSE(parse_shard_name("model-00001-of-00002.bin"));
+    // The loader opens only llama.cpp's 5-digit names, so the hub does not offer other sets.
+    EXPECT_FALSE(parse_shard_name("model-1-of-3.gguf"));
+    EXPECT_FALSE(parse_shard_name("dir/model-001-of-003.gguf"));
 }
 
 TEST(HubTree, ParsesTheTreeApiAndSkipsDirectories) {
