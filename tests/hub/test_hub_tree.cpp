@@ -149,6 +149,36 @@ TEST_F(TreeFetchTest, ListsTheLocalHubsRepo) {
     EXPECT_EQ(files[1].sha256, sha);
 }
 
+// The hub answers 1,000 entries a page with a Link rel="next" header; every page is followed.
+TEST_F(TreeFetchTest, FollowsTheLinkHeaderThroughEveryPage) {
+    for (int i = 0; i < 7; ++i) add("o/r", "m-" + std::to_string(i) + "-Q8_0.gguf", 100 + i, i);
+    snapdoc::testing::HubFaults f;
+    f.tree_page_size = 3;
+    hub.set_faults(f);
+    auto files = fetch_repo_tree(endpoint(), "o/r");
+    EXPECT_EQ(hub.stats().tree_requests, 3);
+    ASSERT_EQ(files.size(), 7u);
+    std::sort(files.begin(), files.end(), [](auto& a, auto& b) { return a.path < b.path; });
+    for (int i = 0; i < 7; ++i) EXPECT_EQ(files[i].size_bytes, 100 + i) << files[i].path;
+}
+
+// A server whose next link never ends is refused after 100 pages, not followed forever.
+TEST_F(TreeFetchTest, AnEndlessLinkChainIsAnErrorNotAHang) {
+    add("o/r", "a.gguf", 10, 1);
+    add("o/r", "b.gguf", 10, 2);
+    snapdoc::testing::HubFaults f;
+    f.tree_page_size = 1;
+    f.tree_link_loops = true;
+    hub.set_faults(f);
+    try {
+        fetch_repo_tree(endpoint(), "o/r");
+        ADD_FAILURE() << "an endless listing was accepted";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("more than 100 pages"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(hub.stats().tree_requests, 100);
+}
+
 TEST_F(TreeFetchTest, NotFoundGatedAndBrokenAnswersAreErrorsInWords) {
     add("o/r", "m.gguf", 10, 1);
     try {

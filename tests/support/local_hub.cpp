@@ -134,6 +134,18 @@ struct LocalHub::Impl {
         }
         for (const auto& [d, _] : dirs)
             arr.push_back({{"type", "directory"}, {"oid", git_like_oid(d)}, {"size", 0}, {"path", d}});
+        if (faults.tree_page_size > 0) {
+            // As the hub pages: a cursor in the query, the next page's absolute URL in a Link header.
+            const std::size_t page = static_cast<std::size_t>(faults.tree_page_size);
+            const std::size_t from = req.has_param("cursor") ? std::stoul(req.get_param_value("cursor")) : 0;
+            nlohmann::json part = nlohmann::json::array();
+            for (std::size_t i = from; i < arr.size() && i < from + page; ++i) part.push_back(arr[i]);
+            const std::size_t next = faults.tree_link_loops ? 0 : from + page;
+            if (faults.tree_link_loops || next < arr.size())
+                res.set_header("Link", "<http://" + req.get_header_value("Host") + req.path +
+                                           "?recursive=true&cursor=" + std::to_string(next) + ">; rel=\"next\"");
+            arr = std::move(part);
+        }
         res.set_content(arr.dump(), "application/json");
     }
 

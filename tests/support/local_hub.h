@@ -3,7 +3,9 @@
 //
 // Routes, as the real hub answers them:
 //   GET /api/models/{owner}/{name}/tree/{rev}[?recursive=...]  JSON array of {type, path, size, oid,
-//                                                              lfs: {oid: sha256, size}}
+//                                                              lfs: {oid: sha256, size}}; paged with
+//                                                              ?cursor= and Link: <...>; rel="next"
+//                                                              when HubFaults::tree_page_size is set
 //   GET|HEAD /{owner}/{name}/resolve/{rev}/{file}  302 to /cdn/{sha256}?repo=..&file=.. with
 //                                                  X-Linked-Etag, X-Linked-Size, X-Repo-Commit
 //   GET|HEAD /cdn/...                              the bytes: ETag, Accept-Ranges, Content-Range/206
@@ -35,6 +37,8 @@ struct HubFaults {
     bool rotate_etag = false;       // a new ETag (and X-Linked-Etag) on every request
     bool wrong_sha256 = false;      // the tree API reports a wrong sha256 for every file
     bool broken_tree_json = false;  // the tree API answers truncated JSON
+    int tree_page_size = 0;         // the tree API pages this many entries, with a Link rel="next"; 0 = one page
+    bool tree_link_loops = false;   // ...and every page's next link points back at the first page
     int64_t bytes_per_second = 0;   // bandwidth cap per response; 0 = none
 };
 
