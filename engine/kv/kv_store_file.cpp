@@ -150,20 +150,20 @@ public:
         // O_NONBLOCK: a FIFO at the cache name would otherwise block the open until a writer comes
         // (forever, and Ctrl-C would not end it); it has no effect on a regular file. O_NOFOLLOW: a
         // cache file is only ever a regular file we wrote; a link there is refused (and replaced).
-        fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY);
-        if (fd_ < 0) {
+        fd_.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY);
+        if (fd_.fd < 0) {
             const int err = errno;
             bad(path, err == ELOOP ? std::string("a symbolic link, not a regular file")
                                    : std::string("cannot open: ") + std::strerror(err));
         }
         struct stat st {};
-        if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) bad(path, "not a regular file");
+        if (::fstat(fd_.fd, &st) != 0 || !S_ISREG(st.st_mode)) bad(path, "not a regular file");
         size_ = static_cast<std::size_t>(st.st_size);
         if (size_ < kHeaderBytes + kTrailerBytes)
             bad(path, "truncated (" + std::to_string(size_) + " bytes)");
         if (map) {
             // MAP_POPULATE: the checksum reads every page anyway; faulting them in one call is faster.
-            void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd_, 0);
+            void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd_.fd, 0);
             if (p == MAP_FAILED) bad(path, std::string("cannot map: ") + std::strerror(errno));
             map_ = p;
             register_mapped_region(p, size_, "the K/V cache file " + path.string() + "; it is rebuilt on the next run");
@@ -174,7 +174,6 @@ public:
             unregister_mapped_region(map_);
             ::munmap(map_, size_);
         }
-        if (fd_ >= 0) ::close(fd_);
     }
     FileBytes(const FileBytes&) = delete;
     FileBytes& operator=(const FileBytes&) = delete;
@@ -192,7 +191,7 @@ public:
         auto* d = static_cast<unsigned char*>(dst);
         while (n > 0) {
             const ssize_t r =
-                ::pread(fd_, d, std::min<std::size_t>(n, std::size_t{1} << 30), static_cast<off_t>(offset));
+                ::pread(fd_.fd, d, std::min<std::size_t>(n, std::size_t{1} << 30), static_cast<off_t>(offset));
             if (r < 0 && errno == EINTR) continue;
             if (r <= 0)
                 bad(path_,
@@ -204,8 +203,17 @@ public:
     }
 
 private:
+    // Closes the descriptor when the constructor throws after opening it, too (a throwing
+    // constructor runs its members' destructors, not its own): a corrupt or truncated cache file
+    // left one descriptor open per read until the process ran out (found by fuzz_kv_cache_file).
+    struct Descriptor {
+        int fd = -1;
+        ~Descriptor() {
+            if (fd >= 0) ::close(fd);
+        }
+    };
     std::filesystem::path path_;
-    int fd_ = -1;
+    Descriptor fd_;
     std::size_t size_ = 0;
     void* map_ = nullptr;
 };

@@ -97,6 +97,28 @@ TEST_F(KvStoreFile, TruncatedFilesAreRefused) {
     expect_refused("trailing bytes");
 }
 
+// A refused file leaves no descriptor open: the reader's constructor used to throw after open(),
+// so every truncated or non-regular cache file read cost one descriptor until the process ran out
+// (fuzz_kv_cache_file hit the limit; an app reopening a corrupt cache would too).
+TEST_F(KvStoreFile, RefusedFilesLeaveNoDescriptorOpen) {
+    auto open_descriptors = [] {
+        int n = 0;
+        for ([[maybe_unused]] const auto& e : fs::directory_iterator("/proc/self/fd")) ++n;
+        return n;
+    };
+    if (!fs::exists("/proc/self/fd")) GTEST_SKIP() << "no /proc/self/fd on this system";
+    write_kv_store_file(file, s.key, s.contents());
+    const std::vector<char> full = bytes();
+    const int before = open_descriptors();
+    for (int i = 0; i < 50; ++i) {
+        put(std::vector<char>(full.begin(), full.begin() + 100));  // too short for header + trailer
+        expect_refused("truncated");
+        put(std::vector<char>(full.begin(), full.begin() + static_cast<std::ptrdiff_t>(full.size() / 2)));
+        expect_refused("truncated");
+    }
+    EXPECT_EQ(open_descriptors(), before);
+}
+
 TEST_F(KvStoreFile, AnyFlippedByteIsCaught) {
     write_kv_store_file(file, s.key, s.contents());
     const std::vector<char> good = bytes();
