@@ -1,5 +1,7 @@
 #include "app/services/html_boilerplate.h"
 
+#include "app/services/html_tag_end.h"
+
 #include <QRegularExpression>
 
 namespace snapdoc::services {
@@ -27,18 +29,8 @@ Tag parse_tag(QStringView html, qsizetype i) {
     while (j < html.size() && (html[j].isLetterOrNumber() || html[j] == u'-')) ++j;
     if (j == name_start || !html[name_start].isLetter()) return Tag{};
     t.name = html.mid(name_start, j - name_start).toString().toLower();
-    QChar quote;
     const qsizetype attrs_start = j;
-    for (; j < html.size(); ++j) {
-        const QChar c = html[j];
-        if (!quote.isNull()) {
-            if (c == quote) quote = QChar();
-        } else if (c == u'"' || c == u'\'') {
-            quote = c;
-        } else if (c == u'>') {
-            break;
-        }
-    }
+    j = html_tag_end(html, j);
     if (j >= html.size()) return Tag{};
     t.attrs = html.mid(attrs_start, j - attrs_start).toString();
     t.self_closing = t.attrs.endsWith(u'/');

@@ -1,5 +1,7 @@
 #include "app/services/html_nesting.h"
 
+#include "app/services/html_tag_end.h"
+
 #include <algorithm>
 #include <vector>
 
@@ -109,19 +111,7 @@ CappedHtml cap_html_nesting(QStringView in, int max_depth) {
         qsizetype j = name_at;
         while (j < n && is_name_char(in[j])) ++j;
         const QString name = in.mid(name_at, j - name_at).toString().toLower();
-        // The tag ends at the first ">" outside a quoted attribute value.
-        QChar quote;
-        while (j < n) {
-            const QChar c = in[j];
-            if (!quote.isNull()) {
-                if (c == quote) quote = QChar();
-            } else if (c == u'"' || c == u'\'') {
-                quote = c;
-            } else if (c == u'>') {
-                break;
-            }
-            ++j;
-        }
+        j = html_tag_end(in, j);  // the first ">" outside a quoted attribute value
         const qsizetype end = j < n ? j + 1 : n;
         const QStringView tag = in.mid(i, end - i);
         i = end;
