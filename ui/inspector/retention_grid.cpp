@@ -23,7 +23,9 @@ RetentionGrid::RetentionGrid(QWidget* parent) : QWidget(parent) {
     setObjectName("retentionGrid");
     setMouseTracking(true);
     setFocusPolicy(Qt::StrongFocus);
-    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    // Vertically it may shrink to minimumSizeHint (a Fixed policy makes the scroll area treat the
+    // image's height as the minimum).
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
 }
 
 void RetentionGrid::set_image(const QImage& image, const HeatmapGeometry& geometry) {
@@ -73,7 +75,14 @@ QSize RetentionGrid::sizeHint() const {
     return {360, image_.isNull() ? 120 : image_.height() + kAxisHeight};
 }
 QSize RetentionGrid::minimumSizeHint() const {
-    return {120, image_.isNull() ? 40 : image_.height() + kAxisHeight};
+    if (image_.isNull()) return {120, 40};
+    return {120, minimum_content_height_ > 0 ? minimum_content_height_ : image_.height() + kAxisHeight};
+}
+
+void RetentionGrid::set_minimum_content_height(int h) {
+    if (h == minimum_content_height_) return;
+    minimum_content_height_ = h;
+    updateGeometry();
 }
 
 RetentionGrid::Hit RetentionGrid::hit_at(const QPoint& p) const {

@@ -29,6 +29,11 @@ public:
     void set_location_lookup(std::function<QString(int position)> lookup) { location_of_ = std::move(lookup); }
     void set_document_tokens(int n) { document_tokens_ = n; }
     void set_locked(int layer, int head);
+    // Height of the strips at their smallest plus the axis: the least the grid needs. The grid's
+    // scroll area shows a scroll bar only below it, whatever the current image's height (a stale
+    // image taller than a just-shrunk viewport made the bar flicker in and out, which changed the
+    // plot width by the bar's width and moved the positions under the mouse).
+    void set_minimum_content_height(int h);
 
     const QImage& image() const { return image_; }
     const HeatmapGeometry& geometry() const { return geometry_; }
@@ -89,6 +94,7 @@ private:
     std::function<QString(int, int)> text_of_;
     std::function<QString(int)> location_of_;
     int document_tokens_ = 0;
+    int minimum_content_height_ = 0;
     int locked_layer_ = -1, locked_head_ = -1;
     // Drag state: a press that moves more than a few pixels pans instead of locking a head.
     bool pressed_ = false, dragging_ = false;
