@@ -221,6 +221,11 @@ void InspectorPanel::set_shape(const CacheShape& shape, int context_length) {
     controls_->set_shape(shape, std::max(context_length, document_tokens_ + 256));
 }
 
+void InspectorPanel::set_head_roles(const HeadRoles& roles) {
+    grid_->set_head_roles(roles);
+    detail_->set_head_roles(roles);
+}
+
 void InspectorPanel::set_document_tokens(int tokens) {
     document_tokens_ = tokens;
     grid_->set_document_tokens(tokens);
