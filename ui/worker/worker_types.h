@@ -91,6 +91,7 @@ struct AskRequest {
 struct CitationInfo {
     int first_token = 0, last_token = 0;
     double weight = 0;
+    bool weak = false;  // no passage stood out; this, the strongest, is shown alone (Citation::weak)
 };
 
 struct AnswerStats {
