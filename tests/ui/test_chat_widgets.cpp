@@ -35,6 +35,35 @@ ChatMessage msg(const char* role, const QString& text, const QString& meta = {})
     return m;
 }
 
+ChatMessage answer(const QString& text, const QString& meta, std::vector<CitationView> citations) {
+    ChatMessage m = msg("assistant", text, meta);
+    m.citations = std::move(citations);
+    return m;
+}
+
+// The position -> text map of `text` in 4-character tokens, after `template_tokens` positions of no text.
+snapdoc::services::TokenTextMap four_char_tokens(const QString& text, int template_tokens) {
+    snapdoc::services::TokenTextMap map;
+    map.begin.assign(static_cast<std::size_t>(template_tokens), -1);
+    map.end.assign(static_cast<std::size_t>(template_tokens), -1);
+    for (int i = 0; i < text.size(); i += 4) {
+        map.begin.push_back(i);
+        map.end.push_back(std::min<int>(i + 4, text.size()));
+    }
+    map.first_text = template_tokens;
+    map.last_text = map.size() - 1;
+    return map;
+}
+
+// A view of `model` on screen (the card layout needs a shown viewport).
+std::unique_ptr<ChatView> shown_view(ChatModel& model) {
+    auto view = std::make_unique<ChatView>();
+    view->setModel(&model);
+    view->resize(500, 500);
+    view->show();
+    return view;
+}
+
 const QString kMarkdown = QStringLiteral(
     "Here is how:\n\n```cpp\nint main() {\n    return 0;\n}\n```\n\n- first item\n- second item\n\nDone.");
 
@@ -187,16 +216,8 @@ private slots:
 
     void citations_resolve_show_and_click() {
         // Positions 0..2 are template tokens; the document text starts at position 3.
-        snapdoc::services::TokenTextMap map;
         const QString text = "Filler words here. The batch number for the green office is 4417. More filler.";
-        map.begin = {-1, -1, -1};
-        map.end = {-1, -1, -1};
-        for (int i = 0; i < text.size(); i += 4) {
-            map.begin.push_back(i);
-            map.end.push_back(std::min<int>(i + 4, text.size()));
-        }
-        map.first_text = 3;
-        map.last_text = map.size() - 1;
+        const auto map = four_char_tokens(text, 3);
         const int start = static_cast<int>(text.indexOf("The batch"));
         const std::vector<CitationInfo> info = {{3, 5, 0.1}, {3 + start / 4, 3 + (start + 47) / 4, 0.7}};
         const auto cits = resolve_citations(info, &map, text);
@@ -211,13 +232,9 @@ private slots:
 
         ChatModel model;
         model.append(msg("user", "What is the batch number for the green office?"));
-        ChatMessage a = msg("assistant", "4417.", "5 tokens");
-        a.citations = cits;
-        model.append(a);
-        ChatView view;
-        view.setModel(&model);
-        view.resize(500, 500);
-        view.show();
+        model.append(answer("4417.", "5 tokens", cits));
+        const auto shown = shown_view(model);
+        ChatView& view = *shown;
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         QVERIFY(model.index(1).data(ChatModel::CitationsRole).toStringList()[0].contains("4417"));
         QSignalSpy clicked(&view, &ChatView::citationClicked);
@@ -234,14 +251,8 @@ private slots:
     // Now its line says "weak:", is grey and italic (not link blue), its tooltip says what that
     // means, it is stored and exported with the flag.
     void a_weak_citation_says_so() {
-        snapdoc::services::TokenTextMap map;
         const QString text = "Filler words here and there, nothing that stands out at all.";
-        for (int i = 0; i < text.size(); i += 4) {
-            map.begin.push_back(i);
-            map.end.push_back(std::min<int>(i + 4, text.size()));
-        }
-        map.first_text = 0;
-        map.last_text = map.size() - 1;
+        const auto map = four_char_tokens(text, 0);
         const auto weak = resolve_citations({{2, 5, 0.04, true}}, &map, text);
         QCOMPARE(weak.size(), std::size_t{1});
         QVERIFY(weak[0].weak);
@@ -255,17 +266,11 @@ private slots:
 
         ChatModel model;
         model.append(msg("user", "Who wrote this?"));
-        ChatMessage a = msg("assistant", "Nobody.", "3 tokens");
-        a.citations = weak;
-        model.append(a);
+        model.append(answer("Nobody.", "3 tokens", weak));
         model.append(msg("user", "And this?"));
-        ChatMessage b = msg("assistant", "Filler.", "2 tokens");
-        b.citations = strong;
-        model.append(b);
-        ChatView view;
-        view.setModel(&model);
-        view.resize(500, 500);
-        view.show();
+        model.append(answer("Filler.", "2 tokens", strong));
+        const auto shown = shown_view(model);
+        ChatView& view = *shown;
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         QVERIFY2(model.index(1).data(ChatModel::CitationsRole).toStringList()[0].startsWith("weak: “"),
                  qPrintable(model.index(1).data(ChatModel::CitationsRole).toStringList()[0]));
