@@ -82,6 +82,8 @@ std::string citation_line(const nlohmann::json& cit) {
         std::snprintf(buf, sizeof buf, ", weight %.2f", cit["weight"].get<double>());
         line += buf;
     }
+    // A weak citation (no passage stood out from the background attention) says so, as in the app.
+    if (cit.contains("weak") && cit["weak"].is_boolean() && cit["weak"].get<bool>()) line += ", weak";
     return line + ")";
 }
 

@@ -13,6 +13,7 @@
 #include <QtTest>
 #include <cmath>
 
+#include "app/services/conversation_export.h"
 #include "tests/ui/support/ui_test_support.h"
 #include "ui/chat/chat_delegate.h"
 #include "ui/chat/chat_panel.h"
@@ -32,6 +33,35 @@ ChatMessage msg(const char* role, const QString& text, const QString& meta = {})
     m.text = text;
     m.meta = meta;
     return m;
+}
+
+ChatMessage answer(const QString& text, const QString& meta, std::vector<CitationView> citations) {
+    ChatMessage m = msg("assistant", text, meta);
+    m.citations = std::move(citations);
+    return m;
+}
+
+// The position -> text map of `text` in 4-character tokens, after `template_tokens` positions of no text.
+snapdoc::services::TokenTextMap four_char_tokens(const QString& text, int template_tokens) {
+    snapdoc::services::TokenTextMap map;
+    map.begin.assign(static_cast<std::size_t>(template_tokens), -1);
+    map.end.assign(static_cast<std::size_t>(template_tokens), -1);
+    for (int i = 0; i < text.size(); i += 4) {
+        map.begin.push_back(i);
+        map.end.push_back(std::min<int>(i + 4, text.size()));
+    }
+    map.first_text = template_tokens;
+    map.last_text = map.size() - 1;
+    return map;
+}
+
+// A view of `model` on screen (the card layout needs a shown viewport).
+std::unique_ptr<ChatView> shown_view(ChatModel& model) {
+    auto view = std::make_unique<ChatView>();
+    view->setModel(&model);
+    view->resize(500, 500);
+    view->show();
+    return view;
 }
 
 const QString kMarkdown = QStringLiteral(
@@ -186,16 +216,8 @@ private slots:
 
     void citations_resolve_show_and_click() {
         // Positions 0..2 are template tokens; the document text starts at position 3.
-        snapdoc::services::TokenTextMap map;
         const QString text = "Filler words here. The batch number for the green office is 4417. More filler.";
-        map.begin = {-1, -1, -1};
-        map.end = {-1, -1, -1};
-        for (int i = 0; i < text.size(); i += 4) {
-            map.begin.push_back(i);
-            map.end.push_back(std::min<int>(i + 4, text.size()));
-        }
-        map.first_text = 3;
-        map.last_text = map.size() - 1;
+        const auto map = four_char_tokens(text, 3);
         const int start = static_cast<int>(text.indexOf("The batch"));
         const std::vector<CitationInfo> info = {{3, 5, 0.1}, {3 + start / 4, 3 + (start + 47) / 4, 0.7}};
         const auto cits = resolve_citations(info, &map, text);
@@ -210,13 +232,9 @@ private slots:
 
         ChatModel model;
         model.append(msg("user", "What is the batch number for the green office?"));
-        ChatMessage a = msg("assistant", "4417.", "5 tokens");
-        a.citations = cits;
-        model.append(a);
-        ChatView view;
-        view.setModel(&model);
-        view.resize(500, 500);
-        view.show();
+        model.append(answer("4417.", "5 tokens", cits));
+        const auto shown = shown_view(model);
+        ChatView& view = *shown;
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         QVERIFY(model.index(1).data(ChatModel::CitationsRole).toStringList()[0].contains("4417"));
         QSignalSpy clicked(&view, &ChatView::citationClicked);
@@ -226,6 +244,68 @@ private slots:
         QCOMPARE(clicked.count(), 1);
         QCOMPARE(clicked.at(0).at(0).toInt(), 1);
         QCOMPARE(clicked.at(0).at(1).toInt(), 0);
+    }
+
+    // Issue 23: the engine marks a citation weak when no passage stood out from the background (it
+    // is then the strongest, shown alone; Citation::weak), and the chat showed it like any other.
+    // Now its line says "weak:", is grey and italic (not link blue), its tooltip says what that
+    // means, it is stored and exported with the flag.
+    void a_weak_citation_says_so() {
+        const QString text = "Filler words here and there, nothing that stands out at all.";
+        const auto map = four_char_tokens(text, 0);
+        const auto weak = resolve_citations({{2, 5, 0.04, true}}, &map, text);
+        QCOMPARE(weak.size(), std::size_t{1});
+        QVERIFY(weak[0].weak);
+        const std::string json = citations_json(weak);
+        QVERIFY2(json.find("\"weak\":true") != std::string::npos, json.c_str());
+        QVERIFY(parse_citations_json(json)[0].weak);
+        const auto strong = resolve_citations({{2, 5, 0.6}}, &map, text);
+        QVERIFY(citations_json(strong).find("weak") ==
+                std::string::npos);  // rows stored before read the same
+        QVERIFY(!parse_citations_json(citations_json(strong))[0].weak);
+
+        ChatModel model;
+        model.append(msg("user", "Who wrote this?"));
+        model.append(answer("Nobody.", "3 tokens", weak));
+        model.append(msg("user", "And this?"));
+        model.append(answer("Filler.", "2 tokens", strong));
+        const auto shown = shown_view(model);
+        ChatView& view = *shown;
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY2(model.index(1).data(ChatModel::CitationsRole).toStringList()[0].startsWith("weak: “"),
+                 qPrintable(model.index(1).data(ChatModel::CitationsRole).toStringList()[0]));
+        QVERIFY(!model.index(3).data(ChatModel::CitationsRole).toStringList()[0].contains("weak"));
+        const QRect weak_rect = view.citation_rect(1, 0), strong_rect = view.citation_rect(3, 0);
+        QVERIFY(!weak_rect.isEmpty() && !strong_rect.isEmpty());
+        QVERIFY2(view.tooltip_at(weak_rect.center()).startsWith("Weak citation: no passage"),
+                 qPrintable(view.tooltip_at(weak_rect.center())));
+        QVERIFY(!view.tooltip_at(strong_rect.center()).contains("Weak"));
+        QVERIFY(view.tooltip_at(strong_rect.center()).contains("Click to show this passage"));
+        // The weak line has no link-blue ink; the strong one has.
+        const QImage shot = view.viewport()->grab().toImage();
+        auto bluish = [&](const QRect& r) {
+            int n = 0;
+            for (int y = r.top(); y <= r.bottom(); ++y)
+                for (int x = r.left(); x <= r.right(); ++x) {
+                    const QColor c = shot.pixelColor(x * shot.width() / view.viewport()->width(),
+                                                     y * shot.height() / view.viewport()->height());
+                    if (c.blue() - c.red() > 60) ++n;
+                }
+            return n;
+        };
+        QVERIFY(bluish(strong_rect) > 20);
+        QCOMPARE(bluish(weak_rect), 0);
+        // The Markdown export says it too.
+        snapdoc::services::ConversationExport e;
+        snapdoc::services::MessageRecord q, r;
+        q.role = "user";
+        q.text = "Who wrote this?";
+        r.role = "assistant";
+        r.text = "Nobody.";
+        r.citations_json = json;
+        e.messages = {q, r};
+        const std::string md = snapdoc::services::conversation_markdown(e);
+        QVERIFY2(md.find(", weak)") != std::string::npos, md.c_str());
     }
 };
 

@@ -52,6 +52,10 @@ void shade_code_blocks(QTextDocument& doc) {
 
 }  // namespace
 
+QColor ChatDelegate::citation_color(bool weak) {
+    return weak ? QColor(130, 130, 138) : QColor(30, 90, 170);
+}
+
 std::unique_ptr<QTextDocument> ChatDelegate::body_document(const QModelIndex& index, const QFont& font,
                                                            int width) {
     auto doc = std::make_unique<QTextDocument>();
@@ -153,12 +157,20 @@ void ChatDelegate::paint(QPainter* p, const QStyleOptionViewItem& option, const 
     const QFontMetrics sm(small);
     p->setFont(small);
     const QStringList citations = index.data(ChatModel::CitationsRole).toStringList();
-    p->setPen(QColor(30, 90, 170));
+    const QVariantList weak = index.data(ChatModel::CitationsWeakRole).toList();
     for (int k = 0; k < citations.size() && k < static_cast<int>(l.citations.size()); ++k) {
-        const QString text = sm.elidedText(QStringLiteral("[%1] ").arg(k + 1) + citations[k], Qt::ElideRight,
-                                           l.citations[static_cast<std::size_t>(k)].width());
+        // A weak citation (nothing stood out) is grey and italic: it is not evidence like the others.
+        const bool is_weak = k < weak.size() && weak[k].toBool();
+        QFont f = small;
+        f.setItalic(is_weak);
+        p->setFont(f);
+        p->setPen(citation_color(is_weak));
+        const QString text =
+            QFontMetrics(f).elidedText(QStringLiteral("[%1] ").arg(k + 1) + citations[k], Qt::ElideRight,
+                                       l.citations[static_cast<std::size_t>(k)].width());
         p->drawText(l.citations[static_cast<std::size_t>(k)], Qt::AlignLeft | Qt::AlignVCenter, text);
     }
+    p->setFont(small);
     const QString meta = index.data(ChatModel::MetaRole).toString();
     if (!meta.isEmpty()) {
         p->setPen(option.palette.color(QPalette::PlaceholderText));

@@ -8,6 +8,7 @@
 // text or meta line changed) can never paint over its neighbour.
 #pragma once
 
+#include <QColor>
 #include <QRect>
 #include <QStyledItemDelegate>
 #include <memory>
@@ -39,6 +40,8 @@ public:
     int citation_at(const QStyleOptionViewItem& option, const QModelIndex& index, const QPoint& pos) const;
     // The laid-out text of a message: Markdown for answers, plain text otherwise.
     static std::unique_ptr<QTextDocument> body_document(const QModelIndex& index, const QFont& font, int width);
+    // The pen of a citation line: link blue, or grey for a weak one (tests read it off the pixels).
+    static QColor citation_color(bool weak);
 };
 
 }  // namespace snapdoc::ui

@@ -1,11 +1,14 @@
 #include "ui/chat/chat_view.h"
 
-#include <QMouseEvent>
+#include <QHelpEvent>
 #include <QItemSelectionModel>
+#include <QMouseEvent>
 #include <QScrollBar>
 #include <QTimer>
+#include <QToolTip>
 
 #include "ui/chat/chat_delegate.h"
+#include "ui/chat/citation_format.h"
 #include "ui/models/chat_model.h"
 
 namespace snapdoc::ui {
@@ -46,6 +49,34 @@ QRect ChatView::citation_rect(int row, int k) const {
     opt.rect = visualRect(i);
     const auto l = d->layout(opt, i);
     return k >= 0 && k < static_cast<int>(l.citations.size()) ? l.citations[static_cast<std::size_t>(k)] : QRect();
+}
+
+QString ChatView::tooltip_at(const QPoint& pos) const {
+    const QModelIndex i = indexAt(pos);
+    auto* d = qobject_cast<ChatDelegate*>(itemDelegate());
+    auto* chat = qobject_cast<const ChatModel*>(model());
+    if (!i.isValid() || !d || !chat) return {};
+    QStyleOptionViewItem opt;
+    initViewItemOption(&opt);
+    opt.rect = visualRect(i);
+    const int k = d->citation_at(opt, i, pos);
+    const auto& citations = chat->at(i.row()).citations;
+    if (k >= 0 && k < static_cast<int>(citations.size()))
+        return citation_tooltip(citations[static_cast<std::size_t>(k)]);
+    return i.data(Qt::ToolTipRole).toString();
+}
+
+bool ChatView::viewportEvent(QEvent* event) {
+    if (event->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        const QString tip = tooltip_at(help->pos());
+        if (tip.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(help->globalPos(), tip, viewport());
+        return true;
+    }
+    return QListView::viewportEvent(event);
 }
 
 void ChatView::mousePressEvent(QMouseEvent* event) {

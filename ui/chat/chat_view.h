@@ -15,12 +15,15 @@ public:
     QString current_text() const;
     // Where citation `k` of the row's card is, in viewport coordinates (tests click it).
     QRect citation_rect(int row, int k) const;
+    // The tooltip over a viewport point: a citation's (citation_tooltip), else the item's own.
+    QString tooltip_at(const QPoint& pos) const;
 
 signals:
     void citationClicked(int row, int k);
 
 protected:
     void mousePressEvent(QMouseEvent* event) override;
+    bool viewportEvent(QEvent* event) override;  // a citation's tooltip (what "weak" means)
     void dataChanged(const QModelIndex& topLeft, const QModelIndex& bottomRight,
                      const QList<int>& roles) override;
     void rowsInserted(const QModelIndex& parent, int start, int end) override;

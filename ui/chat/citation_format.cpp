@@ -1,7 +1,10 @@
 #include "ui/chat/citation_format.h"
 
+#include <QObject>
 #include <algorithm>
 #include <nlohmann/json.hpp>
+
+#include "engine/session/citations.h"
 
 namespace snapdoc::ui {
 
@@ -41,6 +44,7 @@ std::vector<CitationView> resolve_citations(const std::vector<CitationInfo>& cit
         v.first_token = c.first_token;
         v.last_token = c.last_token;
         v.weight = c.weight;
+        v.weak = c.weak;
         if (map) {
             // The engine's span is inclusive; text_range takes [p0, p1).
             auto [b, e] = map->text_range(c.first_token, c.last_token + 1);
@@ -56,15 +60,29 @@ std::vector<CitationView> resolve_citations(const std::vector<CitationInfo>& cit
     return out;
 }
 
+QString citation_tooltip(const CitationView& c) {
+    QString tip = QObject::tr("Click to show this passage in the document.");
+    if (c.weak)
+        tip = QObject::tr(
+                  "Weak citation: no passage of the document stood out in the answer's attention "
+                  "(none peaked at %1× the document's average), so this is only the strongest "
+                  "one: the answer may not rest on the document.\n")
+                  .arg(CitationOptions{}.min_lift, 0, 'f', 0) +
+              tip;
+    return tip;
+}
+
 std::string citations_json(const std::vector<CitationView>& citations) {
     nlohmann::json j = nlohmann::json::array();
-    for (const auto& c : citations)
+    for (const auto& c : citations) {
         j.push_back({{"first_token", c.first_token},
                      {"last_token", c.last_token},
                      {"weight", c.weight},
                      {"begin", c.begin},
                      {"end", c.end},
                      {"excerpt", c.excerpt.toStdString()}});
+        if (c.weak) j.back()["weak"] = true;  // only when set: rows stored before it read the same
+    }
     return j.dump();
 }
 
@@ -83,6 +101,7 @@ std::vector<CitationView> parse_citations_json(const std::string& json) {
         c.weight = num("weight", 0.0);
         c.begin = num("begin", -1);
         c.end = num("end", -1);
+        c.weak = e.contains("weak") && e["weak"].is_boolean() && e["weak"].get<bool>();
         if (e.contains("excerpt") && e["excerpt"].is_string())
             c.excerpt = QString::fromStdString(e["excerpt"].get<std::string>());
         out.push_back(std::move(c));

@@ -2,6 +2,7 @@
 // document text through the position -> text map, with a short excerpt, and their JSON form in
 // the messages table (citations_json, schema 3; exported as is):
 //   [{"first_token":120,"last_token":140,"weight":0.61,"begin":400,"end":470,"excerpt":"…"}]
+// plus "weak":true on a citation shown because nothing stood out (CitationView::weak).
 #pragma once
 
 #include <QString>
@@ -24,6 +25,9 @@ std::vector<CitationView> resolve_citations(const std::vector<CitationInfo>& cit
                                             int max_count = kShownCitations);
 // One line of text, at most `max_chars` characters, cut at a word where possible, "…" marking cuts.
 QString excerpt_of(const QString& text, int max_chars = kCitationExcerptChars);
+
+// The tooltip of a citation under an answer: what clicking does, and for a weak one what "weak" means.
+QString citation_tooltip(const CitationView& c);
 
 std::string citations_json(const std::vector<CitationView>& citations);
 std::vector<CitationView> parse_citations_json(const std::string& json);  // [] on anything malformed

@@ -47,12 +47,10 @@ QString HeadDetailView::summary() const {
     if (!h) return {};
     const Selection& s = *snapshot_.selection;
     const KeepExplanation e = explain_head(s, layer_, head_);
-    QString text = tr("Layer %1, head %2: kept %3 of %4 + %5 window")
-                       .arg(layer_)
-                       .arg(head_)
-                       .arg(h->kept.size())
-                       .arg(s.n_prefix())
-                       .arg(s.window);
+    QString text = tr("Layer %1, head %2").arg(layer_).arg(head_);
+    const QString role = roles_.of(layer_, head_, static_cast<int>(s.layers[layer_].size()));
+    if (!role.isEmpty()) text += tr(" (%1)").arg(role);
+    text += tr(": kept %1 of %2 + %3 window").arg(h->kept.size()).arg(s.n_prefix()).arg(s.window);
     auto num = [](float v) { return QString::number(static_cast<double>(v), 'g', 3); };
     if (e.adaptive) {
         // AdaKV: the head's own smallest kept score is not a threshold; say which rule kept what.

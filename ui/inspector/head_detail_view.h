@@ -8,6 +8,7 @@
 #include <QWidget>
 
 #include "ui/inspector/axis_labels.h"
+#include "ui/inspector/head_roles.h"
 #include "ui/worker/worker_types.h"
 
 namespace snapdoc::ui {
@@ -19,6 +20,10 @@ public:
 
     void set_head(const SelectionSnapshot& snapshot, int layer, int head);
     void clear();
+    void set_head_roles(const HeadRoles& roles) {
+        roles_ = roles;
+        update();
+    }
     int layer() const { return layer_; }
     int head() const { return head_; }
     QString summary() const;  // the one-line caption (tests read it)
@@ -41,6 +46,7 @@ private:
 
     SelectionSnapshot snapshot_;
     int layer_ = -1, head_ = -1;
+    HeadRoles roles_;
 };
 
 }  // namespace snapdoc::ui

@@ -221,6 +221,11 @@ void InspectorPanel::set_shape(const CacheShape& shape, int context_length) {
     controls_->set_shape(shape, std::max(context_length, document_tokens_ + 256));
 }
 
+void InspectorPanel::set_head_roles(const HeadRoles& roles) {
+    grid_->set_head_roles(roles);
+    detail_->set_head_roles(roles);
+}
+
 void InspectorPanel::set_document_tokens(int tokens) {
     document_tokens_ = tokens;
     grid_->set_document_tokens(tokens);
@@ -308,8 +313,9 @@ void InspectorPanel::set_snapshot(const SelectionSnapshot& snapshot) {
     grid_->view().set_total(snapshot.selection->prompt_len);
     const int strips = strip_count(*snapshot.selection);
     const int layers = static_cast<int>(snapshot.selection->layers.size());
-    grid_scroll_->setMinimumHeight(std::min(
-        360, RetentionGrid::kAxisHeight + strips * min_strip_height(strips) + (layers - 1) * layer_gap_for(strips)));
+    const int least = RetentionGrid::kAxisHeight + strips * min_strip_height(strips) + (layers - 1) * layer_gap_for(strips);
+    grid_->set_minimum_content_height(least);
+    grid_scroll_->setMinimumHeight(std::min(360, least));
     const Selection& sel = *snapshot.selection;
     const int kept_whole = snapshot.keep_whole_from >= 0 ? std::max(0, sel.n_prefix() - snapshot.keep_whole_from) : 0;
     controls_->set_prompt_length(sel.prompt_len, kept_whole);

@@ -13,6 +13,7 @@
 #include <memory>
 #include <vector>
 
+#include "ui/inspector/head_roles.h"
 #include "ui/inspector/heatmap_job.h"
 #include "ui/inspector/selection_analysis.h"
 #include "ui/worker/worker_types.h"
@@ -44,6 +45,8 @@ public:
     HeatmapMinimap* minimap() const { return minimap_; }
 
     void set_shape(const CacheShape& shape, int context_length);
+    // The loaded model's names for its heads (none: the strips keep their layer/head labels only).
+    void set_head_roles(const HeadRoles& roles);
     void set_document_tokens(int tokens);
     void set_text_lookup(std::function<QString(int first, int last)> lookup);
     // "page 3 · line 41" of a prompt position, for the axis and tooltips (DocumentPanel::location_of).

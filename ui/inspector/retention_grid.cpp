@@ -23,7 +23,9 @@ RetentionGrid::RetentionGrid(QWidget* parent) : QWidget(parent) {
     setObjectName("retentionGrid");
     setMouseTracking(true);
     setFocusPolicy(Qt::StrongFocus);
-    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    // Vertically it may shrink to minimumSizeHint (a Fixed policy makes the scroll area treat the
+    // image's height as the minimum).
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
 }
 
 void RetentionGrid::set_image(const QImage& image, const HeatmapGeometry& geometry) {
@@ -45,6 +47,11 @@ void RetentionGrid::clear() {
 void RetentionGrid::set_locked(int layer, int head) {
     locked_layer_ = layer;
     locked_head_ = head;
+    update();
+}
+
+void RetentionGrid::set_head_roles(const HeadRoles& roles) {
+    roles_ = roles;
     update();
 }
 
@@ -73,7 +80,14 @@ QSize RetentionGrid::sizeHint() const {
     return {360, image_.isNull() ? 120 : image_.height() + kAxisHeight};
 }
 QSize RetentionGrid::minimumSizeHint() const {
-    return {120, image_.isNull() ? 40 : image_.height() + kAxisHeight};
+    if (image_.isNull()) return {120, 40};
+    return {120, minimum_content_height_ > 0 ? minimum_content_height_ : image_.height() + kAxisHeight};
+}
+
+void RetentionGrid::set_minimum_content_height(int h) {
+    if (h == minimum_content_height_) return;
+    minimum_content_height_ = h;
+    updateGeometry();
 }
 
 RetentionGrid::Hit RetentionGrid::hit_at(const QPoint& p) const {
@@ -100,7 +114,10 @@ QString RetentionGrid::tooltip_at(const QPoint& p) const {
     }
     QString text = text_of_ ? text_of_(h.first, h.last) : QString();
     if (text.size() > 160) text = text.left(160) + QStringLiteral("…");
-    QString tip = tr("Layer %1, head %2 · %3").arg(h.layer).arg(h.head).arg(where);
+    QString tip = tr("Layer %1, head %2").arg(h.layer).arg(h.head);
+    const QString role = role_of(h.layer, h.head);
+    if (!role.isEmpty()) tip += tr(" (%1)").arg(role);
+    tip += QStringLiteral(" · ") + where;
     if (!text.trimmed().isEmpty()) tip += QStringLiteral("\n“") + text.simplified() + QStringLiteral("”");
     return tip;
 }
@@ -239,6 +256,25 @@ std::vector<AxisLabel> RetentionGrid::strip_labels() const {
     return out;
 }
 
+std::vector<AxisLabel> RetentionGrid::role_labels() const {
+    std::vector<AxisLabel> out;
+    if (image_.isNull() || roles_.empty()) return out;
+    const QRect r = plot_rect();
+    const QFontMetrics fm(axis_font());
+    const int strip = geometry_.layout.strip_height;
+    if (strip < fm.height()) return out;  // too thin for text: the tooltip and head detail name it
+    for (int l = 0; l < geometry_.n_layers; ++l)
+        for (int h = 0; h < geometry_.heads; ++h) {
+            const QString role = role_of(l, h);
+            if (role.isEmpty()) continue;
+            const QString text = fm.elidedText(role, Qt::ElideRight, r.width() - 8);
+            out.push_back({QRect(r.left() + 2, r.top() + geometry_.strip_top(l, h) + 1,
+                                 fm.horizontalAdvance(text) + 6, fm.height()),
+                           text});
+        }
+    return out;
+}
+
 QFont RetentionGrid::axis_font() const {
     QFont small = font();
     small.setPointSizeF(std::max(6.0, small.pointSizeF() * 0.8));
@@ -294,6 +330,12 @@ void RetentionGrid::paintEvent(QPaintEvent*) {
     }
     p.setPen(palette().color(QPalette::WindowText));
     for (const AxisLabel& l : strip_labels()) p.drawText(l.rect, Qt::AlignRight | Qt::AlignVCenter, l.text);
+    // Role names on a light tag over the strip's left end: readable on any colour of the heatmap.
+    for (const AxisLabel& l : role_labels()) {
+        p.fillRect(l.rect, QColor(255, 255, 255, 215));
+        p.setPen(QColor(30, 30, 30));
+        p.drawText(l.rect, Qt::AlignCenter, l.text);
+    }
     if (locked_layer_ >= 0 && locked_layer_ < geometry_.n_layers && locked_head_ < geometry_.heads) {
         const int top = r.top() + geometry_.strip_top(locked_layer_, locked_head_);
         p.setPen(QPen(QColor(220, 30, 60), 1));

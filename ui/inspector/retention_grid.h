@@ -11,6 +11,7 @@
 #include <functional>
 
 #include "ui/inspector/axis_labels.h"
+#include "ui/inspector/head_roles.h"
 #include "ui/inspector/heatmap_render.h"
 #include "ui/inspector/heatmap_view.h"
 
@@ -26,9 +27,19 @@ public:
     // Text of prompt positions [first, last) for the tooltip ("" when unknown).
     void set_text_lookup(std::function<QString(int first, int last)> lookup) { text_of_ = std::move(lookup); }
     // "page 3 · line 41" for a prompt position ("" when unknown), for the axis and the tooltip.
-    void set_location_lookup(std::function<QString(int position)> lookup) { location_of_ = std::move(lookup); }
+    void set_location_lookup(std::function<QString(int position)> lookup) {
+        location_of_ = std::move(lookup);
+    }
     void set_document_tokens(int n) { document_tokens_ = n; }
     void set_locked(int layer, int head);
+    // The model's names for its heads: drawn inside each strip tall enough for text, and in the tooltip.
+    void set_head_roles(const HeadRoles& roles);
+    QString role_of(int layer, int head) const { return roles_.of(layer, head, geometry_.heads); }
+    // Height of the strips at their smallest plus the axis: the least the grid needs. The grid's
+    // scroll area shows a scroll bar only below it, whatever the current image's height (a stale
+    // image taller than a just-shrunk viewport made the bar flicker in and out, which changed the
+    // plot width by the bar's width and moved the positions under the mouse).
+    void set_minimum_content_height(int h);
 
     const QImage& image() const { return image_; }
     const HeatmapGeometry& geometry() const { return geometry_; }
@@ -56,6 +67,9 @@ public:
     // The labels left of the strips: one per head ("L0 h0", "h1") where strips are tall enough,
     // else one per layer ("L0") or every few layers (tests).
     std::vector<AxisLabel> strip_labels() const;
+    // The role names drawn at the left of the strips that have one, where the strips are tall enough
+    // for a line of text (tests).
+    std::vector<AxisLabel> role_labels() const;
     static constexpr int kAxisHeight = 34;  // rows below the strips: index, page/line
     static constexpr int kLabelWidth = 46;  // room for "L31 h7" left of the strips
 
@@ -89,6 +103,8 @@ private:
     std::function<QString(int, int)> text_of_;
     std::function<QString(int)> location_of_;
     int document_tokens_ = 0;
+    int minimum_content_height_ = 0;
+    HeadRoles roles_;
     int locked_layer_ = -1, locked_head_ = -1;
     // Drag state: a press that moves more than a few pixels pans instead of locking a head.
     bool pressed_ = false, dragging_ = false;

@@ -81,8 +81,18 @@ LibraryPanel::LibraryPanel(LibraryModel* model, QWidget* parent) : QWidget(paren
     layout->addWidget(docs_box, 1);
 
     // The library is reset whenever a document changes (token count, opened time); keep the shown
-    // document selected across resets.
-    connect(model_, &QAbstractItemModel::modelReset, this, [this] { select_document(selected_); });
+    // document selected across resets. While an arrow key's move waits to open its row, that row
+    // stays the current one: a reset then (the reading just opened becoming ready) used to put the
+    // highlight back on the open document, and the move never opened anything.
+    connect(model_, &QAbstractItemModel::modelAboutToBeReset, this, [this] {
+        const QModelIndex i = list_->currentIndex();
+        moving_to_ = key_timer_->isActive() && i.isValid() ? i.data(LibraryModel::IdRole).toLongLong() : -1;
+    });
+    connect(model_, &QAbstractItemModel::modelReset, this, [this] {
+        const int row = moving_to_ >= 0 ? model_->row_of(moving_to_) : -1;
+        if (row < 0) return select_document(selected_);
+        list_->setCurrentIndex(model_->index(row));
+    });
     connect(open_model, &QPushButton::clicked, this, &LibraryPanel::openModelRequested);
     connect(get_models, &QPushButton::clicked, this, &LibraryPanel::getModelsRequested);
     connect(notice_button, &QPushButton::clicked, this, &LibraryPanel::getModelsRequested);

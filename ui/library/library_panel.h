@@ -43,6 +43,7 @@ private:
     QWidget* first_run_;
     QListView* list_;
     int64_t selected_ = -1;
+    int64_t moving_to_ = -1;  // the row an arrow key moved to, kept current across a model reset
     QTimer* key_timer_ = nullptr;
 };
 

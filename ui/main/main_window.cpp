@@ -117,6 +117,7 @@ void MainWindow::connect_controllers() {
         inspector_->reset();
         inspector_->set_shape({info.n_layers, info.n_heads, info.n_kv_heads, info.head_dim},
                               info.context_length);
+        inspector_->set_head_roles(HeadRoles(info.head_roles, info.n_heads));
         chat_controller_->set_engine_state(info, std::nullopt, QString());
         document_controller_->set_model(info);
         apply_local_server_settings();  // the local server follows the loaded model

@@ -11,7 +11,8 @@ int ChatModel::rowCount(const QModelIndex& parent) const {
 }
 
 QString citation_label(const CitationView& c) {
-    return QObject::tr("“%1” · tokens %2–%3 · %4%")
+    return QObject::tr("%1“%2” · tokens %3–%4 · %5%")
+        .arg(c.weak ? QObject::tr("weak: ") : QString())
         .arg(c.excerpt)
         .arg(c.first_token)
         .arg(c.last_token)
@@ -44,6 +45,11 @@ QVariant ChatModel::data(const QModelIndex& index, int role) const {
             for (const auto& c : m.citations) labels << citation_label(c);
             return labels;
         }
+        case CitationsWeakRole: {
+            QVariantList weak;
+            for (const auto& c : m.citations) weak << c.weak;
+            return weak;
+        }
         default:
             return {};
     }
@@ -58,6 +64,7 @@ QHash<int, QByteArray> ChatModel::roleNames() const {
     names[IdRole] = "messageId";
     names[HeaderRole] = "header";
     names[CitationsRole] = "citations";
+    names[CitationsWeakRole] = "citationsWeak";
     return names;
 }
 

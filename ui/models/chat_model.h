@@ -22,6 +22,7 @@ namespace snapdoc::ui {
 struct CitationView {
     int first_token = 0, last_token = 0;
     double weight = 0;
+    bool weak = false;  // nothing stood out from the background: the strongest passage, alone
     int begin = -1, end = -1;
     QString excerpt;
 };
@@ -48,8 +49,9 @@ public:
         StreamingRole,
         FailedRole,
         IdRole,
-        HeaderRole,     // "Question", "Answer", "Answer · version 2 of 2"
-        CitationsRole,  // QStringList, one label per citation
+        HeaderRole,         // "Question", "Answer", "Answer · version 2 of 2"
+        CitationsRole,      // QStringList, one label per citation
+        CitationsWeakRole,  // QVariantList of bool, per citation: a weak one (drawn lighter, explained)
     };
 
     explicit ChatModel(QObject* parent = nullptr);

@@ -422,7 +422,8 @@ AnswerStats EngineWorker::run_ask(const AskRequest& request, const SnapKvConfig&
     st.kv_bytes_compressed = r.generation.kv_bytes_compressed;
     st.history_turns = static_cast<int>(request.history.size());
     st.system_prompt_seconds = system_prompt_seconds;
-    for (const Citation& c : r.citations) st.citations.push_back({c.first_token, c.last_token, c.weight});
+    for (const Citation& c : r.citations)
+        st.citations.push_back({c.first_token, c.last_token, c.weight, c.weak});
     if (selection) *selection = r.selection;
     if (answer_attention && !r.answer_attention.empty())
         *answer_attention = std::make_shared<const std::vector<float>>(r.answer_attention);

@@ -53,6 +53,7 @@ ModelInfo describe_model(const Model& model, const QString& path) {
     info.snapkv_budget = mem.snapkv_budget;
     info.kv_bytes_at_budget = mem.kv_at_budget;
     info.scratch_bytes = mem.scratch;
+    for (const std::string& role : model.head_roles) info.head_roles << QString::fromStdString(role);
     return info;
 }
 

@@ -5,6 +5,7 @@
 
 #include <QMetaType>
 #include <QString>
+#include <QStringList>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -43,6 +44,9 @@ struct ModelInfo {
     int snapkv_budget = 0;
     int64_t kv_bytes_at_budget = 0;  // the compressed cache at that budget, whatever the document length
     int64_t scratch_bytes = 0;       // compute scratch for one prefill chunk
+    // What each query head attends to, layer-major (n_layers × n_heads, "" where unnamed), from the
+    // GGUF's snapdoc.attention.head_roles; empty when the model names none (Model::head_roles).
+    QStringList head_roles;
 };
 
 // How to load a model: the settings that only take effect at load time.
@@ -87,6 +91,7 @@ struct AskRequest {
 struct CitationInfo {
     int first_token = 0, last_token = 0;
     double weight = 0;
+    bool weak = false;  // no passage stood out; this, the strongest, is shown alone (Citation::weak)
 };
 
 struct AnswerStats {
