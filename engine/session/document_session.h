@@ -140,6 +140,11 @@ private:
     void run_layer(int layer, Activations& act, int row0, int n, const int32_t* pos, KvCache& kv, float* q_capture);
     void score_layer(int layer, KvCache& cache);
     void require_document() const;
+    // The layer-major prefill of rows [first, n) of the document `tokens` into the store made for
+    // it (rows [0, first) and their tail queries already there): prefill_document with first = 0,
+    // prefill_document_from with the rows it took over.
+    void run_document_rows(std::span<const int32_t> tokens, int first, const Progress& progress,
+                           const std::atomic<bool>* cancel);
     void drop_document();  // forgets the document and everything after it
 
     Backend& backend_;
