@@ -7,15 +7,18 @@
 // fetched (its WORKDIR):
 //   W=WORKDIR; L=$W/node_modules/@node-llama-cpp/linux-x64/bins/linux-x64   (then one command line:)
 //   gcc -O2 -std=c11 -I$W/include bench/server/llama_prompt_cache.c -o llama_prompt_cache
-//       $(ls $L/libllama.v*.so | head -1) $(ls $L/libggml.v*.so | head -1) $L/libggml-base.so -Wl,-rpath,$L
+//       $(ls $L/libllama.v*.so | head -1) $(ls $L/libggml.v*.so | head -1) $L/libggml-base.so -Wl,-rpath,$L -ldl
 // Usage: llama_prompt_cache MODEL.gguf --threads N IDS_FILE...   (ids: whitespace-separated)
 // Settings are llama.cpp server's defaults: f16 K/V, n_batch 2048, n_ubatch 512, flash attention auto.
-#define _POSIX_C_SOURCE 199309L
+#define _GNU_SOURCE  // dladdr
+#include <dlfcn.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "ggml-backend.h"
 #include "llama.h"
 
 static double now_s(void) {
@@ -57,6 +60,15 @@ int main(int argc, char ** argv) {
         if (lens[k] > max_len) max_len = lens[k];
     }
     llama_log_set(quiet, NULL);
+    // The CPU backends (one per instruction set) are plugins beside libllama: load them from there.
+    Dl_info info;
+    if (dladdr((void *) llama_backend_init, &info) && info.dli_fname) {
+        char * path = strdup(info.dli_fname);
+        ggml_backend_load_all_from_path(dirname(path));
+        free(path);
+    } else {
+        ggml_backend_load_all();
+    }
     llama_backend_init();
     struct llama_model_params mp = llama_model_default_params();
     mp.n_gpu_layers = 0;
