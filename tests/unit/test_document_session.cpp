@@ -67,27 +67,41 @@ void expect_same_kept(const Selection& a, const Selection& b) {
 WindowScores reference_window_scores(const TinyWeights& w, const std::vector<int32_t>& prompt, int window,
                                      const StoredAsF16& stored);
 
+// The token-major reference for a store filled in stages: the rows of each stage run in f32 over
+// the rows before them as stored (rounded to f16 exactly as the store rounds them), then all rows
+// so far are rounded; the rows after the last stage run over that. Returns the last row's logits.
+// (Partial prefix reuse: rows [0, R) come from another session's store, then [R, D) run over them.)
+std::vector<float> staged_rounded_logits(Backend& backend, const std::vector<int32_t>& prompt,
+                                         std::vector<int> stages) {
+    const ModelConfig& c = backend.config();
+    const int L = static_cast<int>(prompt.size()), hd = c.head_dim;
+    auto kv = make_full_kv_cache(backend, L);
+    int done = 0;
+    for (int b : stages) {
+        prefill(backend, std::span(prompt).subspan(done, b - done), done, *kv);
+        auto stored = make_full_kv_cache(backend, L);
+        std::vector<float> k(static_cast<std::size_t>(b) * hd), v(k.size());
+        std::vector<int32_t> pos(b);
+        std::iota(pos.begin(), pos.end(), 0);
+        for (int l = 0; l < c.n_layers; ++l)
+            for (int h = 0; h < c.n_kv_heads; ++h) {
+                backend.read_kv(*kv, l, h, 0, b, k.data(), v.data());
+                for (auto* x : {&k, &v})
+                    for (float& f : *x) f = f16_to_f32(f32_to_f16(f));
+                backend.append_kv(*stored, l, h, pos.data(), b, k.data(), v.data());
+            }
+        kv = std::move(stored);
+        done = b;
+    }
+    return prefill(backend, std::span(prompt).subspan(done), done, *kv);
+}
+
 // The token-major reference for a session whose store holds the first `rounded` prompt positions:
 // those rows run in f32 over an f32 cache (as layer-major prefill does: rounding happens only when a
 // finished layer's K/V move to the host store), then their K/V are rounded to f16 exactly as the
 // store rounds them, and the remaining rows run over that. Returns the last row's logits.
 std::vector<float> rounded_prefix_logits(Backend& backend, const std::vector<int32_t>& prompt, int rounded) {
-    const ModelConfig& c = backend.config();
-    const int L = static_cast<int>(prompt.size()), hd = c.head_dim;
-    auto kv = make_full_kv_cache(backend, L);
-    prefill(backend, std::span(prompt).first(rounded), 0, *kv);
-    auto stored = make_full_kv_cache(backend, L);
-    std::vector<float> k(static_cast<std::size_t>(rounded) * hd), v(k.size());
-    std::vector<int32_t> pos(rounded);
-    std::iota(pos.begin(), pos.end(), 0);
-    for (int l = 0; l < c.n_layers; ++l)
-        for (int h = 0; h < c.n_kv_heads; ++h) {
-            backend.read_kv(*kv, l, h, 0, rounded, k.data(), v.data());
-            for (auto* x : {&k, &v})
-                for (float& f : *x) f = f16_to_f32(f32_to_f16(f));
-            backend.append_kv(*stored, l, h, pos.data(), rounded, k.data(), v.data());
-        }
-    return prefill(backend, std::span(prompt).subspan(rounded), rounded, *stored);
+    return staged_rounded_logits(backend, prompt, {rounded});
 }
 
 // The document's K/V are stored as f16, so the session equals token-major prefill with the
@@ -396,34 +410,6 @@ TEST_F(DocumentSessionTest, CompressedPrefillMatchesTheSessionAndHoldsOneLayer) 
         decode_loop(*backend, *cp.cache, cp.last_logits, static_cast<int>(prompt.size()), prompt, greedy(6), r);
         EXPECT_EQ(r.tokens, ans.tokens) << budget_policy_name(policy);
     }
-}
-
-// Partial prefix reuse: the K/V rows of the first R tokens come from another session's store (as
-// that session rounded them), only the rest of the document runs, over them; the token-major
-// reference runs the same stages, rounding what each stage leaves in the store.
-std::vector<float> staged_rounded_logits(Backend& backend, const std::vector<int32_t>& prompt,
-                                         std::vector<int> stages) {
-    const ModelConfig& c = backend.config();
-    const int L = static_cast<int>(prompt.size()), hd = c.head_dim;
-    auto kv = make_full_kv_cache(backend, L);
-    int done = 0;
-    for (int b : stages) {
-        prefill(backend, std::span(prompt).subspan(done, b - done), done, *kv);
-        auto stored = make_full_kv_cache(backend, L);
-        std::vector<float> k(static_cast<std::size_t>(b) * hd), v(k.size());
-        std::vector<int32_t> pos(b);
-        std::iota(pos.begin(), pos.end(), 0);
-        for (int l = 0; l < c.n_layers; ++l)
-            for (int h = 0; h < c.n_kv_heads; ++h) {
-                backend.read_kv(*kv, l, h, 0, b, k.data(), v.data());
-                for (auto* x : {&k, &v})
-                    for (float& f : *x) f = f16_to_f32(f32_to_f16(f));
-                backend.append_kv(*stored, l, h, pos.data(), b, k.data(), v.data());
-            }
-        kv = std::move(stored);
-        done = b;
-    }
-    return prefill(backend, std::span(prompt).subspan(done), done, *kv);
 }
 
 TEST_F(DocumentSessionTest, ReusableRowsStopWhereTheNewTailNeedsQueriesTheBaseDoesNotHold) {
