@@ -5,8 +5,10 @@
 #include <random>
 
 #include "app/server/api_error.h"
+#include "app/server/client_connection.h"
 #include "app/server/server.h"
 #include "engine/common/error.h"
+#include "engine/common/stopwatch.h"
 #include "engine/session/document_session.h"
 
 namespace snapdoc::server {
@@ -170,18 +172,26 @@ void Server::handle_completion(const httplib::Request& req, httplib::Response& r
         prompt_tokens = static_cast<int>(job->prompt.ids.size());
     }
     resolve(gen, prompt_tokens, *job);
-    submit(job);
-    respond(res, job, new_response_meta(endpoint, gen.model.empty() ? config_.model_id : gen.model),
+    submit(job, client_key(req, &body));
+    respond(req, res, job, new_response_meta(endpoint, gen.model.empty() ? config_.model_id : gen.model),
             gen.stream, gen.include_usage);
 }
 
-void Server::respond(httplib::Response& res, const std::shared_ptr<Job>& job, const ResponseMeta& meta,
-                     bool stream, bool include_usage) {
+void Server::respond(const httplib::Request& req, httplib::Response& res, const std::shared_ptr<Job>& job,
+                     const ResponseMeta& meta, bool stream, bool include_usage) {
     using namespace std::chrono_literals;
     if (!stream) {
+        // Nothing is written before the answer is complete, so a client that leaves is seen on its
+        // socket (client_connection.h), looked at every 100 ms: the engine stops at the next token.
+        const ClientConnection connection(req);
+        auto next_look = SteadyClock::now();
         std::string text;
         for (;;) {
-            auto ev = job->events.pop(1000ms);
+            auto ev = job->events.pop(100ms);
+            if (SteadyClock::now() >= next_look) {
+                next_look = SteadyClock::now() + 100ms;
+                if (!job->cancel.load() && connection.gone()) job->cancel.store(true);
+            }
             if (!ev) continue;
             if (ev->kind == JobEvent::Kind::Text) {
                 text += ev->text;
@@ -280,7 +290,7 @@ void Server::handle_documents_post(const httplib::Request& req, httplib::Respons
     job->kind = Job::Kind::Document;
     job->document_id = id;
     try {
-        submit(job);
+        submit(job, client_key(req, nullptr));
     } catch (...) {
         documents_.erase(id);
         throw;

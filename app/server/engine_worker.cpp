@@ -75,7 +75,7 @@ void EngineWorker::run(Job& job) {
 }
 
 template <typename Ask>
-void EngineWorker::answer(Job& job, HeldSession& held, const std::string& source, bool document_reused,
+void EngineWorker::answer(Job& job, HeldSession& held, const std::string& source, int document_reused,
                           Ask&& ask) {
     const auto t0 = job.started;
     StopMatcher matcher(job.stop);
@@ -111,7 +111,7 @@ void EngineWorker::answer(Job& job, HeldSession& held, const std::string& source
     o.prompt_tokens = g.prompt_tokens;
     o.completion_tokens = static_cast<int>(g.tokens.size());
     o.document_tokens = chat.session().document_tokens();
-    o.reused_tokens = (document_reused ? o.document_tokens : 0) + r.reused_tokens;
+    o.reused_tokens = document_reused + r.reused_tokens;
     o.compressed_tokens = r.selection->compressed ? o.prompt_tokens : 0;
     o.kept_entries = r.selection->kept_entries();
     o.full_entries = r.selection->full_entries(backend_.config().n_kv_heads);
@@ -128,47 +128,87 @@ void EngineWorker::answer(Job& job, HeldSession& held, const std::string& source
     job.events.push(JobEvent::done_event(std::move(o)));
 }
 
+int EngineWorker::min_shared_tokens(int document_part) const {
+    return std::max(kMinSharedTokens, std::min(document_part / 2, config_.snapkv_min_tokens));
+}
+
+std::shared_ptr<HeldSession> EngineWorker::session_for_prompt(Job& job, std::string& source, int& reused) {
+    const std::vector<int32_t>& ids = job.prompt.ids;
+    const int n = static_cast<int>(ids.size());
+    // 1. A held document part the prompt starts with, when what follows is short enough to run at
+    // once and it holds a real part of the prompt (a shared template opening is not a document).
+    if (auto held = sessions_.find_prefix(ids)) {
+        const int D = held->chat->session().document_tokens();
+        if (n - D <= config_.max_tail_tokens && D >= std::min(n / 2, config_.snapkv_min_tokens)) {
+            source = "ram";
+            reused = D;
+            return held;
+        }
+    }
+    const SplitCandidates c = split_candidates(job.prompt, config_.max_tail_tokens);
+    int end = c.ends.front();
+    // 2. A candidate document part with a K/V cache file (an evicted session, or one from before a
+    // restart) comes back from it.
+    bool from_file = false;
+    if (kv_cache_) {
+        auto probe = new_chat(true);
+        for (int e : c.ends)
+            if (e >= config_.snapkv_min_tokens && probe->kv_cache_has(std::span(ids).first(e))) {
+                end = e;
+                from_file = true;
+                break;
+            }
+    }
+    const std::span<const int32_t> part = std::span(ids).first(end);
+    auto chat = new_chat(end >= config_.snapkv_min_tokens);
+    reused = 0;
+    // 3. Partial prefix reuse: the document part held (or cached) that shares the most leading
+    // tokens with this one gives them their K/V; only the rest is prefilled.
+    const SessionTable::CommonPrefix shared =
+        from_file ? SessionTable::CommonPrefix{} : sessions_.longest_common_prefix(part);
+    if (shared.common >= min_shared_tokens(end)) {
+        std::unique_ptr<DocumentChat> restored;
+        const DocumentChat* base = shared.held ? shared.held->chat.get() : nullptr;
+        if (!base && kv_cache_) {
+            restored = new_chat(true);
+            if (restored->kv_cache_has(shared.evicted_ids)) {
+                restored->load_document_tokens(shared.evicted_ids, {}, &job.cancel);
+                if (restored->served_from_cache()) base = restored.get();
+            }
+        }
+        if (base) {
+            reused = chat->load_document_tokens_from(*base, part, &job.cancel);
+            source = "partial";
+        }
+    }
+    if (source.empty()) {
+        chat->load_document_tokens(part, {}, &job.cancel);
+        source = chat->served_from_cache() ? "kv-cache" : "new";
+        reused = chat->served_from_cache() ? end : 0;
+    }
+    auto held = std::make_shared<HeldSession>();
+    held->name = "auto-" + std::to_string(++next_auto_);
+    held->chat = std::move(chat);
+    sessions_.insert(held);
+    return held;
+}
+
 void EngineWorker::run_prompt(Job& job) {
     const auto t0 = SteadyClock::now();
     const std::vector<int32_t>& ids = job.prompt.ids;
     const int n = static_cast<int>(ids.size());
     if (n < 2) throw bad_request("the prompt must have at least 2 tokens", "prompt");
-    std::shared_ptr<HeldSession> held = sessions_.find_prefix(ids);
-    if (held) {
-        // Worth serving from: what follows it is short enough to run at once, and it holds a real
-        // part of the prompt (a shared template opening of a few tokens is not a document).
-        const int D = held->chat->session().document_tokens();
-        if (n - D > config_.max_tail_tokens || D < std::min(n / 2, config_.snapkv_min_tokens)) held = nullptr;
-    }
-    std::string source = "ram";
-    if (!held) {
-        const SplitCandidates c = split_candidates(job.prompt, config_.max_tail_tokens);
-        int end = c.ends.front();
-        // An evicted session (or one from before a restart) comes back from its K/V cache file.
-        if (kv_cache_) {
-            auto probe = new_chat(true);
-            for (int e : c.ends)
-                if (e >= config_.snapkv_min_tokens && probe->kv_cache_has(std::span(ids).first(e))) {
-                    end = e;
-                    break;
-                }
-        }
-        auto chat = new_chat(end >= config_.snapkv_min_tokens);
-        chat->load_document_tokens(std::span(ids).first(end), {}, &job.cancel);
-        source = chat->served_from_cache() ? "kv-cache" : "new";
-        held = std::make_shared<HeldSession>();
-        held->name = "auto-" + std::to_string(++next_auto_);
-        held->chat = std::move(chat);
-        sessions_.insert(held);
-    }
+    std::string source;
+    int reused = 0;
+    std::shared_ptr<HeldSession> held = session_for_prompt(job, source, reused);
     sessions_.touch(*held);
     const int D = held->chat->session().document_tokens();
     const int keep = history_keep_from(job.prompt, D, config_.history_keep_tokens);
     if (!job.snapkv_enabled) job.snapkv.enabled = config_.snapkv.enabled && n >= config_.snapkv_min_tokens;
-    spdlog::info("prompt {} tokens: document part {} ({}), tail {}, {} in {:.3f} s", n, D, source, n - D,
-                 job.snapkv.enabled ? "snapkv" : "full attention", seconds_since(t0));
+    spdlog::info("prompt {} tokens: document part {} ({}, {} reused), tail {}, {} in {:.3f} s", n, D, source,
+                 reused, n - D, job.snapkv.enabled ? "snapkv" : "full attention", seconds_since(t0));
     sessions_.evict(held.get());  // before answering: the client may look at /props right after
-    answer(job, *held, source, source != "new", [&](const AskOptions& opts) {
+    answer(job, *held, source, reused, [&](const AskOptions& opts) {
         return held->chat->ask_tokens(std::span(ids).subspan(D), keep, opts);
     });
 }
@@ -202,10 +242,11 @@ void EngineWorker::run_document_chat(Job& job) {
             config_.snapkv.enabled &&
             held->chat->prompt_tokens_for(job.question, job.history) >= config_.snapkv_min_tokens;
     sessions_.evict(held.get());
-    answer(job, *held, source, source != "new", [&](AskOptions opts) {
-        opts.history = job.history;
-        return held->chat->ask(job.question, opts);
-    });
+    answer(job, *held, source, source != "new" ? held->chat->session().document_tokens() : 0,
+           [&](AskOptions opts) {
+               opts.history = job.history;
+               return held->chat->ask(job.question, opts);
+           });
 }
 
 void EngineWorker::run_document_prefill(Job& job) {

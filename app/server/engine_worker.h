@@ -19,6 +19,10 @@
 
 namespace snapdoc::server {
 
+// A shared chat template opening (a system prompt) is not a document: below this many shared
+// tokens a prompt's document part is prefilled on its own.
+inline constexpr int kMinSharedTokens = 256;
+
 class EngineWorker {
 public:
     EngineWorker(const ServerConfig& config, Backend& backend, const Tokenizer& tokenizer,
@@ -34,7 +38,14 @@ public:
     Stats stats() const;
 
 private:
-    void run_prompt(Job& job);            // chat / completion over an automatic document session
+    void run_prompt(Job& job);  // chat / completion over an automatic document session
+    // The automatic session for job.prompt (held, restored from the K/V cache, partly reused from
+    // the one sharing the longest prefix, or prefilled); `source` and the document tokens `reused`
+    // (not run through the layers for this request) say which.
+    std::shared_ptr<HeldSession> session_for_prompt(Job& job, std::string& source, int& reused);
+    // Leading tokens a document part of `document_part` tokens must share with a held one to be
+    // built from it: half of it or --snapkv-min-tokens, whichever is less, and kMinSharedTokens.
+    int min_shared_tokens(int document_part) const;
     void run_document_chat(Job& job);     // chat with "document_id"
     void run_document_prefill(Job& job);  // POST /v1/documents
     std::unique_ptr<DocumentChat> new_chat(bool cacheable);
@@ -42,7 +53,8 @@ private:
                                                   std::string& source);
     // Decodes with `ask` (which calls ask_tokens or ask) and reports text and outcome as events.
     template <typename Ask>
-    void answer(Job& job, HeldSession& held, const std::string& source, bool document_reused, Ask&& ask);
+    // `document_reused`: document tokens whose K/V this request did not compute.
+    void answer(Job& job, HeldSession& held, const std::string& source, int document_reused, Ask&& ask);
 
     const ServerConfig& config_;
     Backend& backend_;

@@ -106,6 +106,10 @@ struct Job {
     std::optional<bool> snapkv_enabled;  // the request's choice; else by --snapkv-min-tokens
     std::vector<std::string> stop;
 
+    // Whom the fair queue counts it against (JobQueue): the request's "user" field, else its
+    // Authorization header, else its remote address. Never logged.
+    std::string client;
+
     std::atomic<bool> cancel{false};  // the client went away (or a stop string ended the answer)
     std::chrono::steady_clock::time_point started;  // when the worker took it (time to first token)
     EventChannel events;

@@ -4,7 +4,10 @@
 
 namespace snapdoc::server {
 
-JobQueue::JobQueue(std::size_t limit, Runner runner) : limit_(limit), runner_(std::move(runner)) {
+JobQueue::JobQueue(std::size_t limit, std::size_t per_client_limit, Runner runner)
+    : limit_(limit),
+      per_client_limit_(per_client_limit == 0 ? limit : per_client_limit),
+      runner_(std::move(runner)) {
     worker_ = std::thread([this] { run(); });
 }
 
@@ -12,24 +15,36 @@ JobQueue::~JobQueue() {
     drain();
 }
 
-bool JobQueue::submit(std::shared_ptr<Job> job) {
+JobQueue::Refusal JobQueue::submit(std::shared_ptr<Job> job) {
     {
         std::lock_guard lock(mu_);
-        if (stopping_ || queue_.size() >= limit_) return false;
-        queue_.push_back(std::move(job));
+        if (stopping_) return Refusal::Draining;
+        if (waiting_ >= limit_) return Refusal::Full;
+        auto& mine = by_client_[job->client];
+        if (mine.size() >= per_client_limit_) {
+            if (mine.empty()) by_client_.erase(job->client);
+            return Refusal::ClientFull;
+        }
+        mine.push_back(std::move(job));
+        ++waiting_;
     }
     cv_.notify_all();
-    return true;
+    return Refusal::None;
 }
 
 std::size_t JobQueue::waiting() const {
     std::lock_guard lock(mu_);
-    return queue_.size();
+    return waiting_;
+}
+
+std::size_t JobQueue::clients_waiting() const {
+    std::lock_guard lock(mu_);
+    return by_client_.size();
 }
 
 bool JobQueue::busy() const {
     std::lock_guard lock(mu_);
-    return running_job_ || !queue_.empty();
+    return running_job_ || waiting_ > 0;
 }
 
 void JobQueue::drain() {
@@ -41,15 +56,26 @@ void JobQueue::drain() {
     if (worker_.joinable()) worker_.join();
 }
 
+std::shared_ptr<Job> JobQueue::take_next() {
+    // Round-robin in key order: the first client after the one served last, wrapping around.
+    auto it = by_client_.upper_bound(last_client_);
+    if (it == by_client_.end()) it = by_client_.begin();
+    std::shared_ptr<Job> job = std::move(it->second.front());
+    it->second.pop_front();
+    last_client_ = it->first;
+    if (it->second.empty()) by_client_.erase(it);
+    --waiting_;
+    return job;
+}
+
 void JobQueue::run() {
     for (;;) {
         std::shared_ptr<Job> job;
         {
             std::unique_lock lock(mu_);
-            cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-            if (queue_.empty()) return;  // stopping, and everything queued has run
-            job = std::move(queue_.front());
-            queue_.pop_front();
+            cv_.wait(lock, [&] { return stopping_ || waiting_ > 0; });
+            if (waiting_ == 0) return;  // stopping, and everything queued has run
+            job = take_next();
             running_job_ = true;
         }
         if (!job->cancel.load()) {  // a client that left while queued costs nothing

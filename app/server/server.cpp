@@ -87,7 +87,8 @@ void Server::attach_model(ModelHandle model) {
         worker_ =
             std::make_unique<EngineWorker>(config_, *model_.backend, *model_.tokenizer, model_.kind,
                                            model_.path, model_.run_context_length, sessions_, documents_);
-        queue_ = std::make_unique<JobQueue>(config_.queue_limit, [this](Job& job) { worker_->run(job); });
+        queue_ = std::make_unique<JobQueue>(config_.queue_limit, config_.queue_per_client,
+                                            [this](Job& job) { worker_->run(job); });
     }
     ready_.store(true);
 }
@@ -113,10 +114,30 @@ void Server::require_ready() const {
     }
 }
 
-void Server::submit(const std::shared_ptr<Job>& job) {
-    if (!queue_->submit(job))
-        throw server_busy("the server is busy: " + std::to_string(config_.queue_limit) +
-                          " requests are waiting already; retry later");
+void Server::submit(const std::shared_ptr<Job>& job, std::string client) {
+    job->client = std::move(client);
+    switch (queue_->submit(job)) {
+        case JobQueue::Refusal::None:
+            return;
+        case JobQueue::Refusal::Draining:
+            throw server_busy("the server is shutting down");
+        case JobQueue::Refusal::Full:
+            throw server_busy("the server is busy: " + std::to_string(config_.queue_limit) +
+                              " requests are waiting already; retry later");
+        case JobQueue::Refusal::ClientFull:
+            throw server_busy("this client has " +
+                              std::to_string(config_.queue_per_client) +
+                              " requests waiting already (--queue-per-client); retry later");
+    }
+}
+
+std::string client_key(const httplib::Request& req, const nlohmann::json* body) {
+    // The OpenAI "user" field names the end user when one client program serves several.
+    if (body && body->is_object())
+        if (const auto u = body->find("user"); u != body->end() && u->is_string() && !u->get<std::string>().empty())
+            return "user:" + u->get<std::string>();
+    if (std::string auth = req.get_header_value("Authorization"); !auth.empty()) return "auth:" + auth;
+    return "addr:" + req.remote_addr;
 }
 
 void Server::install_routes() {
@@ -231,7 +252,12 @@ nlohmann::json Server::props() const {
           {"cancelled", worker_->stats().cancelled},
           {"failed", worker_->stats().failed},
           {"generated_tokens", worker_->stats().generated_tokens}}},
-        {"queue", {{"limit", config_.queue_limit}, {"waiting", queue_->waiting()}, {"busy", queue_->busy()}}},
+        {"queue",
+         {{"limit", config_.queue_limit},
+          {"per_client_limit", config_.queue_per_client == 0 ? config_.queue_limit : config_.queue_per_client},
+          {"waiting", queue_->waiting()},
+          {"clients_waiting", queue_->clients_waiting()},
+          {"busy", queue_->busy()}}},
         {"sessions",
          {{"held", st.sessions},
           {"bytes", st.bytes},

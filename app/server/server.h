@@ -38,6 +38,10 @@ struct ModelHandle {
 // A JSON body with `status` (invalid UTF-8 from a model's text is replaced, never sent raw).
 void send_json(httplib::Response& res, int status, const nlohmann::json& j);
 
+// Whom a request is counted against in the fair queue (Job::client).
+// `body`: the parsed JSON body, when there is one (its "user" field).
+std::string client_key(const httplib::Request& req, const nlohmann::json* body);
+
 class Server {
 public:
     explicit Server(ServerConfig config);
@@ -64,9 +68,10 @@ private:
     void require_ready() const;
     // max_tokens, sampling and snapkv settings for a prompt of `prompt_tokens`.
     void resolve(const GenerationFields& gen, int prompt_tokens, Job& job) const;
-    void respond(httplib::Response& res, const std::shared_ptr<Job>& job, const ResponseMeta& meta,
-                 bool stream, bool include_usage);
-    void submit(const std::shared_ptr<Job>& job);
+    void respond(const httplib::Request& req, httplib::Response& res, const std::shared_ptr<Job>& job,
+                 const ResponseMeta& meta, bool stream, bool include_usage);
+    // Queues `job` as `client`'s (client_key); throws ApiError(503) when the queue refuses it.
+    void submit(const std::shared_ptr<Job>& job, std::string client);
 
     ServerConfig config_;
     httplib::Server http_;

@@ -25,6 +25,7 @@ struct ServerConfig {
     bool citations = true;
 
     std::size_t queue_limit = 16;            // requests waiting for the engine beyond this get 503
+    std::size_t queue_per_client = 0;        // one client's waiting requests beyond this get 503 (0: queue_limit)
     int http_threads = 32;                   // connections served at once (queued ones hold one each)
     std::size_t max_body_bytes = 64u << 20;  // 413 above
     int read_timeout_s = 10, write_timeout_s = 10;

@@ -28,6 +28,31 @@ std::shared_ptr<HeldSession> SessionTable::find_prefix(std::span<const int32_t> 
     return best;
 }
 
+namespace {
+
+int common_prefix(std::span<const int32_t> a, const std::vector<int32_t>& b) {
+    return static_cast<int>(std::mismatch(a.begin(), a.end(), b.begin(), b.end()).first - a.begin());
+}
+
+}  // namespace
+
+SessionTable::CommonPrefix SessionTable::longest_common_prefix(std::span<const int32_t> prompt) const {
+    std::lock_guard lock(mu_);
+    CommonPrefix best;
+    for (const auto& s : sessions_)
+        if (const int c = common_prefix(prompt, s->chat->document_ids()); c > best.common) {
+            best.held = s;
+            best.common = c;
+        }
+    for (const auto& ids : evicted_ids_)
+        if (const int c = common_prefix(prompt, ids); c > best.common) {  // RAM wins a tie
+            best.held = nullptr;
+            best.evicted_ids = ids;
+            best.common = c;
+        }
+    return best;
+}
+
 std::shared_ptr<HeldSession> SessionTable::find_name(const std::string& name) {
     std::lock_guard lock(mu_);
     for (const auto& s : sessions_)
@@ -68,6 +93,12 @@ void SessionTable::evict(const HeldSession* keep) {
         if (victim == sessions_.end()) return;  // only `keep` is left: it stays even above the cap
         spdlog::info("session table: evicting {} ({} document tokens)", (*victim)->name,
                      (*victim)->chat->session().document_tokens());
+        const DocumentChat& chat = *(*victim)->chat;
+        if (!(*victim)->explicit_document && chat.kv_cache_has(chat.document_ids())) {
+            std::erase(evicted_ids_, chat.document_ids());
+            evicted_ids_.push_back(chat.document_ids());
+            if (evicted_ids_.size() > max_) evicted_ids_.erase(evicted_ids_.begin());
+        }
         sessions_.erase(victim);
         ++evicted_;
     }

@@ -31,6 +31,14 @@ public:
     // The held session with the longest document part that is a proper prefix of `prompt` (at
     // least one token must follow it), or nullptr.
     std::shared_ptr<HeldSession> find_prefix(std::span<const int32_t> prompt);
+    // The document part (held in RAM, or evicted with a K/V cache file) sharing the most leading
+    // tokens with `prompt`: partial prefix reuse starts from it (DocumentChat::load_document_tokens_from).
+    struct CommonPrefix {
+        std::shared_ptr<HeldSession> held;  // a session in RAM, or else
+        std::vector<int32_t> evicted_ids;   // an evicted one's document part (restored from its file)
+        int common = 0;                     // leading tokens it shares with the prompt
+    };
+    CommonPrefix longest_common_prefix(std::span<const int32_t> prompt) const;
     std::shared_ptr<HeldSession> find_name(const std::string& name);
     void insert(std::shared_ptr<HeldSession> s);
     bool erase(const std::string& name);
@@ -49,6 +57,9 @@ public:
 private:
     mutable std::mutex mu_;
     std::vector<std::shared_ptr<HeldSession>> sessions_;
+    // Document parts of evicted automatic sessions whose K/V cache file was there (newest last,
+    // at most max_ of them): what longest_common_prefix looks at beyond RAM.
+    std::vector<std::vector<int32_t>> evicted_ids_;
     int64_t cap_;
     std::size_t max_;
     uint64_t clock_ = 0;

@@ -38,7 +38,7 @@ void usage() {
         "        --policy uniform|pyramid|adaptive | --full] [--snapkv-min-tokens 4096] [--history-keep "
         "2048]\n"
         "       [--max-tail 2048] [-n 512 (default max_tokens)] [--temp 0.8] [--no-citations]\n"
-        "       [--queue 16] [--http-threads 32] [--max-body-mb 64] [--timeout 10]\n"
+        "       [--queue 16] [--queue-per-client 0] [--http-threads 32] [--max-body-mb 64] [--timeout 10]\n"
         "       [--session-ram-mb 4096] [--max-sessions 64] [--cache-dir DIR | --no-cache] [--cache-cap-mb "
         "4096]\n"
         "       [--log-level info]\n"
@@ -63,6 +63,7 @@ snapdoc::server::ServerConfig config_from(const Args& args) {
     c.default_temperature = args.real("temp", c.default_temperature);
     c.citations = !args.has("no-citations");
     const int queue = args.integer("queue", static_cast<int>(c.queue_limit));
+    const int per_client = args.integer("queue-per-client", 0);
     const int threads = args.integer("http-threads", c.http_threads);
     const long long body_mb = args.integer64("max-body-mb", static_cast<long long>(c.max_body_bytes >> 20));
     const int timeout = args.integer("timeout", c.read_timeout_s);
@@ -74,12 +75,14 @@ snapdoc::server::ServerConfig config_from(const Args& args) {
     if (c.max_tail_tokens < 1) throw Error("--max-tail must be >= 1");
     if (c.default_temperature < 0 || c.default_temperature > 2) throw Error("--temp must be in [0, 2]");
     if (queue < 1 || queue > 4096) throw Error("--queue must be in [1, 4096]");
+    if (per_client < 0 || per_client > queue) throw Error("--queue-per-client must be in [0, --queue]");
     if (threads < 2 || threads > 1024) throw Error("--http-threads must be in [2, 1024]");
     if (body_mb < 1 || body_mb > 4096) throw Error("--max-body-mb must be in [1, 4096]");
     if (timeout < 1 || timeout > 3600) throw Error("--timeout must be in [1, 3600] seconds");
     if (ram_mb < 0 || sessions < 1 || cache_mb < 0)
         throw Error("--session-ram-mb, --max-sessions, --cache-cap-mb must be positive");
     c.queue_limit = static_cast<std::size_t>(queue);
+    c.queue_per_client = static_cast<std::size_t>(per_client);
     c.http_threads = threads;
     c.max_body_bytes = static_cast<std::size_t>(body_mb) << 20;
     c.read_timeout_s = c.write_timeout_s = timeout;
@@ -124,6 +127,7 @@ int main(int argc, char** argv) {
                                {{"--temp"}},
                                {{"--no-citations"}, false},
                                {{"--queue"}},
+                               {{"--queue-per-client"}},
                                {{"--http-threads"}},
                                {{"--max-body-mb"}},
                                {{"--timeout"}},

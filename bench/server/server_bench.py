@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """snapdoc-server benchmark: time to first token for questions 1..5 on a pasted long document
 (stateless client: [user(document + "\\n\\nQuestion: Qk")] each time), throughput with N concurrent
-clients, memory per document session (full store vs compressed cache), and optionally llama.cpp
-(llama_oracle greedy -n 1 on the same prompt ids, one process per question: no prompt cache).
+clients, memory per document session (full store vs compressed cache), the same document with its
+last paragraph edited (partial prefix reuse), and optionally llama.cpp on the same prompt ids with
+its server's prompt cache (bench/server/llama_prompt_cache.c: the longest common prefix with the
+previous prompt is kept, the rest decoded; so its prompt 1 is llama.cpp without a cache).
 Numbers only, never pass/fail. Python standard library only.
 
   bench/server/server_bench.py --server build/app/snapdoc-server --cli build/app/snapdoc-cli \\
       --model M.gguf --doc DOC.txt --questions DOC.questions.tsv [--ctx 40000] [--budget 1024] \\
-      [--clients 8] [--oracle PATH/llama_oracle] [--template NAME]
+      [--clients 8] [--per-client 3] [--llama-cache PATH/llama_prompt_cache] [--template NAME]
 """
 import argparse, http.client, json, os, subprocess, sys, threading, time
 
@@ -31,10 +33,12 @@ def start_server(args):
     raise SystemExit("server did not come up")
 
 
-def stream_chat(port, content, max_tokens, ignore_eos=False):
+def stream_chat(port, content, max_tokens, ignore_eos=False, user=None):
     """Returns (ttft seconds, total seconds, text, usage)."""
     body = {"messages": [{"role": "user", "content": content}], "temperature": 0, "max_tokens": max_tokens,
             "stream": True, "stream_options": {"include_usage": True}, "ignore_eos": ignore_eos}
+    if user:
+        body["user"] = user  # the fair queue's client key
     c = http.client.HTTPConnection("127.0.0.1", port, timeout=3600)
     t0 = time.perf_counter()
     c.request("POST", "/v1/chat/completions", json.dumps(body), {"Content-Type": "application/json"})
@@ -56,6 +60,28 @@ def stream_chat(port, content, max_tokens, ignore_eos=False):
     return ttft, time.perf_counter() - t0, text, usage
 
 
+def load_average():
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
+
+
+def edited(doc):
+    """The document with its last paragraph (line) replaced by a longer one."""
+    head = doc[: doc.rfind("\n") + 1]
+    return head + ("In the harbor district, the gate code for the west pier was changed on Monday, and the "
+                   "new code was written on the board next to the door of the harbor office.")
+
+
+def prompt_ids(args, doc_path, question):
+    out = subprocess.run([args.cli, "prompt", "-m", args.model, "--doc", doc_path, "-q", question]
+                         + (["--template", args.template] if args.template else []),
+                         capture_output=True, text=True, check=True).stdout
+    ids = []
+    for line in out.splitlines():
+        ids += [t for t in line.replace(",", " ").split() if t.isdigit()]
+    return ids
+
+
 def rss_mib(pid):
     with open(f"/proc/{pid}/status") as f:
         for line in f:
@@ -74,14 +100,14 @@ def main():
     ap.add_argument("--budget", type=int, default=1024)
     ap.add_argument("--clients", type=int, default=8)
     ap.add_argument("--per-client", type=int, default=3)
-    ap.add_argument("--oracle")
+    ap.add_argument("--llama-cache", help="bench/server/llama_prompt_cache built against llama.cpp")
     ap.add_argument("--template")
+    ap.add_argument("--threads", type=int, default=2, help="llama.cpp's threads (the server uses all cores)")
     args = ap.parse_args()
 
     doc = open(args.doc).read().strip()
     questions = [l.split("\t")[0] for l in open(args.questions) if l.strip()][:5]
-    with open("/proc/loadavg") as f:
-        print("load average at start:", f.read().split()[:3])
+    print("load average at start:", load_average())
     p, port = start_server(args)
     try:
         print(f"model {args.model}, document {args.doc}, budget {args.budget}")
@@ -97,7 +123,14 @@ def main():
                   f"compressed; answer {text!r}")
         later = sorted(ttfts[1:])
         print(f"TTFT question 1 {ttfts[0]:.3f} s; questions 2-5 median {later[len(later) // 2]:.3f} s "
-              f"(min {later[0]:.3f}, max {later[-1]:.3f}) -> {ttfts[0] / later[len(later) // 2]:.1f}x faster")
+              f"(min {later[0]:.3f}, max {later[-1]:.3f}) -> {ttfts[0] / later[len(later) // 2]:.1f}x faster "
+              f"(load {load_average()})")
+        # The same document with its last paragraph edited: a new session built on the held one.
+        ttft, total, text, u = stream_chat(port, edited(doc) + "\n\nQuestion: " + questions[0], 16)
+        s = u["snapkv"]
+        print(f"edited last paragraph, Q1: TTFT {ttft:.3f} s, prompt {u['prompt_tokens']} tokens, document part "
+              f"{s['document_tokens']} ({u['prompt_tokens_details']['cached_tokens']} reused, session "
+              f"{s['session']}) -> {ttfts[0] / ttft:.1f}x sooner than question 1; answer {text!r}")
         c = http.client.HTTPConnection("127.0.0.1", port)
         c.request("GET", "/props")
         props = json.loads(c.getresponse().read())
@@ -107,9 +140,10 @@ def main():
 
         # Throughput: the same requests (questions on the held document, 32 tokens each), one
         # client after another vs `clients` at once.
-        def work(n, out):
+        def work(n, out, user=None):
             for i in range(n):
-                _, _, _, u = stream_chat(port, doc + "\n\nQuestion: " + questions[i % len(questions)], 32, True)
+                _, _, _, u = stream_chat(port, doc + "\n\nQuestion: " + questions[i % len(questions)], 32, True,
+                                         user)
                 out.append(u["completion_tokens"])
         total_requests = args.clients * args.per_client
         seq = []
@@ -117,7 +151,8 @@ def main():
         work(total_requests, seq)
         seq_s = time.perf_counter() - t0
         par = []
-        threads = [threading.Thread(target=work, args=(args.per_client, par)) for _ in range(args.clients)]
+        threads = [threading.Thread(target=work, args=(args.per_client, par, f"client-{i}"))
+                   for i in range(args.clients)]
         t0 = time.perf_counter()
         for t in threads:
             t.start()
@@ -126,30 +161,31 @@ def main():
         par_s = time.perf_counter() - t0
         print(f"throughput: {total_requests} requests x 32 tokens on the held document: 1 client "
               f"{sum(seq) / seq_s:.1f} tok/s ({total_requests / seq_s:.2f} req/s), {args.clients} clients "
-              f"{sum(par) / par_s:.1f} tok/s ({total_requests / par_s:.2f} req/s)")
+              f"{sum(par) / par_s:.1f} tok/s ({total_requests / par_s:.2f} req/s) (load {load_average()})")
         print("server after load: " + ", ".join(f"{k} {v:.0f} MiB" for k, v in rss_mib(p.pid)))
     finally:
         p.terminate()
         p.wait(timeout=60)
 
-    if args.oracle and args.cli and os.path.exists(args.oracle):
-        ids = []
-        out = subprocess.run([args.cli, "prompt", "-m", args.model, "--doc", args.doc, "-q", questions[0]]
-                             + (["--template", args.template] if args.template else []),
-                             capture_output=True, text=True, check=True).stdout
-        for line in out.splitlines():
-            ids += [t for t in line.replace(",", " ").split() if t.isdigit()]
-        ids_file = f"/tmp/server-bench-ids-{os.getpid()}.txt"
-        with open(ids_file, "w") as f:
-            f.write(" ".join(ids))
-        for k in range(2):
-            t0 = time.perf_counter()
-            subprocess.run([args.oracle, "greedy", args.model, "--ids-file", ids_file, "-n", "1",
-                            "--ctx", str(len(ids) + 64)], capture_output=True, check=True)
-            print(f"llama.cpp (llama_oracle greedy -n 1, one process, no prompt cache) run {k + 1}: "
-                  f"{time.perf_counter() - t0:.3f} s for {len(ids)} prompt tokens")
-    with open("/proc/loadavg") as f:
-        print("load average at end:", f.read().split()[:3])
+    if args.llama_cache and args.cli and os.path.exists(args.llama_cache):
+        # The same prompts, in the same order, as ids (snapdoc-cli prompt lays them out as the
+        # server does), through llama.cpp with its server's prompt cache.
+        edited_path = f"/tmp/server-bench-edited-{os.getpid()}.txt"
+        with open(edited_path, "w") as f:
+            f.write(edited(doc))
+        files = []
+        for k, (path, q) in enumerate([(args.doc, q) for q in questions] + [(edited_path, questions[0])]):
+            files.append(f"/tmp/server-bench-ids-{os.getpid()}-{k}.txt")
+            with open(files[-1], "w") as f:
+                f.write(" ".join(prompt_ids(args, path, q)))
+        print(f"llama.cpp with a prompt cache (llama_prompt_cache, f16 K/V, n_batch 2048, n_ubatch 512, "
+              f"{args.threads} threads; prompts 1-5 the questions, 6 the edited document), load {load_average()}:")
+        r = subprocess.run([args.llama_cache, args.model, "--threads", str(args.threads)] + files,
+                           capture_output=True, text=True)
+        print(r.stdout.strip() or r.stderr.strip())
+        for f in files + [edited_path]:
+            os.remove(f)
+    print("load average at end:", load_average())
 
 
 if __name__ == "__main__":

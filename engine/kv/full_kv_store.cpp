@@ -113,6 +113,16 @@ void FullKvStore::load_rows(int layer, int head, int first, int n, float* k, flo
     f16_to_f32_row(base(layer, head, 1) + off, v, count);
 }
 
+void FullKvStore::copy_leading_rows(const FullKvStore& src, int n) {
+    if (mapping_ || src.n_layers_ != n_layers_ || src.n_kv_heads_ != n_kv_heads_ || src.head_dim_ != head_dim_ ||
+        n < 0 || n > tokens_ || n > src.tokens_)
+        throw Error("K/V store: cannot copy " + std::to_string(n) + " rows between stores of different shapes");
+    const std::size_t bytes = static_cast<std::size_t>(n) * head_dim_ * sizeof(uint16_t);
+    for (int l = 0; l < n_layers_; ++l)
+        for (int h = 0; h < n_kv_heads_; ++h)
+            for (int which = 0; which < 2; ++which) std::memcpy(base(l, h, which), src.base(l, h, which), bytes);
+}
+
 void FullKvStore::gather_rows(int layer, int head, const int32_t* positions, int n, float* k,
                               float* v) const {
     const uint16_t* ks = base(layer, head, 0);

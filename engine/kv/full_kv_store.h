@@ -45,6 +45,9 @@ public:
     void store_rows(int layer, int head, int first, int n, const float* k, const float* v);
     // Converts rows [first, first + n) back to f32.
     void load_rows(int layer, int head, int first, int n, float* k, float* v) const;
+    // Copies rows [0, n) of every segment from `src` (same layers, heads, head_dim) as they are (f16,
+    // no rounding): a document that starts with another's tokens takes over their K/V.
+    void copy_leading_rows(const FullKvStore& src, int n);
     // Converts the rows at `positions[0..n)` to f32, packed in that order.
     void gather_rows(int layer, int head, const int32_t* positions, int n, float* k, float* v) const;
 

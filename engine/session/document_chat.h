@@ -83,6 +83,13 @@ public:
     // `system_prompt` (already inside the tokens) only names the K/V cache file's key.
     int load_document_tokens(std::span<const int32_t> document_part, const DocumentSession::Progress& progress = {},
                              const std::atomic<bool>* cancel = nullptr, std::string_view system_prompt = {});
+    // Partial prefix reuse (document_chat_cache.cpp): loads `document_part`, taking over the K/V of
+    // the leading rows it shares with `base`'s document (DocumentSession::reusable_rows of their
+    // longest common prefix) and prefilling only the rest; then writes its K/V cache file as a
+    // prefill does (no system prompt in the key, as load_document_tokens without one). Returns the
+    // rows taken over (0: a plain prefill).
+    int load_document_tokens_from(const DocumentChat& base, std::span<const int32_t> document_part,
+                                  const std::atomic<bool>* cancel = nullptr);
     // Tokens of the prompt for `question` (after `history`) without running anything (for context
     // checks; ask checks document + history + question + max_new_tokens itself, before any forward).
     int prompt_tokens_for(std::string_view question, std::span<const ChatTurn> history = {}) const;
@@ -134,6 +141,7 @@ private:
     // Keeps the document part's ids and sentence ends (citations, excerpts); every way a document
     // gets into the session (prefill, or a K/V cache restore) calls it.
     void remember_document(std::span<const int32_t> document_part);
+    void save_kv_cache_file(std::span<const int32_t> part, const KvCacheKey& key, const std::filesystem::path& file);
     void load_or_prefill(std::span<const int32_t> document_part, std::string_view system_prompt,
                          const DocumentSession::Progress& progress, const std::atomic<bool>* cancel);
 

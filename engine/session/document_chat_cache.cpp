@@ -5,6 +5,7 @@
 // status); it is logged at info level only, so it is not printed twice.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "engine/common/error.h"
@@ -68,12 +69,16 @@ void DocumentChat::load_or_prefill(std::span<const int32_t> part, std::string_vi
             kv_cache_->remove(file);
         }
     }
-    auto t0 = SteadyClock::now();
+    const auto t0 = SteadyClock::now();
     session_.prefill_document(part, progress, cancel);
     cache_report_.prefill_seconds = seconds_since(t0);
-
     if (cancel && cancel->load()) return;
-    t0 = SteadyClock::now();
+    save_kv_cache_file(part, key, file);
+}
+
+void DocumentChat::save_kv_cache_file(std::span<const int32_t> part, const KvCacheKey& key,
+                                      const std::filesystem::path& file) {
+    const auto t0 = SteadyClock::now();
     try {
         kv_cache_->ensure_dir();
         const int64_t bytes = kv_store_file_bytes(
@@ -98,6 +103,27 @@ void DocumentChat::load_or_prefill(std::span<const int32_t> part, std::string_vi
         cache_report_.note = std::string("not saved to the K/V cache: ") + e.what();
         spdlog::info("{}", cache_report_.note);
     }
+}
+
+int DocumentChat::load_document_tokens_from(const DocumentChat& base, std::span<const int32_t> part,
+                                            const std::atomic<bool>* cancel) {
+    const std::vector<int32_t>& shared = base.document_ids();
+    const auto common = static_cast<int>(
+        std::mismatch(part.begin(), part.end(), shared.begin(), shared.end()).first - part.begin());
+    const int reuse = session_.reusable_rows(base.session(), common, static_cast<int>(part.size()));
+    cache_report_ = {};
+    cache_report_.enabled = kv_cache_ != nullptr;
+    const auto t0 = SteadyClock::now();
+    session_.prefill_document_from(base.session(), reuse, part, {}, cancel);
+    cache_report_.prefill_seconds = seconds_since(t0);
+    document_seconds_ = cache_report_.prefill_seconds;
+    remember_document(part);
+    if (kv_cache_) {
+        const KvCacheKey key = make_kv_cache_key(model_identity_, tokenizer_hash_, compute_hash_, kind_, {}, part);
+        cache_report_.file = kv_cache_->path_for(key);
+        save_kv_cache_file(part, key, cache_report_.file);
+    }
+    return reuse;
 }
 
 }  // namespace snapdoc

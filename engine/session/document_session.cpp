@@ -58,12 +58,19 @@ void DocumentSession::prefill_document(std::span<const int32_t> tokens, const Pr
     drop_document();
     store_ = std::make_unique<FullKvStore>(cfg_.n_layers, cfg_.n_kv_heads, cfg_.head_dim, D,
                                            options_.kv_ram_cap_bytes, options_.spill_dir);
-    const int qd = cfg_.q_dim(), hd = cfg_.head_dim;
     doc_tail_rows_ = std::min(D, options_.max_window);
-    doc_tail_q_.assign(cfg_.n_layers, std::vector<float>(static_cast<std::size_t>(doc_tail_rows_) * qd));
+    doc_tail_q_.assign(cfg_.n_layers, std::vector<float>(static_cast<std::size_t>(doc_tail_rows_) * cfg_.q_dim()));
+    run_document_rows(tokens, 0, progress, cancel);
+}
+
+void DocumentSession::run_document_rows(std::span<const int32_t> tokens, int first, const Progress& progress,
+                                        const std::atomic<bool>* cancel) {
+    const int D = static_cast<int>(tokens.size()), N = D - first;
+    const int qd = cfg_.q_dim(), hd = cfg_.head_dim;
     const int tail_start = D - doc_tail_rows_;
 
-    auto act = backend_.create_activations(D);
+    std::unique_ptr<Activations> act;
+    if (N > 0) act = backend_.create_activations(N);
     // After the activations, so the backend's choice (device-resident or staged) sees what is left.
     if (options_.backend_kv_store) {
         try {
@@ -73,8 +80,9 @@ void DocumentSession::prefill_document(std::span<const int32_t> tokens, const Pr
             throw;
         }
     }
-    const int chunk = std::min(options_.chunk_rows, D);
-    for (int c0 = 0; c0 < D; c0 += chunk) backend_.embed(tokens.data() + c0, std::min(chunk, D - c0), *act, c0);
+    const int chunk = std::max(1, std::min(options_.chunk_rows, N));
+    for (int c0 = 0; c0 < N; c0 += chunk)
+        backend_.embed(tokens.data() + first + c0, std::min(chunk, N - c0), *act, c0);
     std::vector<int32_t> positions(D);
     std::iota(positions.begin(), positions.end(), 0);
     std::vector<float> q_chunk(static_cast<std::size_t>(chunk) * qd);
@@ -92,22 +100,30 @@ void DocumentSession::prefill_document(std::span<const int32_t> tokens, const Pr
     for (int l = 0; l < cfg_.n_layers; ++l) {
         auto cache = layer_cache(l, D);
         prefill_peak_cache_bytes_ = std::max<int64_t>(prefill_peak_cache_bytes_, cache->reserved_bytes());
-        for (int c0 = 0; c0 < D; c0 += chunk) {
+        // Rows taken over from another session (prefill_document_from) go in first, as stored
+        // (not needed when nothing runs over them and the host store holds them already).
+        for (int h = 0; (N > 0 || device_kv_) && h < cfg_.n_kv_heads; ++h)
+            for (int r0 = 0; r0 < first; r0 += kStoreCopyRows) {
+                const int n = std::min(kStoreCopyRows, first - r0);
+                store_->load_rows(l, h, r0, n, copy_k.data(), copy_v.data());
+                backend_.append_kv(*cache, l, h, positions.data() + r0, n, copy_k.data(), copy_v.data());
+            }
+        for (int c0 = 0; c0 < N; c0 += chunk) {
             if (cancel && cancel->load()) {
                 device_kv_.reset();
                 store_.reset();
                 throw Cancelled();
             }
-            const int c = std::min(chunk, D - c0);
-            const bool has_tail = c0 + c > tail_start;
-            run_layer(l, *act, c0, c, positions.data() + c0, *cache, has_tail ? q_chunk.data() : nullptr);
+            const int c = std::min(chunk, N - c0), p0 = first + c0;
+            const bool has_tail = p0 + c > tail_start;
+            run_layer(l, *act, c0, c, positions.data() + p0, *cache, has_tail ? q_chunk.data() : nullptr);
             if (has_tail) {
-                const int from = std::max(c0, tail_start);
+                const int from = std::max(p0, tail_start);
                 std::memcpy(doc_tail_q_[l].data() + static_cast<std::size_t>(from - tail_start) * qd,
-                            q_chunk.data() + static_cast<std::size_t>(from - c0) * qd,
-                            sizeof(float) * static_cast<std::size_t>(c0 + c - from) * qd);
+                            q_chunk.data() + static_cast<std::size_t>(from - p0) * qd,
+                            sizeof(float) * static_cast<std::size_t>(p0 + c - from) * qd);
             }
-            if (progress && c0 + c < D) report(l, c0 + c);  // the layer's last chunk reports below
+            if (progress && p0 + c < D) report(l, p0 + c);  // the layer's last chunk reports below
         }
         // Layer ℓ is done: its full K/V leave the backend's cache for the store — the backend's own
         // way when it has one (kept on the GPU and/or copied out while the next layer computes),
@@ -116,7 +132,7 @@ void DocumentSession::prefill_document(std::span<const int32_t> tokens, const Pr
             device_kv_->store_layer(*cache, l);
         } else {
             for (int h = 0; h < cfg_.n_kv_heads; ++h)
-                for (int r0 = 0; r0 < D; r0 += kStoreCopyRows) {
+                for (int r0 = first; r0 < D; r0 += kStoreCopyRows) {
                     const int n = std::min(kStoreCopyRows, D - r0);
                     backend_.read_kv(*cache, l, h, r0, n, copy_k.data(), copy_v.data());
                     store_->store_rows(l, h, r0, n, copy_k.data(), copy_v.data());
@@ -125,7 +141,6 @@ void DocumentSession::prefill_document(std::span<const int32_t> tokens, const Pr
         if (progress) report(l, D);
     }
     if (device_kv_) device_kv_->finish();  // the host store is complete from here on
-    (void)hd;
     doc_len_ = D;
 }
 

@@ -65,6 +65,18 @@ public:
 
     void prefill_document(std::span<const int32_t> tokens, const Progress& progress = {},
                           const std::atomic<bool>* cancel = nullptr);
+    // Partial prefix reuse (document_session_reuse.cpp): a new document whose first token ids equal
+    // another session's takes over those rows' K/V instead of running them through the layers.
+    // reusable_rows: how many leading rows of `base`'s document a new `new_tokens`-token document
+    // sharing its first `common` token ids can take over — `common`, unless the new document's
+    // last rows (whose queries SnapKV windows need, max_window of them) reach back into the shared
+    // part further than `base` holds queries for (only its own last rows'): then up to where they begin.
+    int reusable_rows(const DocumentSession& base, int common, int new_tokens) const;
+    // Makes `tokens` the document as prefill_document does, but rows [0, reuse) are copied from
+    // `base` (the caller checked that its document starts with the same `reuse` token ids; reuse
+    // at most reusable_rows) and only rows [reuse, n) run through the layers, over the copied rows.
+    void prefill_document_from(const DocumentSession& base, int reuse, std::span<const int32_t> tokens,
+                               const Progress& progress = {}, const std::atomic<bool>* cancel = nullptr);
     void set_question(std::span<const int32_t> question_tokens, int window, const std::atomic<bool>* cancel = nullptr);
     // Conversations (document_session_turns.cpp). set_turns: like set_question for everything after
     // the document (earlier turns + the new question), but the longest prefix of `tail` that is
@@ -128,6 +140,11 @@ private:
     void run_layer(int layer, Activations& act, int row0, int n, const int32_t* pos, KvCache& kv, float* q_capture);
     void score_layer(int layer, KvCache& cache);
     void require_document() const;
+    // The layer-major prefill of rows [first, n) of the document `tokens` into the store made for
+    // it (rows [0, first) and their tail queries already there): prefill_document with first = 0,
+    // prefill_document_from with the rows it took over.
+    void run_document_rows(std::span<const int32_t> tokens, int first, const Progress& progress,
+                           const std::atomic<bool>* cancel);
     void drop_document();  // forgets the document and everything after it
 
     Backend& backend_;

@@ -120,6 +120,34 @@ TEST_F(CudaStoreTest, ConversationTurnsMatchTheHostPath) {
     EXPECT_EQ(ta, host.answer(*b, testing::greedy_request(6)).tokens);
 }
 
+// Partial prefix reuse on the device store: a document that shares its first rows with a held one
+// takes them over (copied in the host store, uploaded with the layer) and runs only the rest; the
+// device-kept session selects and answers exactly as the host path does.
+TEST_F(CudaStoreTest, PrefillFromAHeldSessionMatchesTheHostPath) {
+    DocumentSessionOptions host_path;
+    host_path.backend_kv_store = false;
+    DocumentSession base_dev(*gpu), base_host(*gpu_host, host_path);
+    base_dev.prefill_document(doc);
+    base_host.prefill_document(doc);
+    const auto edited = testing::concat(std::vector<int32_t>(doc.begin(), doc.begin() + 200),
+                                        testing::random_ids(150, cfg().vocab_size, 9));
+    DocumentSession dev(*gpu), host(*gpu_host, host_path);
+    const int reuse = dev.reusable_rows(base_dev, 200, static_cast<int>(edited.size()));
+    ASSERT_EQ(reuse, 200);
+    dev.prefill_document_from(base_dev, reuse, edited);
+    host.prefill_document_from(base_host, reuse, edited);
+    ASSERT_NE(dev.backend_kv_store(), nullptr);
+    SnapKvConfig c;
+    c.budget = 48;
+    c.window = 8;
+    for (DocumentSession* s : {&dev, &host}) s->set_question(questions[0], c.window);
+    for (int l = 0; l < cfg().n_layers; ++l)
+        EXPECT_TRUE(same_bits(dev.window_scores().layers[l], host.window_scores().layers[l])) << "layer " << l;
+    const auto a = dev.select(c), b = host.select(c);
+    expect_identical_selection(*a, *b);
+    EXPECT_EQ(dev.answer(*a, testing::greedy_request(6)).tokens, host.answer(*b, testing::greedy_request(6)).tokens);
+}
+
 // The host store is complete after a device-kept prefill: a cache file written from it restores
 // a session that answers exactly as the device-kept one — read into RAM or mapped in place, and
 // taken onto the GPU again at restore (one upload), so its re-snaps upload no K/V either.

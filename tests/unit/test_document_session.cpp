@@ -67,27 +67,41 @@ void expect_same_kept(const Selection& a, const Selection& b) {
 WindowScores reference_window_scores(const TinyWeights& w, const std::vector<int32_t>& prompt, int window,
                                      const StoredAsF16& stored);
 
+// The token-major reference for a store filled in stages: the rows of each stage run in f32 over
+// the rows before them as stored (rounded to f16 exactly as the store rounds them), then all rows
+// so far are rounded; the rows after the last stage run over that. Returns the last row's logits.
+// (Partial prefix reuse: rows [0, R) come from another session's store, then [R, D) run over them.)
+std::vector<float> staged_rounded_logits(Backend& backend, const std::vector<int32_t>& prompt,
+                                         std::vector<int> stages) {
+    const ModelConfig& c = backend.config();
+    const int L = static_cast<int>(prompt.size()), hd = c.head_dim;
+    auto kv = make_full_kv_cache(backend, L);
+    int done = 0;
+    for (int b : stages) {
+        prefill(backend, std::span(prompt).subspan(done, b - done), done, *kv);
+        auto stored = make_full_kv_cache(backend, L);
+        std::vector<float> k(static_cast<std::size_t>(b) * hd), v(k.size());
+        std::vector<int32_t> pos(b);
+        std::iota(pos.begin(), pos.end(), 0);
+        for (int l = 0; l < c.n_layers; ++l)
+            for (int h = 0; h < c.n_kv_heads; ++h) {
+                backend.read_kv(*kv, l, h, 0, b, k.data(), v.data());
+                for (auto* x : {&k, &v})
+                    for (float& f : *x) f = f16_to_f32(f32_to_f16(f));
+                backend.append_kv(*stored, l, h, pos.data(), b, k.data(), v.data());
+            }
+        kv = std::move(stored);
+        done = b;
+    }
+    return prefill(backend, std::span(prompt).subspan(done), done, *kv);
+}
+
 // The token-major reference for a session whose store holds the first `rounded` prompt positions:
 // those rows run in f32 over an f32 cache (as layer-major prefill does: rounding happens only when a
 // finished layer's K/V move to the host store), then their K/V are rounded to f16 exactly as the
 // store rounds them, and the remaining rows run over that. Returns the last row's logits.
 std::vector<float> rounded_prefix_logits(Backend& backend, const std::vector<int32_t>& prompt, int rounded) {
-    const ModelConfig& c = backend.config();
-    const int L = static_cast<int>(prompt.size()), hd = c.head_dim;
-    auto kv = make_full_kv_cache(backend, L);
-    prefill(backend, std::span(prompt).first(rounded), 0, *kv);
-    auto stored = make_full_kv_cache(backend, L);
-    std::vector<float> k(static_cast<std::size_t>(rounded) * hd), v(k.size());
-    std::vector<int32_t> pos(rounded);
-    std::iota(pos.begin(), pos.end(), 0);
-    for (int l = 0; l < c.n_layers; ++l)
-        for (int h = 0; h < c.n_kv_heads; ++h) {
-            backend.read_kv(*kv, l, h, 0, rounded, k.data(), v.data());
-            for (auto* x : {&k, &v})
-                for (float& f : *x) f = f16_to_f32(f32_to_f16(f));
-            backend.append_kv(*stored, l, h, pos.data(), rounded, k.data(), v.data());
-        }
-    return prefill(backend, std::span(prompt).subspan(rounded), rounded, *stored);
+    return staged_rounded_logits(backend, prompt, {rounded});
 }
 
 // The document's K/V are stored as f16, so the session equals token-major prefill with the
@@ -396,6 +410,65 @@ TEST_F(DocumentSessionTest, CompressedPrefillMatchesTheSessionAndHoldsOneLayer) 
         decode_loop(*backend, *cp.cache, cp.last_logits, static_cast<int>(prompt.size()), prompt, greedy(6), r);
         EXPECT_EQ(r.tokens, ans.tokens) << budget_policy_name(policy);
     }
+}
+
+TEST_F(DocumentSessionTest, ReusableRowsStopWhereTheNewTailNeedsQueriesTheBaseDoesNotHold) {
+    DocumentSessionOptions o;
+    o.max_window = 32;
+    DocumentSession base(*backend, o), s(*backend, o);
+    base.prefill_document(doc);                       // 180 tokens: queries kept for rows 148..179
+    EXPECT_EQ(s.reusable_rows(base, 120, 200), 120);  // the new tail (168..199) is all computed
+    EXPECT_EQ(s.reusable_rows(base, 175, 195), 175);  // tail 163..194: 163..174 from base's tail
+    EXPECT_EQ(s.reusable_rows(base, 180, 210), 180);  // appended: tail 178..209
+    EXPECT_EQ(s.reusable_rows(base, 170, 175), 143);  // tail 143..174 reaches before base's 148
+    EXPECT_EQ(s.reusable_rows(base, 100, 100), 68);   // a cut document: its tail must be computed
+    EXPECT_EQ(s.reusable_rows(base, 300, 150), 118);
+    DocumentSession empty(*backend, o);
+    EXPECT_EQ(s.reusable_rows(empty, 50, 100), 0);
+}
+
+TEST_F(DocumentSessionTest, PrefillFromAnotherSessionEqualsTheStagedReference) {
+    SnapKvConfig cfg;
+    cfg.budget = 60;
+    cfg.window = 36;  // 4 question rows + the document's 32 kept tail rows
+    DocumentSessionOptions o;
+    o.max_window = 32;
+    DocumentSession base(*backend, o);
+    base.prefill_document(doc);
+    const std::vector<int32_t> q = random_ids(4, spec.vocab_size, 7);
+    const std::vector<int32_t> edited =
+        concat(std::vector<int32_t>(doc.begin(), doc.begin() + 120), random_ids(80, spec.vocab_size, 8));
+    const std::vector<int32_t> appended = concat(doc, random_ids(30, spec.vocab_size, 9));
+    const std::vector<int32_t> near_end =
+        concat(std::vector<int32_t>(doc.begin(), doc.begin() + 175), random_ids(20, spec.vocab_size, 10));
+    const std::vector<int32_t> cut(doc.begin(), doc.begin() + 170);
+    for (const auto& next : {edited, appended, near_end, cut}) {
+        const int D = static_cast<int>(next.size());
+        int common = 0;
+        while (common < D && common < static_cast<int>(doc.size()) && next[common] == doc[common]) ++common;
+        DocumentSession s(*backend, o);
+        const int R = s.reusable_rows(base, common, D);
+        const int64_t rows_before = s.counters().rows_forwarded;
+        s.prefill_document_from(base, R, next);
+        EXPECT_EQ(s.counters().rows_forwarded - rows_before, int64_t{D - R} * spec.n_layers)
+            << "only the rest runs";
+        s.set_question(q, cfg.window);
+        const auto prompt = concat(next, q);
+        const auto ref =
+            staged_rounded_logits(*backend, prompt, R == D ? std::vector<int>{D} : std::vector<int>{R, D});
+        for (std::size_t i = 0; i < ref.size(); ++i)
+            ASSERT_NEAR(s.last_logits()[i], ref[i], 1e-4) << "D " << D;
+        // Window queries over rows R.. read the shared rows as stored; those before R are base's.
+        const StoredAsF16 stored = [R, D](int query, int key) {
+            return (query >= R && key < R) || (query >= D && key < D);
+        };
+        expect_same_kept(*s.select(cfg), *select_positions(cfg, reference_window_scores(weights, prompt,
+                                                                                        cfg.window, stored)));
+    }
+    DocumentSession s(*backend, o);
+    // Tail queries the base does not hold (reusable_rows gives 143 here).
+    EXPECT_THROW(s.prefill_document_from(base, 170, std::span(near_end).first(175)), Error);
+    EXPECT_THROW(s.prefill_document_from(s, 0, edited), Error);
 }
 
 }  // namespace
