@@ -1,5 +1,7 @@
 #include "engine/model/model.h"
 
+#include "engine/model/head_writes.h"
+
 #include <cstring>
 #include <fstream>
 #include <unordered_set>
@@ -76,6 +78,7 @@ Model load_any_format(const std::filesystem::path& path) {
 Model load_model(const std::filesystem::path& path) {
     Model m = load_any_format(path);
     check_finite_weights(m);  // norms and biases; the matrices are checked by the first forward
+    m.config.head_writes = heads_that_write(m.config, m.weights);
     return m;
 }
 

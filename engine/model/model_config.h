@@ -42,6 +42,10 @@ struct ModelConfig {
     // Sliding-window attention span (Mistral 7B v0.1: 4096), 0 = none: a query at position p sees
     // keys at positions > p - sliding_window only (itself included), as Hugging Face defines it.
     int sliding_window = 0;
+    // Layer-major n_layers × n_heads, 1 where a query head writes into the residual stream; empty
+    // when every head does (engine/model/head_writes.h: a zero output-projection slice writes
+    // nothing). Citations leave silent heads out. Not part of any cache key: it follows the weights.
+    std::vector<uint8_t> head_writes;
 
     int group_size() const { return n_kv_heads > 0 ? n_heads / n_kv_heads : 0; }
     int kv_dim() const { return n_kv_heads * head_dim; }

@@ -9,13 +9,16 @@
 namespace snapdoc {
 
 void accumulate_answer_attention(std::span<const float> layer_scores, int n_heads, int doc_len, int n_layers,
-                                 int sink_tokens, std::vector<float>& acc) {
+                                 int sink_tokens, std::vector<float>& acc, std::span<const uint8_t> head_writes) {
     if (n_heads < 1 || n_layers < 1 || doc_len < 0) throw Error("citations: bad shape");
     if (layer_scores.size() != static_cast<std::size_t>(n_heads) * doc_len)
         throw Error("citations: layer scores have the wrong size");
+    if (!head_writes.empty() && head_writes.size() != static_cast<std::size_t>(n_heads))
+        throw Error("citations: head flags have the wrong size");
     acc.resize(doc_len, 0.0f);
     const int first = std::clamp(sink_tokens, 0, doc_len);
     for (int h = 0; h < n_heads; ++h) {
+        if (!head_writes.empty() && !head_writes[h]) continue;
         const float* s = layer_scores.data() + static_cast<std::size_t>(h) * doc_len;
         double total = 0;
         for (int p = first; p < doc_len; ++p) total += s[p];

@@ -40,9 +40,12 @@ struct CitationOptions {
 
 // Adds one layer's window scores (out of Backend::window_scores: [n_heads × doc_len], summed over
 // the answer rows) to `acc` (doc_len entries): each head's scores over positions >= sink_tokens are
-// normalised to sum 1, then added with weight 1 / (n_heads × n_layers).
+// normalised to sum 1, then added with weight 1 / (n_heads × n_layers). `head_writes` (n_heads
+// flags for this layer, ModelConfig::head_writes; empty: all) leaves out heads that write nothing:
+// where they looked did not shape the answer.
 void accumulate_answer_attention(std::span<const float> layer_scores, int n_heads, int doc_len, int n_layers,
-                                 int sink_tokens, std::vector<float>& acc);
+                                 int sink_tokens, std::vector<float>& acc,
+                                 std::span<const uint8_t> head_writes = {});
 
 // Passages from per-position scores: smoothed, thresholded, neighbours merged, each passage grown
 // to the sentence bounds in `sentence_end` (optional: sentence_end[i] true when token i ends a

@@ -201,8 +201,13 @@ void DocumentChat::add_citations(const AskOptions& options, AskResult& r) {
     try {
         session_.score_continuation(
             r.generation.tokens,
-            [&](int, std::span<const float> s) {
-                accumulate_answer_attention(s, cfg.n_heads, D, cfg.n_layers, options.citation_options.sink_tokens, acc);
+            [&](int layer, std::span<const float> s) {
+                const auto writes = cfg.head_writes.empty()
+                                        ? std::span<const uint8_t>()
+                                        : std::span<const uint8_t>(cfg.head_writes)
+                                              .subspan(static_cast<std::size_t>(layer) * cfg.n_heads, cfg.n_heads);
+                accumulate_answer_attention(s, cfg.n_heads, D, cfg.n_layers, options.citation_options.sink_tokens, acc,
+                                            writes);
             },
             options.cancel);
     } catch (const Cancelled&) {

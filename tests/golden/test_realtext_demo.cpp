@@ -121,6 +121,13 @@ TEST(DemoModelHeads, RolesAreNamedAndEveryCacheHeadSelectsStructure) {
     ASSERT_EQ(model.head_roles.size(), static_cast<std::size_t>(model.config.n_layers * model.config.n_heads));
     EXPECT_EQ(model.head_roles[1 * model.config.n_heads + 2], "fact lookup");
     EXPECT_EQ(model.head_roles[2 * model.config.n_heads + 2], "sentence starts");
+    // The role heads of layers 2-3 write nothing (zero output projections), and the engine sees it
+    // (ModelConfig::head_writes), so citations leave them out; the wired lookup head writes.
+    const int H = model.config.n_heads;
+    ASSERT_EQ(model.config.head_writes.size(), model.head_roles.size());
+    EXPECT_EQ(model.config.head_writes[1 * H + 2], 1) << "fact lookup";
+    for (int l = 2; l < model.config.n_layers; ++l)
+        for (int h = 0; h < H; ++h) EXPECT_EQ(model.config.head_writes[l * H + h], 0) << "layer " << l << " head " << h;
 
     const auto dir = std::filesystem::temp_directory_path() / "snapdoc_golden_heads";
     std::filesystem::remove_all(dir);

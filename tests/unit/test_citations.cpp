@@ -3,6 +3,7 @@
 // gaps, grown to sentence bounds, ranked by their share of the score.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <vector>
 
 #include "engine/common/error.h"
@@ -33,6 +34,23 @@ TEST(CitationAttention, EachHeadIsADistributionOverTheDocumentWithoutSinks) {
     accumulate_answer_attention(sinks_only, heads, D, 1, 4, acc2);
     for (float a : acc2) EXPECT_EQ(a, 0.0f);
     EXPECT_THROW(accumulate_answer_attention(std::vector<float>(3), heads, D, 1, 4, acc2), Error);
+}
+
+// A head that writes nothing (ModelConfig::head_writes 0) is left out: its sharp look at position 8
+// did not shape the answer, so only head 0's passage at 5 remains.
+TEST(CitationAttention, HeadsThatWriteNothingAreLeftOut) {
+    const int heads = 2, D = 10;
+    std::vector<float> s(heads * D, 0.0f);
+    s[5] = 1.0f;
+    s[D + 8] = 1.0f;
+    std::vector<float> all, writing;
+    accumulate_answer_attention(s, heads, D, 1, 4, all);
+    const std::vector<uint8_t> writes = {1, 0};
+    accumulate_answer_attention(s, heads, D, 1, 4, writing, writes);
+    EXPECT_FLOAT_EQ(all[8], 0.5f);
+    EXPECT_FLOAT_EQ(writing[5], 0.5f);
+    EXPECT_FLOAT_EQ(writing[8], 0.0f);
+    EXPECT_THROW(accumulate_answer_attention(s, heads, D, 1, 4, writing, std::vector<uint8_t>{1}), Error);
 }
 
 TEST(Citations, APeakBecomesAPassageRankedByWeight) {
