@@ -258,6 +258,11 @@ HfTokenizerJson byte_level(const json& model, std::vector<const json*> pre, cons
     v->bos_id = id_of(v->tokens, specials.bos);
     v->eos_id = id_of(v->tokens, specials.eos);
     v->unk_id = id_of(v->tokens, string_member(model, "unk_token"));
+    // The unknown token stands in for text the vocabulary cannot spell, so encoding emits it: it is
+    // typed unknown (as the SentencePiece path and llama.cpp's GGUFs type it), not control, even
+    // when added_tokens lists it as special. (Typed control, plain text produced a control id;
+    // found by fuzz_tokenizer_json.)
+    if (v->unk_id >= 0) v->types[static_cast<std::size_t>(v->unk_id)] = static_cast<int32_t>(GgufTokenType::Unknown);
     v->add_bos = specials.add_bos.value_or(false) && v->bos_id >= 0;
     v->add_eos = specials.add_eos.value_or(false) && v->eos_id >= 0;
     if (v->regexes.empty()) v->regexes.push_back(kByteLevelRegex);

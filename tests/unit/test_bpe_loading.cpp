@@ -143,6 +143,24 @@ TEST(BpeLoading, TokenizerJsonByteLevel) {
     EXPECT_EQ(Tokenizer::from_file(path.string()).encode("ab a"), (std::vector<int32_t>{256, 257}));
 }
 
+// A byte-level tokenizer.json whose unk_token is listed as a special added token: text the
+// vocabulary cannot spell encodes to the unknown id, which is typed unknown, not control (plain
+// text never yields a control id; typed control it did — found by fuzz_tokenizer_json).
+TEST(BpeLoading, TheUnknownTokenIsNotAControlToken) {
+    json j = minimal_tokenizer_json();
+    const int z = j["model"]["vocab"]["z"].get<int>();
+    j["model"]["vocab"].erase("z");
+    j["model"]["vocab"]["<unk>"] = z;
+    j["model"]["unk_token"] = "<unk>";
+    j["added_tokens"].push_back({{"id", z}, {"content", "<unk>"}, {"special", true}});
+    const HfTokenizerJson hf = parse_hf_tokenizer_json(j.dump());
+    ASSERT_TRUE(hf.bpe);
+    const Tokenizer tok = Tokenizer::from_bpe_vocab(*hf.bpe);
+    const std::vector<int32_t> ids = tok.encode("z");
+    ASSERT_EQ(ids, std::vector<int32_t>{z});
+    EXPECT_FALSE(tok.is_control(z));
+}
+
 TEST(BpeLoading, BrokenTokenizerJsonIsOneClearError) {
     EXPECT_NE(hf_error(json::parse("[1]")).find("not a JSON object"), std::string::npos);
     try {
