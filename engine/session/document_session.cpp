@@ -54,13 +54,17 @@ void DocumentSession::prefill_document(std::span<const int32_t> tokens, const Pr
                                        const std::atomic<bool>* cancel) {
     const int D = static_cast<int>(tokens.size());
     if (D < 1) throw Error("the document has no tokens");
+    start_document(D);
+    run_document_rows(tokens, 0, progress, cancel);
+}
+
+void DocumentSession::start_document(int D) {
     // Drop any previous document first so its memory is free for this one.
     drop_document();
     store_ = std::make_unique<FullKvStore>(cfg_.n_layers, cfg_.n_kv_heads, cfg_.head_dim, D,
                                            options_.kv_ram_cap_bytes, options_.spill_dir);
     doc_tail_rows_ = std::min(D, options_.max_window);
     doc_tail_q_.assign(cfg_.n_layers, std::vector<float>(static_cast<std::size_t>(doc_tail_rows_) * cfg_.q_dim()));
-    run_document_rows(tokens, 0, progress, cancel);
 }
 
 void DocumentSession::run_document_rows(std::span<const int32_t> tokens, int first, const Progress& progress,

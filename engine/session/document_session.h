@@ -146,6 +146,8 @@ private:
     void run_document_rows(std::span<const int32_t> tokens, int first, const Progress& progress,
                            const std::atomic<bool>* cancel);
     void drop_document();  // forgets the document and everything after it
+    // drop_document, then an empty store and tail-query buffers for a D-token document.
+    void start_document(int D);
 
     Backend& backend_;
     ModelConfig cfg_;

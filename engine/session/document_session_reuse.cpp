@@ -34,14 +34,9 @@ void DocumentSession::prefill_document_from(const DocumentSession& base, int reu
     if (base.cfg_.n_layers != cfg_.n_layers || base.cfg_.n_kv_heads != cfg_.n_kv_heads ||
         base.cfg_.head_dim != cfg_.head_dim || base.cfg_.q_dim() != cfg_.q_dim())
         throw Error("partial prefix reuse: the sessions belong to different models");
-    drop_document();
-    store_ = std::make_unique<FullKvStore>(cfg_.n_layers, cfg_.n_kv_heads, cfg_.head_dim, D,
-                                           options_.kv_ram_cap_bytes, options_.spill_dir);
+    start_document(D);
     store_->copy_leading_rows(*base.store_, reuse);
-    const int qd = cfg_.q_dim();
-    doc_tail_rows_ = std::min(D, options_.max_window);
-    const int tail_start = D - doc_tail_rows_;
-    doc_tail_q_.assign(cfg_.n_layers, std::vector<float>(static_cast<std::size_t>(doc_tail_rows_) * qd));
+    const int qd = cfg_.q_dim(), tail_start = D - doc_tail_rows_;
     // Tail queries of shared rows come from base's tail (reusable_rows checked that it holds them).
     const int base_tail_start = base.doc_len_ - base.doc_tail_rows_;
     for (int l = 0; l < cfg_.n_layers; ++l)
