@@ -50,6 +50,11 @@ const std::vector<SyntheticShape>& synthetic_shapes() {
         {"llama3.2-1b",
          "Llama-3.2-1B: 16 layers, dim 2048, 32/8 heads, FFN 8192, vocab 128256 (untied output here; the real file ties it)",
          llama(16, 2048, 32, 8, 8192, 128256, 131072, 500000.f)},
+        {"qwen2.5-1.5b",
+         "Qwen2.5-1.5B: 28 layers, dim 1536, 12/2 heads, FFN 8960, vocab 151936, q/k/v biases, tied output",
+         llama(28, 1536, 12, 2, 8960, 151936, 32768, 1000000.f), "qwen2", true, true},
+        {"llama3.1-8b", "Llama-3.1-8B: 32 layers, dim 4096, 32/8 heads, FFN 14336, vocab 128256",
+         llama(32, 4096, 32, 8, 14336, 128256, 131072, 500000.f)},
         {"llama2-7b", "Llama-2-7B: 32 layers, dim 4096, 32 heads (MHA), FFN 11008", llama(32, 4096, 32, 32, 11008, 32000, 4096)},
         {"mistral-7b", "Mistral-7B: 32 layers, dim 4096, 32/8 heads, FFN 14336",
          llama(32, 4096, 32, 8, 14336, 32000, 32768, 1000000.f)},
@@ -114,18 +119,19 @@ std::filesystem::path write_synthetic_model(const SyntheticShape& shape, DType d
     if (std::filesystem::exists(file)) return file;
     const ModelConfig& c = shape.config;
     GgufWriter w;
-    w.set_string("general.architecture", "llama");
+    const std::string a = shape.architecture;
+    w.set_string("general.architecture", a);
     w.set_string("general.name", "synthetic " + shape.name);
-    w.set_u32("llama.block_count", c.n_layers);
-    w.set_u32("llama.embedding_length", c.dim);
-    w.set_u32("llama.feed_forward_length", c.ffn_dim);
-    w.set_u32("llama.attention.head_count", c.n_heads);
-    w.set_u32("llama.attention.head_count_kv", c.n_kv_heads);
-    w.set_u32("llama.context_length", c.context_length);
-    w.set_u32("llama.vocab_size", c.vocab_size);
-    w.set_u32("llama.rope.dimension_count", c.head_dim);
-    w.set_f32("llama.rope.freq_base", c.rope_theta);
-    w.set_f32("llama.attention.layer_norm_rms_epsilon", c.norm_eps);
+    w.set_u32(a + ".block_count", c.n_layers);
+    w.set_u32(a + ".embedding_length", c.dim);
+    w.set_u32(a + ".feed_forward_length", c.ffn_dim);
+    w.set_u32(a + ".attention.head_count", c.n_heads);
+    w.set_u32(a + ".attention.head_count_kv", c.n_kv_heads);
+    w.set_u32(a + ".context_length", c.context_length);
+    w.set_u32(a + ".vocab_size", c.vocab_size);
+    w.set_u32(a + ".rope.dimension_count", c.head_dim);
+    w.set_f32(a + ".rope.freq_base", c.rope_theta);
+    w.set_f32(a + ".attention.layer_norm_rms_epsilon", c.norm_eps);
     if (sentencepiece_model.extension() == ".gguf")
         copy_gguf_vocab(w, sentencepiece_model, c.vocab_size);
     else if (!sentencepiece_model.empty())
@@ -140,11 +146,12 @@ std::filesystem::path write_synthetic_model(const SyntheticShape& shape, DType d
             for (float& x : out) x = g.uniform() * scale * 1.7f;  // uniform with std ≈ scale
         });
     };
-    auto ones = [&](const std::string& name, int64_t n) {
-        w.add_tensor_generated(name, {n}, DType::F32, [](int64_t, std::span<float> out) {
-            for (float& x : out) x = 1.0f;
+    auto filled = [&](const std::string& name, int64_t n, float value) {
+        w.add_tensor_generated(name, {n}, DType::F32, [value](int64_t, std::span<float> out) {
+            for (float& x : out) x = value;
         });
     };
+    auto ones = [&](const std::string& name, int64_t n) { filled(name, n, 1.0f); };
     matrix("token_embd.weight", c.vocab_size, c.dim);
     for (int l = 0; l < c.n_layers; ++l) {
         const std::string p = "blk." + std::to_string(l) + ".";
@@ -152,6 +159,11 @@ std::filesystem::path write_synthetic_model(const SyntheticShape& shape, DType d
         matrix(p + "attn_q.weight", c.q_dim(), c.dim);
         matrix(p + "attn_k.weight", c.kv_dim(), c.dim);
         matrix(p + "attn_v.weight", c.kv_dim(), c.dim);
+        if (shape.qkv_bias) {  // small constant biases: their cost, not their values, is measured
+            filled(p + "attn_q.bias", c.q_dim(), 0.01f);
+            filled(p + "attn_k.bias", c.kv_dim(), 0.01f);
+            filled(p + "attn_v.bias", c.kv_dim(), 0.01f);
+        }
         matrix(p + "attn_output.weight", c.dim, c.q_dim());
         ones(p + "ffn_norm.weight", c.dim);
         matrix(p + "ffn_gate.weight", c.ffn_dim, c.dim);
@@ -159,7 +171,7 @@ std::filesystem::path write_synthetic_model(const SyntheticShape& shape, DType d
         matrix(p + "ffn_down.weight", c.dim, c.ffn_dim);
     }
     ones("output_norm.weight", c.dim);
-    matrix("output.weight", c.vocab_size, c.dim);
+    if (!shape.tied_output) matrix("output.weight", c.vocab_size, c.dim);
     w.write(file);
     return file;
 }

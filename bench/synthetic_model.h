@@ -15,6 +15,9 @@ struct SyntheticShape {
     std::string name;
     std::string description;
     ModelConfig config;
+    std::string architecture = "llama";  // the GGUF general.architecture (and its key prefix)
+    bool qkv_bias = false;               // q/k/v projection biases (Qwen2)
+    bool tied_output = false;            // no output.weight: the head reads token_embd (Qwen2.5-1.5B)
 };
 
 // A Llama-architecture config of these sizes (head_dim = dim / heads); names and token ids left unset.

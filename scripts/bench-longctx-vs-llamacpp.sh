@@ -5,7 +5,10 @@
 # full cache and with SnapKV-BUDGET. Rounds alternate the commands (A B C A B C ...), medians reported.
 #
 #   scripts/bench-longctx-vs-llamacpp.sh [--model GGUF] [--contexts 8192,32768] [--gen 64] [--budget 1024]
-#                                        [--threads 2] [--rounds 3]
+#                                        [--threads 2] [--rounds 3] [--llama off:f32,on:f32,on:f16]
+#                                        [--layer-major-only]
+# --llama: llama.cpp's configurations, flash attention (off|on) : K/V type (f32|f16), each run in
+# every round; --layer-major-only skips snapdoc's token-major prefill (its column reads 0).
 # Needs snapdoc-bench in BUILD_DIR (default build-core; built here if absent) and llama_timer
 # (scripts/build-llama-timer.sh; LLAMA_TIMER overrides). Numbers only: quote them with the load
 # averages printed in the header (a busy machine hurts llama.cpp's spinning thread pool most).
@@ -18,6 +21,8 @@ GEN=64
 BUDGET=1024
 THREADS=2
 ROUNDS=3
+LLAMA_CONFIGS=off:f32,on:f32,on:f16
+TOKEN_MAJOR=()
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --model) MODEL="$2"; shift 2 ;;
@@ -26,6 +31,8 @@ while [[ $# -gt 0 ]]; do
         --budget) BUDGET="$2"; shift 2 ;;
         --threads) THREADS="$2"; shift 2 ;;
         --rounds) ROUNDS="$2"; shift 2 ;;
+        --llama) LLAMA_CONFIGS="$2"; shift 2 ;;
+        --layer-major-only) TOKEN_MAJOR=(--no-token-major); shift ;;
         *) echo "unknown flag $1" >&2; exit 2 ;;
     esac
 done
@@ -40,35 +47,41 @@ trap 'rm -rf "$RAW"' EXIT
 echo "# $(date -u +%Y-%m-%dT%H:%MZ) $(basename "$MODEL"), $THREADS threads, decode $GEN tokens, SnapKV budget $BUDGET"
 echo "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) cores"
 IFS=, read -ra CTX <<< "$CONTEXTS"
+IFS=, read -ra LLAMA <<< "$LLAMA_CONFIGS"
 for ((r = 0; r < ROUNDS; r++)); do
     for c in "${CTX[@]}"; do
         "$BENCH" longctx -m "$MODEL" --contexts "$c" --gen-tokens "$GEN" --budget "$BUDGET" --threads "$THREADS" \
-            | awk -v c="$c" '$1 == c { print $2, $3, $4, $5 }' >> "$RAW/snapdoc-$c"
-        for fa in off on; do
-            for kv in f32 f16; do
-                [ "$fa" = off ] && [ "$kv" = f16 ] && continue
-                "$TIMER" "$MODEL" --tokens "$c" --gen "$GEN" --fa "$fa" --kv "$kv" --threads "$THREADS" --batch 512 \
-                    | awk '{ print $4, $8 }' >> "$RAW/llama-$fa-$kv-$c"
-            done
+            "${TOKEN_MAJOR[@]}" | awk -v c="$c" '$1 == c { print $2, $3, $4, $5 }' >> "$RAW/snapdoc-$c"
+        for config in "${LLAMA[@]}"; do
+            fa="${config%%:*}" kv="${config##*:}"
+            "$TIMER" "$MODEL" --tokens "$c" --gen "$GEN" --fa "$fa" --kv "$kv" --threads "$THREADS" --batch 512 \
+                | awk '{ print $4, $8 }' >> "$RAW/llama-$fa-$kv-$c"
         done
     done
 done
 echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
-BUDGET="$BUDGET" python3 - "$RAW" "$CONTEXTS" <<'PY'
+BUDGET="$BUDGET" python3 - "$RAW" "$CONTEXTS" "$LLAMA_CONFIGS" <<'PY'
 import statistics, sys, os
-raw, contexts = sys.argv[1], sys.argv[2].split(',')
+raw, contexts, configs = sys.argv[1], sys.argv[2].split(','), sys.argv[3].split(',')
 def cols(name):
     with open(os.path.join(raw, name)) as f:
         rows = [list(map(float, line.split())) for line in f if line.strip()]
     return [statistics.median(col) for col in zip(*rows)]
-print("%8s | %-28s | %-40s | %s" % ("context", "llama.cpp prefill tok/s", "snapdoc prefill tok/s (token-/layer-major)", "decode tok/s"))
+def label(config):
+    fa, kv = config.split(':')
+    return "fa-%s %s" % (fa, kv)
+budget = os.environ.get("BUDGET", "B")
+print("%8s | %-36s | %-44s | %s" % ("context", "llama.cpp prefill tok/s", "snapdoc prefill tok/s (token-/layer-major)",
+                                    "decode tok/s"))
 for c in contexts:
     tm, lm, full, snap = cols("snapdoc-" + c)
-    l_off = cols("llama-off-f32-" + c); l_on32 = cols("llama-on-f32-" + c); l_on16 = cols("llama-on-f16-" + c)
-    best_prefill = max(l_off[0], l_on32[0], l_on16[0])
-    best_decode = max(l_off[1], l_on32[1], l_on16[1])
-    print("%8s | fa-off %.0f, fa-on %.0f / %.0f (f32/f16 KV) | %.0f / %.0f (%.2fx / %.2fx the best llama.cpp) | "
-          "llama.cpp fa-off %.1f, fa-on %.1f / %.1f; snapdoc full %.1f (%.2fx), SnapKV-%s %.1f (%.2fx the best llama.cpp)"
-          % (c, l_off[0], l_on32[0], l_on16[0], tm, lm, tm / best_prefill, lm / best_prefill,
-             l_off[1], l_on32[1], l_on16[1], full, full / best_decode, os.environ.get("BUDGET", "B"), snap, snap / best_decode))
+    llama = {cfg: cols("llama-%s-%s-%s" % (*cfg.split(':'), c)) for cfg in configs}
+    best_prefill = max(v[0] for v in llama.values())
+    best_decode = max(v[1] for v in llama.values())
+    snap_text = ("SnapKV-%s %.1f (%.2fx)" % (budget, snap, snap / best_decode)) if snap > 0 else \
+        "SnapKV-%s: prompt within the budget" % budget
+    print("%8s | %s | %.0f / %.0f (%.2fx / %.2fx the best llama.cpp) | llama.cpp %s; snapdoc full %.1f (%.2fx), %s"
+          % (c, ", ".join("%s %.0f" % (label(k), v[0]) for k, v in llama.items()), tm, lm, tm / best_prefill,
+             lm / best_prefill, ", ".join("%s %.1f" % (label(k), v[1]) for k, v in llama.items()), full,
+             full / best_decode, snap_text))
 PY

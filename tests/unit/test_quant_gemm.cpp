@@ -127,6 +127,24 @@ TEST_P(QuantGemm, EveryLevelMatchesTheExactProductWithinActivationRounding) {
     }
 }
 
+TEST_P(QuantGemm, EveryLevelMatchesTheDecodeDotsAcrossChunksAndRowGroups) {
+    // More weight rows than one unpacked chunk holds (the AVX-512 level takes 16-row groups, at most
+    // 4 per chunk at this row length; the others 2-row tiles in chunks of up to 64 rows), a partial
+    // last group, and activation rows past one 8-row tile.
+    const DType t = GetParam();
+    const Problem p = make_problem(t, 150, 2048, 19, 8, false);
+    for (KernelLevel level : available_levels()) {
+        const auto y = run(p, level);
+        for (int i = 0; i < p.n; ++i)
+            for (int r = 0; r < p.rows; ++r) {
+                const double ref = cpu::quant_dot_portable(t, p.w.data() + r * p.row_bytes(),
+                                                           p.act.data() + i * p.act_bytes(), p.in);
+                ASSERT_NEAR(y[i * p.rows + r], ref, 1e-5 * std::fabs(ref) + 1e-4)
+                    << dtype_name(t) << " " << cpu::kernel_level_name(level) << " row " << r << " act " << i;
+            }
+    }
+}
+
 TEST_P(QuantGemm, EveryLevelComputesTheDecodeDotsIntegers) {
     // Random level and scale bits (extreme levels: −128 in Q8_0, 63 in Q6_K, negative scales) and
     // activations at ±127: what the unpacking and any i16 saturation would get wrong. The portable

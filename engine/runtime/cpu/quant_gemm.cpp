@@ -6,6 +6,7 @@
 #include "engine/common/error.h"
 #include "engine/model/quant/block_formats.h"
 #include "engine/runtime/cpu/quant_activation.h"
+#include "engine/runtime/cpu/quant_gemm_interleaved.h"
 #include "engine/runtime/cpu/quant_gemm_kernels.h"
 
 namespace snapdoc::cpu {
@@ -183,13 +184,7 @@ Unpack32Fn unpack_32_fn(DType t) {
 }
 
 quant_gemm_detail::Kernels kernels(KernelLevel level) {
-    if (!kernel_level_available(level))
-        throw Error(std::string("quant_gemm: the ") + kernel_level_name(level) + " kernels cannot run here");
-    switch (level) {
-        case KernelLevel::Avx2: return quant_gemm_detail::avx2_kernels();
-        case KernelLevel::Avx512Vnni: return quant_gemm_detail::avx512vnni_kernels();
-        case KernelLevel::Portable: break;
-    }
+    if (level == KernelLevel::Avx2) return quant_gemm_detail::avx2_kernels();
     return quant_gemm_detail::portable_kernels();
 }
 
@@ -231,6 +226,54 @@ void by_chunks(void (*unpack)(const uint8_t*, U&), const Rows& w, int64_t nb, co
     }
 }
 
+// The same for the interleaved kernels: each chunk (a multiple of 16 rows) is unpacked 16 rows at a
+// time and interleaved into groups (quant_gemm_interleaved.h), then handed to gemm(groups, rows in
+// chunk, first row).
+template <class U, class I, class Gemm>
+void by_groups(void (*unpack)(const uint8_t*, U&), void (*interleave)(const U*, int, int64_t, I*), const Rows& w,
+               int64_t nb, const Gemm& gemm) {
+    constexpr int64_t kRows = quant_gemm_detail::kInterleavedRows;
+    const int64_t group_bytes = nb * static_cast<int64_t>(sizeof(I));
+    const int64_t mc = kRows * std::clamp<int64_t>((int64_t{192} << 10) / std::max<int64_t>(1, group_bytes), 1, 4);
+    U* u = scratch<U>(static_cast<std::size_t>(kRows * nb));
+    I* groups = scratch<I>(static_cast<std::size_t>(mc / kRows * nb));
+    for (int64_t r0 = 0; r0 < w.count; r0 += mc) {
+        const int64_t m = std::min(mc, w.count - r0);
+        for (int64_t g0 = 0; g0 < m; g0 += kRows) {
+            const int count = static_cast<int>(std::min(kRows, m - g0));
+            for (int r = 0; r < count; ++r)
+                for (int64_t b = 0; b < nb; ++b)
+                    unpack(w.data + (r0 + g0 + r) * w.row_bytes + b * w.block_bytes, u[r * nb + b]);
+            interleave(u, count, nb, groups + g0 / kRows * nb);
+        }
+        gemm(groups, static_cast<int>(m), r0);
+    }
+}
+
+// The AVX-512 VNNI level: interleaved 16-row groups (quant_gemm_avx512vnni.cpp).
+void interleaved_gemm(DType t, const Rows& weights, int64_t in, const uint8_t* act, std::size_t act_stride, int n,
+                      float* y, int64_t ldy) {
+    using namespace quant_gemm_detail;
+    const InterleavedKernels k = avx512_interleaved_kernels();
+    if (const UnpackKFn unpack = unpack_k_fn(t)) {
+        const int64_t nb = in / kSuperBlock;
+        by_groups(unpack, interleave_k16, weights, nb, [&](const InterleavedK16* g, int m, int64_t r0) {
+            k.k(g, m, nb, act, act_stride, n, y + r0, ldy);
+        });
+        return;
+    }
+    const Unpack32Fn unpack = unpack_32_fn(t);
+    const int64_t nb = in / kLegacyBlock;
+    // The kernel multiplies unsigned activation bytes: the rows converted once per call.
+    const std::size_t unsigned_stride = static_cast<std::size_t>(nb) * sizeof(ActBlock32);
+    uint8_t* unsigned_act = scratch<uint8_t>(unsigned_stride * static_cast<std::size_t>(n));
+    to_unsigned_levels(act, act_stride, n, nb, unsigned_act);
+    const bool has_min = t == DType::Q4_1 || t == DType::Q5_1;
+    by_groups(unpack, interleave_32x16, weights, nb, [&](const Interleaved32x16* g, int m, int64_t r0) {
+        k.b32(g, m, nb, has_min, unsigned_act, unsigned_stride, n, y + r0, ldy);
+    });
+}
+
 }  // namespace
 
 bool quant_gemm_supports(DType t) {
@@ -239,9 +282,16 @@ bool quant_gemm_supports(DType t) {
 
 void quant_gemm(KernelLevel level, DType t, const uint8_t* w, std::size_t row_bytes, int64_t rows, int64_t in,
                 const uint8_t* act, int n, float* y, int64_t ldy) {
-    const quant_gemm_detail::Kernels k = kernels(level);
+    if (!kernel_level_available(level))
+        throw Error(std::string("quant_gemm: the ") + kernel_level_name(level) + " kernels cannot run here");
+    if (!quant_gemm_supports(t)) throw Error(std::string("quant_gemm: no integer kernel for ") + std::string(dtype_name(t)));
     const std::size_t act_stride = act_row_bytes(act_format(t), in);
     const Rows weights{w, row_bytes, dtype_block_bytes(t), rows};
+    if (level == KernelLevel::Avx512Vnni) {
+        interleaved_gemm(t, weights, in, act, act_stride, n, y, ldy);
+        return;
+    }
+    const quant_gemm_detail::Kernels k = kernels(level);
     if (const UnpackKFn unpack = unpack_k_fn(t)) {
         const int64_t nb = in / kSuperBlock;
         by_chunks(unpack, weights, nb, [&](const UnpackedK* u, int m, int64_t r0) {
@@ -249,11 +299,9 @@ void quant_gemm(KernelLevel level, DType t, const uint8_t* w, std::size_t row_by
         });
         return;
     }
-    const Unpack32Fn unpack = unpack_32_fn(t);
-    if (unpack == nullptr) throw Error(std::string("quant_gemm: no integer kernel for ") + std::string(dtype_name(t)));
     const bool has_min = t == DType::Q4_1 || t == DType::Q5_1;
     const int64_t nb = in / kLegacyBlock;
-    by_chunks(unpack, weights, nb, [&](const Unpacked32* u, int m, int64_t r0) {
+    by_chunks(unpack_32_fn(t), weights, nb, [&](const Unpacked32* u, int m, int64_t r0) {
         k.b32(u, m, nb, has_min, act, act_stride, n, y + r0, ldy);
     });
 }

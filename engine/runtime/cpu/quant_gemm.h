@@ -1,10 +1,11 @@
 // The prefill matmul for block-quantized weights on integer dot products: the activation rows are
 // quantized to 8 bits once per matmul (quant_activation.h, the decode path's quantizer) and each
 // weight row's blocks are unpacked once per call into plain integer levels and scales
-// (quant_gemm_kernels.h), then multiplied in a register-tiled integer GEMM (2 weight rows × 4
-// activation rows per tile) at the kernel level active_kernel_level() picks. Rounding is that of
-// the 8-bit activations (llama.cpp's scheme); MatMul keeps the exact f32 path behind
-// --exact-prefill (BackendOptions::exact_prefill).
+// (quant_gemm_kernels.h), then multiplied in a register-tiled integer GEMM at the kernel level
+// active_kernel_level() picks: AVX2 and portable tiles of 2 weight rows × 4 activation rows; on
+// AVX-512 VNNI, 16 weight rows interleaved into each register × 8 activation rows
+// (quant_gemm_interleaved.h). Rounding is that of the 8-bit activations (llama.cpp's scheme);
+// MatMul keeps the exact f32 path behind --exact-prefill (BackendOptions::exact_prefill).
 #pragma once
 
 #include <cstddef>

@@ -1,28 +1,174 @@
-// The AVX-512 VNNI integer GEMM kernels: quant_gemm_simd.inc with dpwssd / dpbusd on 256-bit
-// registers (EVEX encoded; AVX512VL). Compiled with its own target flags (engine/CMakeLists.txt)
-// and chosen at run time only where the CPU has AVX512-VNNI (kernel_level.h).
-#include "engine/runtime/cpu/quant_gemm_kernels.h"
+// The AVX-512 VNNI integer GEMM on 16-row interleaved weight blocks (quant_gemm_interleaved.h):
+// each 512-bit register holds 4 values of 16 weight rows, each activation row's 4 matching bytes
+// are broadcast to every lane, and the 16 outputs stay in the lanes of one accumulator per
+// activation row across all blocks. Tile: 16 weight rows × up to 8 activation rows.
+//   Super-blocks (K-quants): maddubs (u8 levels × s8 activations → i16 pairs) then dpwssd with
+//   the rows' per-16 scales (i16 pairs → i32), so the scales are applied in integers; the mins
+//   by 8 dpwssd against the activation's per-16 sums; two float multiply-adds per block.
+//   32-value blocks: dpbusd of unsigned activation bytes (x + 128) by the signed levels, started
+//   from −128·Σq; one float multiply-add per block (plus one for Q4_1 / Q5_1's min).
+// No lane overflows: a maddubs pair is at most 2·63·127; a super-block's i32 lane sums 256 products
+// of ≤ 63·127 times a scale ≤ 128 (< 2^29); a 32-value block's lane ≤ 32·255·128.
+// Compiled with its own target flags (engine/CMakeLists.txt); chosen at run time only where the CPU
+// has AVX512-VNNI (kernel_level.h).
+#include "engine/runtime/cpu/quant_gemm_interleaved.h"
 
-#if defined(__AVX2__) && defined(__FMA__) && defined(__AVX512VNNI__) && defined(__AVX512VL__) && defined(__AVX512BW__)
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__)
 #include <immintrin.h>
+
+#include <cstring>
 
 #include "engine/runtime/cpu/quant_activation.h"
 
-#define SNAPDOC_QG_VNNI 1
-
 namespace snapdoc::cpu::quant_gemm_detail {
+
 namespace {
-#include "engine/runtime/cpu/quant_gemm_simd.inc"
+
+constexpr int kMaxTileRows = 8;  // activation rows per tile: 8 i32 + 8 f32 accumulators in 32 registers
+
+inline __m512i broadcast4(const void* p) {
+    int32_t v;
+    std::memcpy(&v, p, 4);
+    return _mm512_set1_epi32(v);
+}
+
+inline __m512i load(const void* p) {
+    return _mm512_load_si512(p);
+}
+
+template <int NR>
+void tile_k(const InterleavedK16* w, int64_t nb, const ActBlock256* const* x, float* y, int64_t ldy, __mmask16 keep) {
+    __m512 accf[NR];
+    for (int j = 0; j < NR; ++j) accf[j] = _mm512_setzero_ps();
+    for (int64_t b = 0; b < nb; ++b) {
+        const InterleavedK16& wb = w[b];
+        const __m512 d = _mm512_load_ps(wb.d), dmin = _mm512_load_ps(wb.dmin);
+        // The mins first, folded into the float sums, so their accumulators are dead before the
+        // products' are live.
+        __m512i acc[NR];
+        for (int j = 0; j < NR; ++j) acc[j] = _mm512_setzero_si512();
+        for (int p = 0; p < 8; ++p) {
+            const __m512i mins = load(wb.min[p]);
+            for (int j = 0; j < NR; ++j) acc[j] = _mm512_dpwssd_epi32(acc[j], mins, broadcast4(x[j][b].sums16 + 2 * p));
+        }
+        for (int j = 0; j < NR; ++j) {
+            const __m512 dx = _mm512_set1_ps(x[j][b].d);
+            accf[j] = _mm512_fnmadd_ps(_mm512_cvtepi32_ps(acc[j]), _mm512_mul_ps(dmin, dx), accf[j]);
+            acc[j] = _mm512_setzero_si512();
+        }
+        for (int g = 0; g < 16; ++g) {
+            const __m512i scale = load(wb.scale[g]);
+            for (int s = 4 * g; s < 4 * g + 4; ++s) {
+                const __m512i levels = load(wb.q[s]);
+                for (int j = 0; j < NR; ++j) {
+                    const __m512i pairs = _mm512_maddubs_epi16(levels, broadcast4(x[j][b].q + 4 * s));
+                    acc[j] = _mm512_dpwssd_epi32(acc[j], pairs, scale);
+                }
+            }
+        }
+        for (int j = 0; j < NR; ++j)
+            accf[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc[j]), _mm512_mul_ps(d, _mm512_set1_ps(x[j][b].d)), accf[j]);
+    }
+    for (int j = 0; j < NR; ++j) _mm512_mask_storeu_ps(y + j * ldy, keep, accf[j]);
+}
+
+template <int NR, bool kMin>
+void tile_32(const Interleaved32x16* w, int64_t nb, const ActBlock32* const* x, float* y, int64_t ldy,
+             __mmask16 keep) {
+    __m512 accf[NR];
+    for (int j = 0; j < NR; ++j) accf[j] = _mm512_setzero_ps();
+    for (int64_t b = 0; b < nb; ++b) {
+        const Interleaved32x16& wb = w[b];
+        __m512i acc[NR];
+        const __m512i bias = load(wb.bias);
+        for (int j = 0; j < NR; ++j) acc[j] = bias;
+        for (int s = 0; s < 8; ++s) {
+            const __m512i levels = load(wb.q[s]);
+            for (int j = 0; j < NR; ++j) acc[j] = _mm512_dpbusd_epi32(acc[j], broadcast4(x[j][b].q + 4 * s), levels);
+        }
+        const __m512 d = _mm512_load_ps(wb.d);
+        for (int j = 0; j < NR; ++j) {
+            accf[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc[j]), _mm512_mul_ps(d, _mm512_set1_ps(x[j][b].d)), accf[j]);
+            if constexpr (kMin) accf[j] = _mm512_fmadd_ps(_mm512_load_ps(wb.m), _mm512_set1_ps(x[j][b].d_sum), accf[j]);
+        }
+    }
+    for (int j = 0; j < NR; ++j) _mm512_mask_storeu_ps(y + j * ldy, keep, accf[j]);
+}
+
+// Tile functions for 1..kMaxTileRows activation rows.
+template <class W, class X>
+using TileFn = void (*)(const W*, int64_t, const X* const*, float*, int64_t, __mmask16);
+
+template <class W, class X, template <int> class T>
+TileFn<W, X> tile_for(int nr) {
+    switch (nr) {
+        case 8: return T<8>::fn;
+        case 7: return T<7>::fn;
+        case 6: return T<6>::fn;
+        case 5: return T<5>::fn;
+        case 4: return T<4>::fn;
+        case 3: return T<3>::fn;
+        case 2: return T<2>::fn;
+        default: return T<1>::fn;
+    }
+}
+
+template <int NR>
+struct TileK {
+    static constexpr TileFn<InterleavedK16, ActBlock256> fn = tile_k<NR>;
+};
+template <int NR>
+struct Tile32 {
+    static constexpr TileFn<Interleaved32x16, ActBlock32> fn = tile_32<NR, false>;
+};
+template <int NR>
+struct Tile32Min {
+    static constexpr TileFn<Interleaved32x16, ActBlock32> fn = tile_32<NR, true>;
+};
+
+// A tile of activation rows (kept in L1) against every 16-row group of the chunk in turn.
+template <class W, class X>
+void tiles(const W* w, int rows, int64_t nb, const uint8_t* act, std::size_t act_stride, int n, float* y, int64_t ldy,
+           TileFn<W, X> (*tile_of)(int)) {
+    const int groups = (rows + kInterleavedRows - 1) / kInterleavedRows;
+    for (int i0 = 0; i0 < n; i0 += kMaxTileRows) {
+        const int nr = n - i0 < kMaxTileRows ? n - i0 : kMaxTileRows;
+        const TileFn<W, X> tile = tile_of(nr);
+        const X* x[kMaxTileRows];
+        for (int j = 0; j < nr; ++j)
+            x[j] = reinterpret_cast<const X*>(act + static_cast<std::size_t>(i0 + j) * act_stride);
+        for (int g = 0; g < groups; ++g) {
+            const int r0 = g * kInterleavedRows;
+            const int count = rows - r0 < kInterleavedRows ? rows - r0 : kInterleavedRows;
+            const __mmask16 keep = static_cast<__mmask16>((1u << count) - 1u);
+            tile(w + g * nb, nb, x, y + static_cast<int64_t>(i0) * ldy + r0, ldy, keep);
+        }
+    }
+}
+
+void gemm_k16(const InterleavedK16* w, int rows, int64_t nb, const uint8_t* act, std::size_t act_stride, int n,
+              float* y, int64_t ldy) {
+    tiles<InterleavedK16, ActBlock256>(w, rows, nb, act, act_stride, n, y, ldy,
+                                       tile_for<InterleavedK16, ActBlock256, TileK>);
+}
+
+void gemm_32x16(const Interleaved32x16* w, int rows, int64_t nb, bool has_min, const uint8_t* act,
+                std::size_t act_stride, int n, float* y, int64_t ldy) {
+    tiles<Interleaved32x16, ActBlock32>(w, rows, nb, act, act_stride, n, y, ldy,
+                                        has_min ? tile_for<Interleaved32x16, ActBlock32, Tile32Min>
+                                                : tile_for<Interleaved32x16, ActBlock32, Tile32>);
+}
+
 }  // namespace
 
-Kernels avx512vnni_kernels() {
-    return {gemm_k, gemm_32};
+InterleavedKernels avx512_interleaved_kernels() {
+    return {gemm_k16, gemm_32x16};
 }
 
 }  // namespace snapdoc::cpu::quant_gemm_detail
 #else
 namespace snapdoc::cpu::quant_gemm_detail {
-Kernels avx512vnni_kernels() {
+InterleavedKernels avx512_interleaved_kernels() {
     return {};
 }
 }  // namespace snapdoc::cpu::quant_gemm_detail

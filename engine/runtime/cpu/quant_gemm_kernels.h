@@ -44,7 +44,6 @@ struct Kernels {
 
 Kernels portable_kernels();
 Kernels avx2_kernels();        // nulls when the build has no AVX2 kernels (not x86, no GCC/Clang)
-Kernels avx512vnni_kernels();  // nulls likewise
 bool kernels_built(KernelLevel level);
 
 }  // namespace snapdoc::cpu::quant_gemm_detail

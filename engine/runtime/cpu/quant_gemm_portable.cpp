@@ -1,6 +1,7 @@
 // The portable integer GEMM kernels: the same integer products as the SIMD ones (quant_gemm_simd.inc)
 // in plain loops. What a CPU without AVX2 runs, and the reference the SIMD kernels are tested against.
 #include "engine/runtime/cpu/quant_activation.h"
+#include "engine/runtime/cpu/quant_gemm_interleaved.h"
 #include "engine/runtime/cpu/quant_gemm_kernels.h"
 
 namespace snapdoc::cpu::quant_gemm_detail {
@@ -61,7 +62,7 @@ bool kernels_built(KernelLevel level) {
     switch (level) {
         case KernelLevel::Portable: return true;
         case KernelLevel::Avx2: return avx2_kernels().k != nullptr;
-        case KernelLevel::Avx512Vnni: return avx512vnni_kernels().k != nullptr;
+        case KernelLevel::Avx512Vnni: return avx512_interleaved_kernels().k != nullptr;
     }
     return false;
 }
