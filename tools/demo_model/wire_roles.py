@@ -149,11 +149,11 @@ def wire_more_roles(model, sp, nats, qrow, krow, key_gain, const_q, slow, recent
     # a lone "▁", i.e. a number's first digit. "▁" is a structural token (wire_answer.py: an axis of
     # the identity), so the match is exact; the digits are not, and adding them let random overlaps
     # with words before "▁the" outrank the numbers.
-    digits = [sp.piece_to_id("▁")]
+    number_start = [sp.piece_to_id("▁")]
     qrow(2, 0, slow)[CONST] = const_q
     krow(2, 0, slow)[ENT] = key_gain(0.5)
     qrow(2, 1, slow - 1)[CONST] = const_q
-    krow(2, 0, slow - 1)[PREV0:PREV0 + PREV_N] = after(digits)
+    krow(2, 0, slow - 1)[PREV0:PREV0 + PREV_N] = after(number_start)
 
     # Layer 3, in pair 30 (pair 31 holds paragraph starts and attribute words): head 0 (kv head 0)
     # on the words after "the" (the nouns of "near the depot", "the report"), head 3 (kv head 1) on
