@@ -93,7 +93,8 @@ private slots:
 
     // Issue 22/23: the demo model names its heads (snapdoc.attention.head_roles); the inspector showed
     // only "L1 h1". Now a strip with named query heads carries the names (drawn on the strip, in the
-    // tooltip and in the head detail); an unnamed one keeps its layer/head label only. (After
+    // tooltip and in the head detail); an unnamed one keeps its layer/head label only (HeadRoles below:
+    // since issue 22's second round every head of the demo model has a name). (After
     // the_selection_shows_before_decoding, so a selection is shown; per KV head, the default: cache
     // head 1 of layer 1 pools query heads 2 and 3, "fact lookup" and "fact lookup (copy)".)
     void the_inspector_names_the_heads_the_model_names() {
@@ -102,8 +103,8 @@ private slots:
         QVERIFY(inspector->snapshot().valid());
         QCOMPARE(grid->geometry().heads, 2);
         QCOMPARE(grid->role_of(1, 1), QString("fact lookup / fact lookup (copy)"));
-        QCOMPARE(grid->role_of(0, 0), QString("previous token"));
-        QCOMPARE(grid->role_of(2, 0), QString());  // layer 2's query heads 0 and 1 have no role
+        QCOMPARE(grid->role_of(0, 0), QString("previous token / fact values"));
+        QCOMPARE(grid->role_of(2, 0), QString("entity words / numbers"));  // unnamed before issue 22's second round
         // In a tall window the strips have room for a line of text (at 1400×900 they are 9 px: the names
         // are then in the tooltip and head detail only).
         const QSize size = w_->size();
@@ -122,9 +123,9 @@ private slots:
         const QPoint at(RetentionGrid::kLabelWidth + grid->plot_width() / 2, y1);
         QVERIFY2(grid->tooltip_at(at).startsWith("Layer 1, head 1 (fact lookup / fact lookup (copy)) · "),
                  qPrintable(grid->tooltip_at(at)));
-        const QPoint unnamed(at.x(), grid->geometry().strip_top(2, 0) + 2);
-        QVERIFY2(grid->tooltip_at(unnamed).startsWith("Layer 2, head 0 · "),
-                 qPrintable(grid->tooltip_at(unnamed)));
+        const QPoint layer2(at.x(), grid->geometry().strip_top(2, 0) + 2);
+        QVERIFY2(grid->tooltip_at(layer2).startsWith("Layer 2, head 0 (entity words / numbers) · "),
+                 qPrintable(grid->tooltip_at(layer2)));
         QTest::mouseClick(grid, Qt::LeftButton, {}, at);
         QVERIFY2(inspector->detail()->summary().startsWith(
                      "Layer 1, head 1 (fact lookup / fact lookup (copy)): kept"),
