@@ -226,40 +226,50 @@ void by_chunks(void (*unpack)(const uint8_t*, U&), const Rows& w, int64_t nb, co
     }
 }
 
-// The same for the interleaved kernels: each chunk (a multiple of 16 rows) is unpacked 16 rows at a
-// time and interleaved into groups (quant_gemm_interleaved.h), then handed to gemm(groups, rows in
+// The same for the interleaved kernels: each chunk (a multiple of 16 rows) is made into 16-row
+// groups (quant_gemm_interleaved.h) — straight from the file's bytes where the type has a direct
+// interleaver, else unpacked 16 rows at a time and interleaved — then handed to gemm(groups, rows in
 // chunk, first row).
 template <class U, class I, class Gemm>
-void by_groups(void (*unpack)(const uint8_t*, U&), void (*interleave)(const U*, int, int64_t, I*), const Rows& w,
-               int64_t nb, const Gemm& gemm) {
+void by_groups(void (*unpack)(const uint8_t*, U&), void (*interleave)(const U*, int, int64_t, I*),
+               void (*direct)(const uint8_t*, std::size_t, int, int64_t, I*), const Rows& w, int64_t nb,
+               const Gemm& gemm) {
     constexpr int64_t kRows = quant_gemm_detail::kInterleavedRows;
     const int64_t group_bytes = nb * static_cast<int64_t>(sizeof(I));
-    const int64_t mc = kRows * std::clamp<int64_t>((int64_t{192} << 10) / std::max<int64_t>(1, group_bytes), 1, 4);
-    U* u = scratch<U>(static_cast<std::size_t>(kRows * nb));
+    const int64_t mc =
+        kRows * std::clamp<int64_t>((int64_t{192} << 10) / std::max<int64_t>(1, group_bytes), 1, 4);
+    U* u = direct ? nullptr : scratch<U>(static_cast<std::size_t>(kRows * nb));
     I* groups = scratch<I>(static_cast<std::size_t>(mc / kRows * nb));
     for (int64_t r0 = 0; r0 < w.count; r0 += mc) {
         const int64_t m = std::min(mc, w.count - r0);
         for (int64_t g0 = 0; g0 < m; g0 += kRows) {
             const int count = static_cast<int>(std::min(kRows, m - g0));
+            const uint8_t* first = w.data + (r0 + g0) * w.row_bytes;
+            I* group = groups + g0 / kRows * nb;
+            if (direct) {
+                direct(first, w.row_bytes, count, nb, group);
+                continue;
+            }
             for (int r = 0; r < count; ++r)
                 for (int64_t b = 0; b < nb; ++b)
-                    unpack(w.data + (r0 + g0 + r) * w.row_bytes + b * w.block_bytes, u[r * nb + b]);
-            interleave(u, count, nb, groups + g0 / kRows * nb);
+                    unpack(first + r * w.row_bytes + b * w.block_bytes, u[r * nb + b]);
+            interleave(u, count, nb, group);
         }
         gemm(groups, static_cast<int>(m), r0);
     }
 }
 
 // The AVX-512 VNNI level: interleaved 16-row groups (quant_gemm_avx512vnni.cpp).
-void interleaved_gemm(DType t, const Rows& weights, int64_t in, const uint8_t* act, std::size_t act_stride, int n,
-                      float* y, int64_t ldy) {
+void interleaved_gemm(DType t, const Rows& weights, int64_t in, const uint8_t* act, std::size_t act_stride,
+                      int n, float* y, int64_t ldy) {
     using namespace quant_gemm_detail;
     const InterleavedKernels k = avx512_interleaved_kernels();
     if (const UnpackKFn unpack = unpack_k_fn(t)) {
         const int64_t nb = in / kSuperBlock;
-        by_groups(unpack, interleave_k16, weights, nb, [&](const InterleavedK16* g, int m, int64_t r0) {
-            k.k(g, m, nb, act, act_stride, n, y + r0, ldy);
-        });
+        by_groups(unpack, interleave_k16, direct_interleave_k(t), weights, nb,
+                  [&](const InterleavedK16* g, int m, int64_t r0) {
+                      k.k(g, m, nb, act, act_stride, n, y + r0, ldy);
+                  });
         return;
     }
     const Unpack32Fn unpack = unpack_32_fn(t);
@@ -269,9 +279,10 @@ void interleaved_gemm(DType t, const Rows& weights, int64_t in, const uint8_t* a
     uint8_t* unsigned_act = scratch<uint8_t>(unsigned_stride * static_cast<std::size_t>(n));
     to_unsigned_levels(act, act_stride, n, nb, unsigned_act);
     const bool has_min = t == DType::Q4_1 || t == DType::Q5_1;
-    by_groups(unpack, interleave_32x16, weights, nb, [&](const Interleaved32x16* g, int m, int64_t r0) {
-        k.b32(g, m, nb, has_min, unsigned_act, unsigned_stride, n, y + r0, ldy);
-    });
+    by_groups(unpack, interleave_32x16, direct_interleave_32(t), weights, nb,
+              [&](const Interleaved32x16* g, int m, int64_t r0) {
+                  k.b32(g, m, nb, has_min, unsigned_act, unsigned_stride, n, y + r0, ldy);
+              });
 }
 
 }  // namespace
@@ -284,7 +295,8 @@ void quant_gemm(KernelLevel level, DType t, const uint8_t* w, std::size_t row_by
                 const uint8_t* act, int n, float* y, int64_t ldy) {
     if (!kernel_level_available(level))
         throw Error(std::string("quant_gemm: the ") + kernel_level_name(level) + " kernels cannot run here");
-    if (!quant_gemm_supports(t)) throw Error(std::string("quant_gemm: no integer kernel for ") + std::string(dtype_name(t)));
+    if (!quant_gemm_supports(t))
+        throw Error(std::string("quant_gemm: no integer kernel for ") + std::string(dtype_name(t)));
     const std::size_t act_stride = act_row_bytes(act_format(t), in);
     const Rows weights{w, row_bytes, dtype_block_bytes(t), rows};
     if (level == KernelLevel::Avx512Vnni) {

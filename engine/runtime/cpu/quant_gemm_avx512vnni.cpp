@@ -37,7 +37,8 @@ inline __m512i load(const void* p) {
 }
 
 template <int NR>
-void tile_k(const InterleavedK16* w, int64_t nb, const ActBlock256* const* x, float* y, int64_t ldy, __mmask16 keep) {
+void tile_k(const InterleavedK16* w, int64_t nb, const ActBlock256* const* x, float* y, int64_t ldy,
+            __mmask16 keep) {
     __m512 accf[NR];
     for (int j = 0; j < NR; ++j) accf[j] = _mm512_setzero_ps();
     for (int64_t b = 0; b < nb; ++b) {
@@ -49,7 +50,8 @@ void tile_k(const InterleavedK16* w, int64_t nb, const ActBlock256* const* x, fl
         for (int j = 0; j < NR; ++j) acc[j] = _mm512_setzero_si512();
         for (int p = 0; p < 8; ++p) {
             const __m512i mins = load(wb.min[p]);
-            for (int j = 0; j < NR; ++j) acc[j] = _mm512_dpwssd_epi32(acc[j], mins, broadcast4(x[j][b].sums16 + 2 * p));
+            for (int j = 0; j < NR; ++j)
+                acc[j] = _mm512_dpwssd_epi32(acc[j], mins, broadcast4(x[j][b].sums16 + 2 * p));
         }
         for (int j = 0; j < NR; ++j) {
             const __m512 dx = _mm512_set1_ps(x[j][b].d);
@@ -67,7 +69,8 @@ void tile_k(const InterleavedK16* w, int64_t nb, const ActBlock256* const* x, fl
             }
         }
         for (int j = 0; j < NR; ++j)
-            accf[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc[j]), _mm512_mul_ps(d, _mm512_set1_ps(x[j][b].d)), accf[j]);
+            accf[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc[j]), _mm512_mul_ps(d, _mm512_set1_ps(x[j][b].d)),
+                                      accf[j]);
     }
     for (int j = 0; j < NR; ++j) _mm512_mask_storeu_ps(y + j * ldy, keep, accf[j]);
 }
@@ -84,12 +87,15 @@ void tile_32(const Interleaved32x16* w, int64_t nb, const ActBlock32* const* x, 
         for (int j = 0; j < NR; ++j) acc[j] = bias;
         for (int s = 0; s < 8; ++s) {
             const __m512i levels = load(wb.q[s]);
-            for (int j = 0; j < NR; ++j) acc[j] = _mm512_dpbusd_epi32(acc[j], broadcast4(x[j][b].q + 4 * s), levels);
+            for (int j = 0; j < NR; ++j)
+                acc[j] = _mm512_dpbusd_epi32(acc[j], broadcast4(x[j][b].q + 4 * s), levels);
         }
         const __m512 d = _mm512_load_ps(wb.d);
         for (int j = 0; j < NR; ++j) {
-            accf[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc[j]), _mm512_mul_ps(d, _mm512_set1_ps(x[j][b].d)), accf[j]);
-            if constexpr (kMin) accf[j] = _mm512_fmadd_ps(_mm512_load_ps(wb.m), _mm512_set1_ps(x[j][b].d_sum), accf[j]);
+            accf[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc[j]), _mm512_mul_ps(d, _mm512_set1_ps(x[j][b].d)),
+                                      accf[j]);
+            if constexpr (kMin)
+                accf[j] = _mm512_fmadd_ps(_mm512_load_ps(wb.m), _mm512_set1_ps(x[j][b].d_sum), accf[j]);
         }
     }
     for (int j = 0; j < NR; ++j) _mm512_mask_storeu_ps(y + j * ldy, keep, accf[j]);
@@ -102,14 +108,22 @@ using TileFn = void (*)(const W*, int64_t, const X* const*, float*, int64_t, __m
 template <class W, class X, template <int> class T>
 TileFn<W, X> tile_for(int nr) {
     switch (nr) {
-        case 8: return T<8>::fn;
-        case 7: return T<7>::fn;
-        case 6: return T<6>::fn;
-        case 5: return T<5>::fn;
-        case 4: return T<4>::fn;
-        case 3: return T<3>::fn;
-        case 2: return T<2>::fn;
-        default: return T<1>::fn;
+        case 8:
+            return T<8>::fn;
+        case 7:
+            return T<7>::fn;
+        case 6:
+            return T<6>::fn;
+        case 5:
+            return T<5>::fn;
+        case 4:
+            return T<4>::fn;
+        case 3:
+            return T<3>::fn;
+        case 2:
+            return T<2>::fn;
+        default:
+            return T<1>::fn;
     }
 }
 
@@ -128,8 +142,8 @@ struct Tile32Min {
 
 // A tile of activation rows (kept in L1) against every 16-row group of the chunk in turn.
 template <class W, class X>
-void tiles(const W* w, int rows, int64_t nb, const uint8_t* act, std::size_t act_stride, int n, float* y, int64_t ldy,
-           TileFn<W, X> (*tile_of)(int)) {
+void tiles(const W* w, int rows, int64_t nb, const uint8_t* act, std::size_t act_stride, int n, float* y,
+           int64_t ldy, TileFn<W, X> (*tile_of)(int)) {
     const int groups = (rows + kInterleavedRows - 1) / kInterleavedRows;
     for (int i0 = 0; i0 < n; i0 += kMaxTileRows) {
         const int nr = n - i0 < kMaxTileRows ? n - i0 : kMaxTileRows;
@@ -146,8 +160,8 @@ void tiles(const W* w, int rows, int64_t nb, const uint8_t* act, std::size_t act
     }
 }
 
-void gemm_k16(const InterleavedK16* w, int rows, int64_t nb, const uint8_t* act, std::size_t act_stride, int n,
-              float* y, int64_t ldy) {
+void gemm_k16(const InterleavedK16* w, int rows, int64_t nb, const uint8_t* act, std::size_t act_stride,
+              int n, float* y, int64_t ldy) {
     tiles<InterleavedK16, ActBlock256>(w, rows, nb, act, act_stride, n, y, ldy,
                                        tile_for<InterleavedK16, ActBlock256, TileK>);
 }

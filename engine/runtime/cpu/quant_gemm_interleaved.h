@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "engine/model/dtype.h"
 #include "engine/runtime/cpu/quant_gemm_kernels.h"
 
 namespace snapdoc::cpu::quant_gemm_detail {
@@ -23,9 +24,9 @@ inline constexpr int kInterleavedRows = 16;
 // One 256-value super-block of 16 rows. w[row][v] = d[row]·scale[g][row]·q − dmin[row]·min, as in
 // UnpackedK; rows past the end of the matrix are zero.
 struct alignas(64) InterleavedK16 {
-    uint8_t q[64][kInterleavedRows][4];        // step s (values 4s..4s+3) × row × value
-    int16_t scale[16][kInterleavedRows][2];    // group g (values 16g..16g+15) × row × (the scale twice)
-    int16_t min[8][kInterleavedRows][2];       // group pair p × row × (min of group 2p, of 2p + 1)
+    uint8_t q[64][kInterleavedRows][4];      // step s (values 4s..4s+3) × row × value
+    int16_t scale[16][kInterleavedRows][2];  // group g (values 16g..16g+15) × row × (the scale twice)
+    int16_t min[8][kInterleavedRows][2];     // group pair p × row × (min of group 2p, of 2p + 1)
     float d[kInterleavedRows], dmin[kInterleavedRows];
 };
 
@@ -42,6 +43,16 @@ struct alignas(64) Interleaved32x16 {
 void interleave_k16(const UnpackedK* rows, int count, int64_t nb, InterleavedK16* out);
 void interleave_32x16(const Unpacked32* rows, int count, int64_t nb, Interleaved32x16* out);
 
+// The common block types straight from the file's bytes into interleaved groups, without the
+// unpacked form in between (a quarter of the prefill's GEMM time went to unpacking): rows [0, count)
+// of row_bytes each, nb blocks per row. Null for types without one (they take unpack + interleave).
+using InterleaveKRowsFn = void (*)(const uint8_t* rows, std::size_t row_bytes, int count, int64_t nb,
+                                   InterleavedK16* out);
+using Interleave32RowsFn = void (*)(const uint8_t* rows, std::size_t row_bytes, int count, int64_t nb,
+                                    Interleaved32x16* out);
+InterleaveKRowsFn direct_interleave_k(DType t);    // Q4_K, Q6_K
+Interleave32RowsFn direct_interleave_32(DType t);  // Q8_0
+
 // Copies n activation rows of ActBlock32 blocks (act_stride bytes each, nb blocks) into dst with
 // their levels as unsigned bytes (q + 128).
 void to_unsigned_levels(const uint8_t* act, std::size_t act_stride, int n, int64_t nb, uint8_t* dst);
@@ -50,10 +61,10 @@ void to_unsigned_levels(const uint8_t* act, std::size_t act_stride, int n, int64
 // ⌈rows / 16⌉ interleaved groups of nb blocks each (group g at w + g·nb), the activation rows are
 // act_stride bytes apart. For the 32-value form the activation levels are stored as unsigned bytes
 // x + 128 (ActBlock32 with every q byte XOR 0x80; to_unsigned_levels).
-using GemmK16Fn = void (*)(const InterleavedK16* w, int rows, int64_t nb, const uint8_t* act, std::size_t act_stride,
-                           int n, float* y, int64_t ldy);
-using Gemm32x16Fn = void (*)(const Interleaved32x16* w, int rows, int64_t nb, bool has_min, const uint8_t* act,
-                             std::size_t act_stride, int n, float* y, int64_t ldy);
+using GemmK16Fn = void (*)(const InterleavedK16* w, int rows, int64_t nb, const uint8_t* act,
+                           std::size_t act_stride, int n, float* y, int64_t ldy);
+using Gemm32x16Fn = void (*)(const Interleaved32x16* w, int rows, int64_t nb, bool has_min,
+                             const uint8_t* act, std::size_t act_stride, int n, float* y, int64_t ldy);
 
 struct InterleavedKernels {
     GemmK16Fn k = nullptr;
