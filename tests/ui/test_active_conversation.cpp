@@ -185,7 +185,11 @@ private slots:
                 auto ka = a.layers[l][h].kept, kb = b.layers[l][h].kept;
                 std::sort(ka.begin(), ka.end());
                 std::sort(kb.begin(), kb.end());
-                QVERIFY2(ka == kb, qPrintable(QString("layer %1 head %2: %3 vs %4 kept").arg(l).arg(h).arg(ka.size()).arg(kb.size())));
+                QVERIFY2(ka == kb, qPrintable(QString("layer %1 head %2: %3 vs %4 kept")
+                                                  .arg(l)
+                                                  .arg(h)
+                                                  .arg(ka.size())
+                                                  .arg(kb.size())));
             }
         QCOMPARE(again.kv_bytes_compressed, snap.kv_bytes_compressed);
     }

@@ -36,8 +36,8 @@ private slots:
         QVERIFY(info.scratch_bytes > 0);
         QCOMPARE(info.chat_template, QString("llama3"));
         const QString text = ui::model_info_text(info);
-        for (const char* line : {"Tensor types: Q6_K 3 tensors", "Weights: ", "at a SnapKV budget of 1024",
-                                 "Compute scratch: "})
+        for (const char* line :
+             {"Tensor types: Q6_K 3 tensors", "Weights: ", "at a SnapKV budget of 1024", "Compute scratch: "})
             QVERIFY2(text.contains(line), qPrintable(QString(line) + " missing in:\n" + text));
     }
 
@@ -49,7 +49,8 @@ private slots:
         const QString text = llama31_q4km_text();
         if (text.isEmpty()) QSKIP("the modelzoo's llama31-tiny Q4_K_M fixture is absent; skipping");
         for (const char* line :
-             {"KV cache (f32, what attention reads): 2.0 MiB per 1K tokens", "2.0 MiB at a SnapKV budget of 1024",
+             {"KV cache (f32, what attention reads): 2.0 MiB per 1K tokens",
+              "2.0 MiB at a SnapKV budget of 1024",
               "K/V store (f16, the document's full K/V kept for re-selection): 1.0 MiB per 1K tokens"})
             QVERIFY2(text.contains(line), qPrintable(QString(line) + " missing in:\n" + text));
     }

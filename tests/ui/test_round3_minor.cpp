@@ -94,7 +94,8 @@ private slots:
         QVERIFY2(shown_at_first_text == kQb && !highlight_at_first_text,
                  qPrintable(QString("at the first streamed text the inspector showed \"%1\" (17) and the "
                                     "previous answer's citation was %2 (26)")
-                                .arg(shown_at_first_text, highlight_at_first_text ? "still highlighted" : "cleared")));
+                                .arg(shown_at_first_text,
+                                     highlight_at_first_text ? "still highlighted" : "cleared")));
     }
 
     // Issue 22/23: the demo model names its heads (snapdoc.attention.head_roles); the inspector showed
@@ -157,8 +158,9 @@ private slots:
         // (what the issue saw: 222 kept at budget 180).
         const Selection& sel = *snap.selection;
         const int kept = static_cast<int>(sel.layers[0][0].kept.size()) + sel.window;
-        QVERIFY2(kept > sel.config.budget,
-                 qPrintable(QString("%1 kept at budget %2: no turn kept whole").arg(kept).arg(sel.config.budget)));
+        QVERIFY2(
+            kept > sel.config.budget,
+            qPrintable(QString("%1 kept at budget %2: no turn kept whole").arg(kept).arg(sel.config.budget)));
         const QString estimate = child<QLabel>(*w_, "budgetMemoryLabel")->text();
         const QString actual = QString::fromStdString(format_bytes(snap.kv_bytes_compressed));
         QVERIFY2(estimate.startsWith("≈ " + actual + " KV cache"), qPrintable(estimate + " vs " + actual));
@@ -207,8 +209,7 @@ private slots:
         auto* kernel = child<QSpinBox>(*w_, "kernelSpin");
         kernel->setValue(4);
         QCOMPARE(kernel->value(), 5);
-        QVERIFY2(adjustment_text().contains("Kernel 4 is even") &&
-                     adjustment_text().contains("5 is used"),
+        QVERIFY2(adjustment_text().contains("Kernel 4 is even") && adjustment_text().contains("5 is used"),
                  qPrintable(adjustment_text()));
         auto* window = child<QSpinBox>(*w_, "windowSpin");
         window->setValue(0);
@@ -387,7 +388,8 @@ private slots:
         dialogs_->errors.clear();
         w_->open_document(dir_.path() + "/no-such-file.txt");
         QVERIFY(wait_until([&] { return !dialogs_->errors.isEmpty(); }));
-        QVERIFY2(dialogs_->errors.last().startsWith("Cannot open document: Document "), qPrintable(dialogs_->errors.last()));
+        QVERIFY2(dialogs_->errors.last().startsWith("Cannot open document: Document "),
+                 qPrintable(dialogs_->errors.last()));
     }
 
     // 16: a suggested question clicked while the document was read landed in the disabled box and
@@ -417,11 +419,10 @@ private slots:
             QTest::mouseClick(buttons[0], Qt::LeftButton);
         });
         const auto disconnect_c = qScopeGuard([&] { disconnect(c); });
-        const auto c2 = connect(&w_->documents(), &DocumentController::prefillStarted, this,
-                                [&] {
-                                    estimate_while_reading = child<QLabel>(*w_, "budgetMemoryLabel")->text();
-                                    started = true;
-                                });
+        const auto c2 = connect(&w_->documents(), &DocumentController::prefillStarted, this, [&] {
+            estimate_while_reading = child<QLabel>(*w_, "budgetMemoryLabel")->text();
+            started = true;
+        });
         const auto disconnect_c2 = qScopeGuard([&] { disconnect(c2); });
         QSignalSpy done(&w_->chat(), &ChatController::answerDone);
         w_->documents().show(report);
@@ -459,7 +460,8 @@ private slots:
         // opened within one second kept their order even when the list re-sorted by last opening.
         QTest::qWait(1100);
         QSignalSpy shown(&w_->documents(), &DocumentController::shown);
-        QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, list->visualRect(library.index(row)).center());
+        QTest::mouseClick(list->viewport(), Qt::LeftButton, {},
+                          list->visualRect(library.index(row)).center());
         QVERIFY(wait_until([&] { return shown.count() == 1; }));
         QCOMPARE(w_->documents().current_id(), id);
         QCOMPARE(library.row_of(id), row);
@@ -467,7 +469,9 @@ private slots:
         // Also once it is read: the library reloads then, and re-sorted by last opening.
         QVERIFY(wait_until([&] { return w_->documents().ready(); }));
         QVERIFY2(library.row_of(id) == row,
-                 qPrintable(QString("the clicked document moved from row %1 to %2 once read").arg(row).arg(library.row_of(id))));
+                 qPrintable(QString("the clicked document moved from row %1 to %2 once read")
+                                .arg(row)
+                                .arg(library.row_of(id))));
         // Up opens the document above it.
         const int64_t above = library.at(row - 1).id;
         list->setFocus();
@@ -542,12 +546,14 @@ private slots:
         // same document.)
         int64_t id = -1;
         for (const auto& d : store_->documents())
-            if (d.path == doc_.toStdString() || QString::fromStdString(d.path).endsWith("/report-for-the-cache.txt"))
+            if (d.path == doc_.toStdString() ||
+                QString::fromStdString(d.path).endsWith("/report-for-the-cache.txt"))
                 id = d.id;
         QVERIFY(id >= 0);
         if (w_->documents().current_id() != id || !w_->documents().ready()) {
             w_->documents().show(id);
-            QVERIFY(wait_until([&] { return w_->documents().current_id() == id && w_->documents().ready(); }));
+            QVERIFY(
+                wait_until([&] { return w_->documents().current_id() == id && w_->documents().ready(); }));
         }
         auto count_of = [&](int64_t doc) {
             const auto rec = store_->document(doc);
@@ -600,7 +606,8 @@ private slots:
         w_->documents().show(refused_id);
         QVERIFY(wait_until([&] { return refused.count() > refusals; }));
         const QString why = child<QLabel>(*w_, "budgetMemoryLabel")->text();
-        const bool says_why = why.contains("the document is not loaded", Qt::CaseInsensitive) && why.contains("context");
+        const bool says_why =
+            why.contains("the document is not loaded", Qt::CaseInsensitive) && why.contains("context");
         // One check for both, so a failure says which of 11 and 12 is wrong.
         QVERIFY2(says_why && stale.isEmpty(),
                  qPrintable(QString("counts of the previous model still shown (11): %1; after \"%2\", the "
