@@ -6,6 +6,7 @@
 // on its report, driven by object name.
 #include <QComboBox>
 #include <QLocale>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QtTest>
@@ -83,7 +84,8 @@ private slots:
     void follows_new_switch_slider_and_delete() {
         InspectorPanel* insp = w_->inspector();
         DocumentView* view = w_->document_panel()->view();
-        ChatPanel* panel = w_->chat_panel();
+        // The context meter by its object name (what the user reads on it).
+        auto context_text = [&] { return child<QProgressBar>(*w_, "contextMeter")->format(); };
         const int doc_tokens = w_->documents().ready_info()->document_tokens;
         const QString doc_context = QLocale(QLocale::English).toString(doc_tokens) + " /";
 
@@ -91,7 +93,7 @@ private slots:
         ask(kQa);
         const int64_t a = w_->chat().conversation_id();
         const uint64_t a_serial = insp->snapshot().question_serial;
-        const QString a_context = panel->context_text();
+        const QString a_context = context_text();
         QVERIFY(heatmap_is_current());
         QVERIFY(shaded(view));
         QVERIFY(view->has_answer_weights());
@@ -107,7 +109,7 @@ private slots:
         QVERIFY(!shaded(view));
         QVERIFY(!view->has_answer_weights());
         QCOMPARE(view->highlighted_range().first, -1);
-        QVERIFY2(panel->context_text().contains(doc_context), qPrintable(panel->context_text()));
+        QVERIFY2(context_text().contains(doc_context), qPrintable(context_text()));
         QVERIFY(insp->memory_text().contains("no question asked yet"));
 
         // Conversation B: its own question.
@@ -115,7 +117,7 @@ private slots:
         const int64_t b = w_->chat().conversation_id();
         QVERIFY(b != a);
         const uint64_t b_serial = insp->snapshot().question_serial;
-        const QString b_context = panel->context_text();
+        const QString b_context = context_text();
 
         // Back to A: A's question, A's context, shading and weights; B's stability is not compared.
         choose(a);
@@ -126,7 +128,7 @@ private slots:
         QVERIFY(heatmap_is_current());
         QVERIFY(shaded(view));
         QVERIFY(view->has_answer_weights());
-        QCOMPARE(panel->context_text(), a_context);
+        QCOMPARE(context_text(), a_context);
 
         // The budget slider re-selects A's question (not B's, the engine's last one).
         const int reselects = w_->chat().reselects_done();
@@ -142,7 +144,7 @@ private slots:
         // B again, and its slider goes to the engine (B is its last question).
         choose(b);
         QCOMPARE(insp->snapshot().question, kQb);
-        QCOMPARE(panel->context_text(), b_context);
+        QCOMPARE(context_text(), b_context);
         const int again = w_->chat().reselects_done();
         spin->setValue(budget + 40);
         QVERIFY(wait_until([&] { return w_->chat().reselects_done() > again; }, 10000));
@@ -183,7 +185,11 @@ private slots:
                 auto ka = a.layers[l][h].kept, kb = b.layers[l][h].kept;
                 std::sort(ka.begin(), ka.end());
                 std::sort(kb.begin(), kb.end());
-                QVERIFY2(ka == kb, qPrintable(QString("layer %1 head %2: %3 vs %4 kept").arg(l).arg(h).arg(ka.size()).arg(kb.size())));
+                QVERIFY2(ka == kb, qPrintable(QString("layer %1 head %2: %3 vs %4 kept")
+                                                  .arg(l)
+                                                  .arg(h)
+                                                  .arg(ka.size())
+                                                  .arg(kb.size())));
             }
         QCOMPARE(again.kv_bytes_compressed, snap.kv_bytes_compressed);
     }

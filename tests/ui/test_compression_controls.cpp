@@ -30,6 +30,22 @@ private slots:
         QCOMPARE(budget_from_slider(5, 10, 10), 10);
     }
 
+    // Issue 23 item 12: a document refused as longer than the context while the panel held an
+    // estimate for an earlier prompt kept showing that estimate, though the README says the panel
+    // says why. (The window passes the refusal straight to set_unavailable_reason; in the window
+    // the refusals tried after a model change and after another document showed the reason
+    // already, so the rule is checked here, on the panel.)
+    void a_refusal_is_said_over_an_earlier_estimate() {
+        CompressionControls c;
+        c.set_shape({4, 8, 2, 16}, 4096);
+        c.set_prompt_length(2000);
+        auto* estimate = c.findChild<QLabel*>("budgetMemoryLabel");
+        QVERIFY(estimate);
+        QVERIFY2(estimate->text().startsWith(QString::fromUtf8("\u2248")), qPrintable(estimate->text()));
+        c.set_unavailable_reason("The document is not loaded: it is longer than the model's context.");
+        QVERIFY2(estimate->text().contains("longer than the model's context"), qPrintable(estimate->text()));
+    }
+
     void controls_emit_configs_and_estimate() {
         CompressionControls c;
         c.set_shape({4, 8, 2, 16}, 4096);

@@ -140,22 +140,27 @@ private slots:
         QVERIFY2(dialogs->errors.isEmpty(), qPrintable(dialogs->errors.join('\n')));
         auto* view = snapdoc::test::child<DocumentView>(w, "documentView");
         QVERIFY(wait_until([&] { return view->fully_loaded(); }));
-        QCOMPARE(view->layout(), DocumentLayout::Markdown);
         const QString text = QString::fromUtf8(kMarkdown);
-        // The view holds the file's characters, so every offset the engine maps to is the same; only
-        // the paragraph's soft break became a space, so the paragraph re-wraps as one.
+        // The view holds the file's characters, so every offset the engine maps to is the same.
         QCOMPARE(view->toPlainText().size(), text.size());
+        QTest::qWait(50);  // laid out
+
+        // What a reader sees first (these use no API of the fix, so they also run on the code before
+        // it, which showed the raw source): the title large and bold.
+        const QTextCharFormat title = format_at(*view, text.indexOf("Release"));
+        QVERIFY2(title.fontWeight() == int(QFont::Bold),
+                 qPrintable(QString("the title's weight is %1, not bold: the Markdown is shown as source")
+                                .arg(title.fontWeight())));
+        QVERIFY(title.fontPointSize() > view->font().pointSizeF() * 1.3);
+
+        QCOMPARE(view->layout(), DocumentLayout::Markdown);
+        // Only the paragraph's soft break became a space, so the paragraph re-wraps as one.
         QCOMPARE(view->toPlainText(), markdown_view_text(text));
         QCOMPARE(view->document()->findBlock(text.indexOf("Some")).text(),
                  QString("Some **bold claim** and an *aside* with `code_span` and a [link "
                          "text](https://example.org/x)."));
-        QTest::qWait(50);  // laid out
-
-        // Heading: "# " hidden, the title large and bold.
+        // Heading: "# " hidden.
         QVERIFY(MarkdownStyler::is_hidden_markup(format_at(*view, 0)));
-        const QTextCharFormat title = format_at(*view, text.indexOf("Release"));
-        QCOMPARE(title.fontWeight(), int(QFont::Bold));
-        QVERIFY(title.fontPointSize() > view->font().pointSizeF() * 1.3);
         // The title starts at (nearly) the left edge: the "# " takes no room.
         const QTextBlock first = view->document()->firstBlock();
         QVERIFY2(first.layout()->lineAt(0).cursorToX(2) < 4,
@@ -205,14 +210,18 @@ private slots:
         QVERIFY(wait_until([&] { return shown.count() == 1; }));
         auto* view = snapdoc::test::child<DocumentView>(w, "documentView");
         QVERIFY(wait_until([&] { return view->fully_loaded(); }));
-        QCOMPARE(view->layout(), DocumentLayout::AsWritten);
         QCOMPARE(view->toPlainText(), text);
-        QVERIFY(QFontInfo(view->font()).fixedPitch());
-        // Narrower than a line: still one view line per text line (scrolls sideways, no one-word lines).
+        // Narrower than a line: still one view line per text line (scrolls sideways, no one-word
+        // lines), in a fixed-pitch font. (No API of the fix: these also run on the code before it.)
         view->setFixedWidth(200);
         QTest::qWait(50);
-        QCOMPARE(line_count(*view), view->document()->blockCount());
+        QVERIFY2(line_count(*view) == view->document()->blockCount(),
+                 qPrintable(QString("%1 view lines for %2 text lines: re-wrapped")
+                                .arg(line_count(*view))
+                                .arg(view->document()->blockCount())));
         QVERIFY(view->horizontalScrollBar()->maximum() > 0);
+        QVERIFY2(QFontInfo(view->font()).fixedPitch(), qPrintable(view->font().family()));
+        QCOMPARE(view->layout(), DocumentLayout::AsWritten);
 
         // A Markdown file opened next goes back to the proportional, re-wrapped layout.
         w.open_document(write("after.md", kMarkdown));

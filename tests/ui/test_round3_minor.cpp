@@ -6,6 +6,7 @@
 #include <QListView>
 #include <QLocale>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QSlider>
 #include <QSpinBox>
 #include <QtTest>
@@ -85,10 +86,16 @@ private slots:
             shown_at_first_text = w_->inspector()->snapshot().question;
             highlight_at_first_text = view->highlighted_range().first >= 0;
         });
+        // Disconnected also when a check fails and returns early: the lambda reads this frame.
+        const auto disconnect_c = qScopeGuard([&] { disconnect(c); });
         ask(kQb);
         disconnect(c);
-        QCOMPARE(shown_at_first_text, kQb);
-        QVERIFY(!highlight_at_first_text);
+        // One check for both, so a failure says which of 17 and 26 is wrong.
+        QVERIFY2(shown_at_first_text == kQb && !highlight_at_first_text,
+                 qPrintable(QString("at the first streamed text the inspector showed \"%1\" (17) and the "
+                                    "previous answer's citation was %2 (26)")
+                                .arg(shown_at_first_text,
+                                     highlight_at_first_text ? "still highlighted" : "cleared")));
     }
 
     // Issue 22/23: the demo model names its heads (snapdoc.attention.head_roles); the inspector showed
@@ -147,8 +154,14 @@ private slots:
     void the_budget_says_what_it_counts() {
         const SelectionSnapshot& snap = w_->inspector()->snapshot();
         QVERIFY(snap.valid());
-        QVERIFY2(snap.keep_whole_from >= 0, "the second turn keeps no turn whole");
         QVERIFY(snap.selection->compressed);
+        // The earlier turn is kept whole on top of the budget: a head keeps more than the budget
+        // (what the issue saw: 222 kept at budget 180).
+        const Selection& sel = *snap.selection;
+        const int kept = static_cast<int>(sel.layers[0][0].kept.size()) + sel.window;
+        QVERIFY2(
+            kept > sel.config.budget,
+            qPrintable(QString("%1 kept at budget %2: no turn kept whole").arg(kept).arg(sel.config.budget)));
         const QString estimate = child<QLabel>(*w_, "budgetMemoryLabel")->text();
         const QString actual = QString::fromStdString(format_bytes(snap.kv_bytes_compressed));
         QVERIFY2(estimate.startsWith("≈ " + actual + " KV cache"), qPrintable(estimate + " vs " + actual));
@@ -190,19 +203,22 @@ private slots:
     // 28: kernel 4 silently became 5, and window 0 silently stayed 8: the panel says so now.
     void adjusted_values_are_said() {
         auto* controls = w_->inspector()->controls();
+        // The note by its object name, as a user reads it (shown or not).
+        auto* note = w_->findChild<QLabel*>("snapkvAdjustedNote");
+        QVERIFY2(note, "no label snapkvAdjustedNote: the panel has nowhere to say a value was adjusted");
+        auto adjustment_text = [&] { return note->isHidden() ? QString() : note->text(); };
         auto* kernel = child<QSpinBox>(*w_, "kernelSpin");
         kernel->setValue(4);
         QCOMPARE(kernel->value(), 5);
-        QVERIFY2(controls->adjustment_text().contains("Kernel 4 is even") &&
-                     controls->adjustment_text().contains("5 is used"),
-                 qPrintable(controls->adjustment_text()));
+        QVERIFY2(adjustment_text().contains("Kernel 4 is even") && adjustment_text().contains("5 is used"),
+                 qPrintable(adjustment_text()));
         auto* window = child<QSpinBox>(*w_, "windowSpin");
         window->setValue(0);
         QCOMPARE(window->value(), 1);
         QCOMPARE(controls->config().window, 1);
-        QVERIFY2(controls->adjustment_text().contains("Window 0 is out of range"), qPrintable(controls->adjustment_text()));
+        QVERIFY2(adjustment_text().contains("Window 0 is out of range"), qPrintable(adjustment_text()));
         window->setValue(8);
-        QVERIFY(controls->adjustment_text().isEmpty());
+        QVERIFY(adjustment_text().isEmpty());
         kernel->setValue(7);
         QVERIFY(wait_until([&] { return !w_->chat().busy(); }));
     }
@@ -263,6 +279,28 @@ private slots:
         QVERIFY2(cits[0].excerpt.startsWith("Navigation"), qPrintable(cits[0].excerpt));
     }
 
+    // 10: every demo answer also cited one or two unrelated passages at ~1% (a fixed top-k). Only
+    // passages that stand out from the diffuse background are shown now: each of these answers, each
+    // asked in a new conversation as a user would, cites one passage, and it is the fact it states.
+    void answers_cite_only_what_stands_out() {
+        const std::pair<QString, QString> asked[] = {
+            {kQa, "7003"},
+            {"What is the invoice number for the stone warehouse?", "6436"},
+            {"What is the account number for the upper office?", "4807"}};
+        for (const auto& [question, value] : asked) {
+            QTest::mouseClick(child<QPushButton>(*w_, "newConversationButton"), Qt::LeftButton);
+            ask(question);
+            const ChatMessage& answer = w_->chat_model().at(w_->chat_model().rowCount() - 1);
+            QStringList cited;
+            for (const CitationView& c : answer.citations)
+                cited << QString("%1% \"%2\"").arg(100 * c.weight, 0, 'f', 1).arg(c.excerpt.left(60));
+            const QString what = question + " -> " + answer.text + " cites: " + cited.join(" | ");
+            QVERIFY2(answer.text.contains(value), qPrintable(what));
+            QVERIFY2(answer.citations.size() == 1, qPrintable(what));
+            QVERIFY2(answer.citations[0].excerpt.contains(value), qPrintable(what));
+        }
+    }
+
     // 13: a search that left out the open conversation blanked the picker while the chat kept
     // showing it.
     void a_search_says_the_open_conversation_does_not_match() {
@@ -281,9 +319,23 @@ private slots:
         QVERIFY(picker->placeholderText().isEmpty());
     }
 
+    // 21: the difference view's orange (window and question) was missing from its legend.
+    void the_difference_legend_has_the_window_swatch() {
+        const HeatmapPalette p;
+        QVERIFY2(heatmap_legend_html(p, true).contains(QColor(p.window).name()),
+                 qPrintable(heatmap_legend_html(p, true)));
+    }
+
+    // 29: a conversation's line said "1 messages".
+    void a_conversation_line_says_1_message() {
+        ConversationModel one;
+        one.set_conversations({{1, 1, "A title", "m", 1700000000, 1}});
+        const QString line = one.index(0).data().toString();
+        QVERIFY2(line.contains("1 message ·") && !line.contains("1 messages"), qPrintable(line));
+    }
+
     // 22: Regenerate in an empty conversation did nothing, silently; Copy and Export selection were
-    // enabled with nothing to act on; "Whole prompt" meant reset zoom. 21: the difference view's
-    // orange (window and question) was missing from its legend. 29: "1 messages".
+    // enabled with nothing to act on; "Whole prompt" meant reset zoom.
     void actions_are_enabled_only_with_something_to_act_on() {
         QTest::mouseClick(child<QPushButton>(*w_, "newConversationButton"), Qt::LeftButton);
         QVERIFY(!child<QPushButton>(*w_, "regenerateButton")->isEnabled());
@@ -298,12 +350,6 @@ private slots:
         auto* prompt = child<QPushButton>(*w_, "systemPromptButton");
         QVERIFY(!prompt->isFlat());
         QVERIFY2(prompt->text().endsWith("Edit…"), qPrintable(prompt->text()));
-        const HeatmapPalette p;
-        QVERIFY(heatmap_legend_html(p, true).contains(QColor(p.window).name()));
-        ConversationModel one;
-        one.set_conversations({{1, 1, "A title", "m", 1700000000, 1}});
-        const QString line = one.index(0).data().toString();
-        QVERIFY2(line.contains("1 message ·") && !line.contains("1 messages"), qPrintable(line));
     }
 
     // 24: exports showed today's system prompt for the whole conversation, regenerated versions as
@@ -343,7 +389,8 @@ private slots:
         dialogs_->errors.clear();
         w_->open_document(dir_.path() + "/no-such-file.txt");
         QVERIFY(wait_until([&] { return !dialogs_->errors.isEmpty(); }));
-        QVERIFY2(dialogs_->errors.last().startsWith("Cannot open document: Document "), qPrintable(dialogs_->errors.last()));
+        QVERIFY2(dialogs_->errors.last().startsWith("Cannot open document: Document "),
+                 qPrintable(dialogs_->errors.last()));
     }
 
     // 16: a suggested question clicked while the document was read landed in the disabled box and
@@ -365,23 +412,35 @@ private slots:
         }();
         QVERIFY(report >= 0);
         QString clicked, estimate_while_reading;
+        bool started = false;
         const auto c = connect(&w_->documents(), &DocumentController::shown, this, [&] {
             const auto buttons = w_->findChildren<QPushButton*>("suggestionButton");
             if (buttons.isEmpty() || w_->chat().can_ask()) return;
             clicked = buttons[0]->text();
             QTest::mouseClick(buttons[0], Qt::LeftButton);
         });
-        const auto c2 = connect(&w_->documents(), &DocumentController::prefillStarted, this,
-                                [&] { estimate_while_reading = child<QLabel>(*w_, "budgetMemoryLabel")->text(); });
+        const auto disconnect_c = qScopeGuard([&] { disconnect(c); });
+        const auto c2 = connect(&w_->documents(), &DocumentController::prefillStarted, this, [&] {
+            estimate_while_reading = child<QLabel>(*w_, "budgetMemoryLabel")->text();
+            started = true;
+        });
+        const auto disconnect_c2 = qScopeGuard([&] { disconnect(c2); });
         QSignalSpy done(&w_->chat(), &ChatController::answerDone);
         w_->documents().show(report);
         disconnect(c);
         QVERIFY2(!clicked.isEmpty(), "no suggestion button to click while the document was read");
-        QCOMPARE(w_->chat_panel()->queued_question(), clicked);
+        // 16 (the click is taken visibly: the status line says the question is asked once ready) and
+        // 29 (the KV line while reading) in one check, so a failure says which is wrong.
+        const QString status = w_->chat_panel()->status_text();  // as the click left it
+        QVERIFY(wait_until([&] { return started; }, 30000));
+        const bool taken = status.contains(clicked) && status.contains("as soon as");
+        const bool kv_line_ok = !estimate_while_reading.contains("load a model and a document");
+        QVERIFY2(taken && kv_line_ok, qPrintable(QString("status after the click (16): \"%1\"; KV line while "
+                                                         "reading (29): \"%2\"")
+                                                     .arg(status, estimate_while_reading)));
         QVERIFY(wait_until([&] { return done.count() == 1; }));
         disconnect(c2);
         QCOMPARE(w_->chat_model().at(w_->chat_model().rowCount() - 2).text, clicked);
-        QVERIFY2(!estimate_while_reading.contains("load a model and a document"), qPrintable(estimate_while_reading));
     }
 
     // 14: the library re-sorted right after a click, so the item under the cursor changed; arrow
@@ -398,12 +457,22 @@ private slots:
             w_->documents().show(library.at(0).id);
             QVERIFY(wait_until([&] { return w_->documents().ready(); }));
         }
+        // A second later, as a user clicks: opening times are stored in whole seconds, so documents
+        // opened within one second kept their order even when the list re-sorted by last opening.
+        QTest::qWait(1100);
         QSignalSpy shown(&w_->documents(), &DocumentController::shown);
-        QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, list->visualRect(library.index(row)).center());
+        QTest::mouseClick(list->viewport(), Qt::LeftButton, {},
+                          list->visualRect(library.index(row)).center());
         QVERIFY(wait_until([&] { return shown.count() == 1; }));
         QCOMPARE(w_->documents().current_id(), id);
         QCOMPARE(library.row_of(id), row);
         QCOMPARE(list->indexAt(list->visualRect(library.index(row)).center()).row(), row);
+        // Also once it is read: the library reloads then, and re-sorted by last opening.
+        QVERIFY(wait_until([&] { return w_->documents().ready(); }));
+        QVERIFY2(library.row_of(id) == row,
+                 qPrintable(QString("the clicked document moved from row %1 to %2 once read")
+                                .arg(row)
+                                .arg(library.row_of(id))));
         // Up opens the document above it.
         const int64_t above = library.at(row - 1).id;
         list->setFocus();
@@ -451,27 +520,42 @@ private slots:
         QSignalSpy failed(&docs, &DocumentController::documentFailed);
         QSignalSpy ready(&docs, &DocumentController::documentReady);
         const auto c = connect(&docs, &DocumentController::prefillProgress, this, [&] { docs.stop(); });
+        const auto disconnect_c = qScopeGuard([&] { disconnect(c); });
         w_->open_document(big);
         QVERIFY(wait_until([&] { return failed.count() + ready.count() > 0; }));
         disconnect(c);
         if (ready.count() > 0) QSKIP("the prefill finished before the stop reached it");
-        QVERIFY2(w_->document_panel()->facts_text().contains("Click it in the library"),
-                 qPrintable(w_->document_panel()->facts_text()));
+        const QString hint = w_->document_panel()->facts_text();
         // A click on the (selected) document reads it again.
         auto* list = child<QListView>(*w_, "libraryView");
         const QModelIndex current = list->currentIndex();
         QVERIFY(current.isValid());
         QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, list->visualRect(current).center());
-        QVERIFY(wait_until([&] { return ready.count() == 1; }, 60000));
+        QVERIFY2(wait_until([&] { return ready.count() == 1; }, 60000),
+                 "a click on the stopped document did not read it again");
         QVERIFY(docs.ready());
+        // And the stopped line said how to resume.
+        QVERIFY2(hint.contains("Click it in the library"), qPrintable(hint));
     }
 
     // 11: a conversation's system prompt inflated the document's own count (1,817 instead of
-    // 1,785), and counts stayed from the previous model after a model change. (Last: it loads
-    // another model.)
-    void library_counts_are_the_texts_and_this_models() {
+    // 1,785).
+    void library_counts_are_the_texts_own() {
         LibraryModel& library = w_->library_model();
-        const int64_t id = w_->documents().current_id();
+        // The report, read (a test before may have left another document open, or a stopped one).
+        // (Under either name: the cache-cap test opens a copy of it, which the store may take for the
+        // same document.)
+        int64_t id = -1;
+        for (const auto& d : store_->documents())
+            if (d.path == doc_.toStdString() ||
+                QString::fromStdString(d.path).endsWith("/report-for-the-cache.txt"))
+                id = d.id;
+        QVERIFY(id >= 0);
+        if (w_->documents().current_id() != id || !w_->documents().ready()) {
+            w_->documents().show(id);
+            QVERIFY(
+                wait_until([&] { return w_->documents().current_id() == id && w_->documents().ready(); }));
+        }
         auto count_of = [&](int64_t doc) {
             const auto rec = store_->document(doc);
             return rec && rec->token_count ? *rec->token_count : -1;
@@ -485,24 +569,52 @@ private slots:
         QCOMPARE(count_of(id), plain);
         const QString facts = library.index(library.row_of(id)).data(LibraryModel::FactsRole).toString();
         QVERIFY2(facts.contains(QLocale(QLocale::English).toString(plain) + " tokens"), qPrintable(facts));
+    }
 
+    // 11: the library's counts stayed from the previous model after a model change. 12: a document
+    // refused as longer than the model's context: the README says the compression panel says why;
+    // it kept showing the estimate for the document read before. (Last: it loads another model.)
+    void a_model_change_says_why_and_drops_old_counts() {
+        LibraryModel& library = w_->library_model();
         if (snapdoc::test::tiny_model_path().isEmpty()) QSKIP("no stories260K fixture for the model change");
         QSignalSpy loaded(&w_->models(), &ModelController::loaded);
         QSignalSpy refused(&w_->documents(), &DocumentController::documentFailed);
         w_->open_model(snapdoc::test::tiny_model_path(), false);
         QVERIFY(wait_until([&] { return loaded.count() == 1; }));
-        // 12: the tiny model's context is shorter than the document: the compression panel says why.
+        // The tiny model's context is shorter than the report: refused.
         QVERIFY(wait_until([&] { return refused.count() > 0; }));
-        const QString why = child<QLabel>(*w_, "budgetMemoryLabel")->text();
-        QVERIFY2(why.contains("The document is not loaded") && why.contains("context"), qPrintable(why));
-        QVERIFY(child<QLabel>(*w_, "budgetMemoryLabel")->isVisible());
         // Every document counted by the demo model now shows no count (or the tiny model's own).
+        QStringList stale;
         for (int row = 0; row < library.rowCount(); ++row) {
             const auto& rec = library.at(row);
             const QString f = library.index(row).data(LibraryModel::FactsRole).toString();
             if (rec.token_model == w_->models().info()->path.toStdString()) continue;
-            QVERIFY2(!f.contains("tokens"), qPrintable(f));
+            if (f.contains("tokens")) stale << f;
         }
+        // 12: a short document the tiny model reads (the panel then estimates for it), then the
+        // long one again: refused, and the panel says why instead of the short one's estimate.
+        const int64_t refused_id = w_->documents().current_id();
+        const QString small = dir_.path() + "/small.txt";
+        QFile f(small);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(snapdoc::test::sample_text(80).toUtf8());
+        f.close();
+        QSignalSpy ready(&w_->documents(), &DocumentController::documentReady);
+        w_->open_document(small);
+        QVERIFY(wait_until([&] { return ready.count() == 1; }));
+        const QString estimate = child<QLabel>(*w_, "budgetMemoryLabel")->text();
+        const int refusals = refused.count();
+        w_->documents().show(refused_id);
+        QVERIFY(wait_until([&] { return refused.count() > refusals; }));
+        const QString why = child<QLabel>(*w_, "budgetMemoryLabel")->text();
+        const bool says_why =
+            why.contains("the document is not loaded", Qt::CaseInsensitive) && why.contains("context");
+        // One check for both, so a failure says which of 11 and 12 is wrong.
+        QVERIFY2(says_why && stale.isEmpty(),
+                 qPrintable(QString("counts of the previous model still shown (11): %1; after \"%2\", the "
+                                    "refused document's panel says (12): \"%3\"")
+                                .arg(stale.isEmpty() ? QString("none") : stale.join(" | "), estimate, why)));
+        QVERIFY(child<QLabel>(*w_, "budgetMemoryLabel")->isVisible());
     }
 };
 
