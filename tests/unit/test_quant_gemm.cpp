@@ -174,7 +174,7 @@ TEST_P(QuantGemm, EveryLevelComputesTheDecodeDotsIntegers) {
 
 TEST_P(QuantGemm, MatMulPrefillUsesTheForcedLevelAndExactPrefillStaysExact) {
     const DType t = GetParam();
-    const Problem p = make_problem(t, 48, 512, cpu::kSmallBatchRows + 5, 6, false);
+    const Problem p = make_problem(t, 48, 512, cpu::kIntegerGemmMinRows + 5, 6, false);
     TensorView w;
     w.name = "w";
     w.dtype = t;
@@ -197,6 +197,28 @@ TEST_P(QuantGemm, MatMulPrefillUsesTheForcedLevelAndExactPrefillStaysExact) {
             const double e = expected(p, r, i).exact;
             EXPECT_NEAR(y[i * p.rows + r], e, 1e-4 * (std::fabs(e) + 1.0)) << dtype_name(t) << " exact prefill";
         }
+}
+
+TEST_P(QuantGemm, MatMulRunsFewRowsThroughTheDecodeDots) {
+    // Below kIntegerGemmMinRows rows the GEMM's per-call unpacking would cost more than it saves:
+    // MatMul dots each row as decode does (bit for bit the same floats).
+    const DType t = GetParam();
+    const Problem p = make_problem(t, 40, 512, cpu::kIntegerGemmMinRows - 1, 9, false);
+    TensorView w;
+    w.name = "w";
+    w.dtype = t;
+    w.shape = {p.rows, p.in};
+    w.data = p.w.data();
+    w.nbytes = p.w.size();
+    ThreadPool pool(2);
+    cpu::MatMul mm(pool);
+    std::vector<float> y(static_cast<std::size_t>(p.n) * p.rows);
+    mm(w, p.x.data(), p.n, y.data());
+    const cpu::QuantDotFn dot = cpu::quant_dot_fn(t);
+    for (int i = 0; i < p.n; ++i)
+        for (int r = 0; r < p.rows; ++r)
+            ASSERT_EQ(y[i * p.rows + r], dot(p.w.data() + r * p.row_bytes(), p.act.data() + i * p.act_bytes(), p.in))
+                << dtype_name(t) << " row " << r << " act " << i;
 }
 
 INSTANTIATE_TEST_SUITE_P(IntegerBlockTypes, QuantGemm, ::testing::ValuesIn(kGemmTypes),

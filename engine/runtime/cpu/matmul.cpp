@@ -13,9 +13,12 @@
 namespace snapdoc::cpu {
 
 void MatMul::operator()(const TensorView& w, const float* x, int n, float* y) {
+    const bool integer = !exact_prefill_ && quant_gemm_supports(w.dtype);
     if (n <= kSmallBatchRows)
         small_batch(w, x, n, y);
-    else if (!exact_prefill_ && quant_gemm_supports(w.dtype))
+    else if (integer && n < kIntegerGemmMinRows)
+        small_batch_quantized(w, x, n, y);
+    else if (integer)
         integer_gemm(w, x, n, y);
     else
         blas(w, x, n, y);

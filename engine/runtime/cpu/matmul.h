@@ -1,6 +1,6 @@
 // y[n, out] = x[n, in] · Wᵀ for a weight W [out, in] of any supported dtype.
-// Small batches (decode) stream each weight row once through the dot kernels, in parallel over
-// output rows; block-quantized weights are dotted in integers with the activation rows quantized
+// Small batches (decode, and block-quantized weights below kIntegerGemmMinRows rows) stream each
+// weight row once through the dot kernels, in parallel over output rows; block-quantized weights are dotted in integers with the activation rows quantized
 // to 8 bits once per call (quant_dot.h; llama.cpp's scheme, so ~1e-2 relative error per product).
 // Larger batches (prefill) of block-quantized weights run the integer GEMM (quant_gemm.h): the
 // activation rows quantized to 8 bits once, the weight blocks multiplied in integers, in parallel
@@ -40,5 +40,10 @@ private:
 
 // Rows handled by the streaming kernel rather than sgemm.
 inline constexpr int kSmallBatchRows = 4;
+// Block-quantized weights take the integer GEMM from this many rows on; fewer rows (a short
+// question, a chat turn) run the decode dots, which read the weight blocks as stored: the GEMM
+// unpacks or interleaves every weight row once per call, which at 8 rows cost 5× the GEMM itself
+// (Llama-3.1-8B shape, AVX-512), while it is amortised over a 512-row prefill chunk.
+inline constexpr int kIntegerGemmMinRows = 16;
 
 }  // namespace snapdoc::cpu
