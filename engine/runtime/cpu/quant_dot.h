@@ -2,8 +2,8 @@
 // for the batch-1 decode path. Integer products are exact; the only rounding beyond the activation's
 // 8 bits is the float accumulation of per-block results.
 //
-// quant_dot uses AVX2 (and AVX-VNNI / AVX-512 VNNI for the 32-value types) when compiled for it,
-// else the portable code; quant_dot_portable is always the portable code (tests compare the two).
+// quant_dot uses AVX2 (and AVX-VNNI / AVX-512 VNNI for the 32-value types; 512-bit kernels for Q4_K
+// and Q6_K with AVX-512) when compiled for it, else the portable code; quant_dot_portable is always the portable code (tests compare the two).
 #pragma once
 
 #include <cstdint>
@@ -19,6 +19,9 @@ float quant_dot_portable(DType t, const uint8_t* row, const void* act, int64_t n
 // The SIMD kernel for t, or nullptr when this build has none (quant_dot then uses the portable one).
 using QuantDotFn = float (*)(const uint8_t* row, const void* act, int64_t n);
 QuantDotFn quant_dot_simd(DType t);
+// The 512-bit kernel for t (Q4_K, Q6_K) when this build targets AVX-512 BW + VNNI, else nullptr;
+// quant_dot prefers it to quant_dot_simd's.
+QuantDotFn quant_dot_avx512(DType t);
 // What quant_dot calls for t (fetch it once per matmul rather than per row).
 QuantDotFn quant_dot_fn(DType t);
 

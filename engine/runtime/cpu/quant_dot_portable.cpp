@@ -216,6 +216,7 @@ float quant_dot_portable(DType t, const uint8_t* row, const void* act, int64_t n
 }
 
 QuantDotFn quant_dot_fn(DType t) {
+    if (const QuantDotFn wide = quant_dot_avx512(t)) return wide;
     const QuantDotFn simd = quant_dot_simd(t);
     return simd ? simd : portable_fn(t);
 }
