@@ -58,7 +58,7 @@ tokenizer_of() {  # the fixture whose tokenizer.* keys the shape copies (its voc
 
 model_file() {  # SHAPE TYPE -> path of the quantized file, made if absent
     local shape="$1" type="$2" f16="$WORK/$1-F16.gguf" out="$WORK/$1-$2.gguf"
-    if [[ ! -f "$f16" ]]; then
+    if [[ ! -f "$out" && ! -f "$f16" ]]; then
         echo "== write $f16" >&2
         "$BENCH" synthetic --shape "$shape" --dtype f16 --tokenizer "$(tokenizer_of "$shape")" --out "$f16" \
             --write-only >&2

@@ -79,6 +79,16 @@ Problem make_problem(DType t, int rows, int in, int n, unsigned seed, bool rando
     return p;
 }
 
+TensorView view_of(const Problem& p) {
+    TensorView w;
+    w.name = "w";
+    w.dtype = p.t;
+    w.shape = {p.rows, p.in};
+    w.data = p.w.data();
+    w.nbytes = p.w.size();
+    return w;
+}
+
 // Exact product and the bound the 8-bit activations allow: Σ|w|·(half an activation step).
 struct Expected {
     double exact, bound;
@@ -175,12 +185,7 @@ TEST_P(QuantGemm, EveryLevelComputesTheDecodeDotsIntegers) {
 TEST_P(QuantGemm, MatMulPrefillUsesTheForcedLevelAndExactPrefillStaysExact) {
     const DType t = GetParam();
     const Problem p = make_problem(t, 48, 512, cpu::kIntegerGemmMinRows + 5, 6, false);
-    TensorView w;
-    w.name = "w";
-    w.dtype = t;
-    w.shape = {p.rows, p.in};
-    w.data = p.w.data();
-    w.nbytes = p.w.size();
+    const TensorView w = view_of(p);
     ThreadPool pool(2);
     for (KernelLevel level : available_levels()) {
         ForcedLevel forced(cpu::kernel_level_name(level));
@@ -204,12 +209,7 @@ TEST_P(QuantGemm, MatMulRunsFewRowsThroughTheDecodeDots) {
     // MatMul dots each row as decode does (bit for bit the same floats).
     const DType t = GetParam();
     const Problem p = make_problem(t, 40, 512, cpu::kIntegerGemmMinRows - 1, 9, false);
-    TensorView w;
-    w.name = "w";
-    w.dtype = t;
-    w.shape = {p.rows, p.in};
-    w.data = p.w.data();
-    w.nbytes = p.w.size();
+    const TensorView w = view_of(p);
     ThreadPool pool(2);
     cpu::MatMul mm(pool);
     std::vector<float> y(static_cast<std::size_t>(p.n) * p.rows);

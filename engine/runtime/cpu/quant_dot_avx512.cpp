@@ -23,24 +23,14 @@ inline float half(const uint8_t* p) {
     return _cvtsh_ss(load_u16(p));
 }
 
-// i16 lane l of the result = scales16[first + l / 16]: two sub-block scales, one per 32 levels.
-inline __m512i spread_scales_32(__m512i scales16, int first) {
-    const __m512i half_index = _mm512_srli_epi16(
-        _mm512_set_epi16(31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7,
-                         6, 5, 4, 3, 2, 1, 0),
-        4);
-    return _mm512_permutexvar_epi16(_mm512_add_epi16(half_index, _mm512_set1_epi16(static_cast<short>(first))),
-                                    scales16);
-}
-
-// i16 lane l of the result = scales16[first + l / 8]: four 16-value group scales.
-inline __m512i spread_scales_16(__m512i scales16, int first) {
-    const __m512i group_index = _mm512_srli_epi16(
-        _mm512_set_epi16(31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7,
-                         6, 5, 4, 3, 2, 1, 0),
-        3);
-    return _mm512_permutexvar_epi16(_mm512_add_epi16(group_index, _mm512_set1_epi16(static_cast<short>(first))),
-                                    scales16);
+// i16 lane l of the result = scales16[first + (l >> kLog2Lanes)]: one scale per 2^kLog2Lanes i16
+// lanes (16: a Q4_K sub-block of 32 levels; 8: a Q6_K group of 16).
+template <int kLog2Lanes>
+inline __m512i spread_scales(__m512i scales16, int first) {
+    const __m512i lane = _mm512_set_epi16(31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13,
+                                          12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    const __m512i index = _mm512_add_epi16(_mm512_srli_epi16(lane, kLog2Lanes), _mm512_set1_epi16(static_cast<short>(first)));
+    return _mm512_permutexvar_epi16(index, scales16);
 }
 
 // Σ_j mins[j] · (sum of activation sub-block j, 32 values = groups 2j and 2j + 1).
@@ -74,7 +64,7 @@ float dot_q4_k_512(const uint8_t* row, const void* act, int64_t n) {
                 _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + q4k::kQs + 32 * c)));
             const __m512i levels = _mm512_and_si512(_mm512_srlv_epi16(both, nibble_shift), m4);
             const __m512i pairs = _mm512_maddubs_epi16(levels, _mm512_loadu_si512(x.q + 64 * c));
-            sum = _mm512_dpwssd_epi32(sum, pairs, spread_scales_32(scales16, 2 * c));
+            sum = _mm512_dpwssd_epi32(sum, pairs, spread_scales<4>(scales16, 2 * c));
         }
         acc = _mm512_fmadd_ps(_mm512_set1_ps(half(row + q4k::kD) * x.d), _mm512_cvtepi32_ps(sum), acc);
     }
@@ -105,8 +95,8 @@ float dot_q6_k_512(const uint8_t* row, const void* act, int64_t n) {
                                                    _mm512_and_si512(_mm512_srlv_epi16(qh, down_shift), m2));
             const __m512i p0 = _mm512_maddubs_epi16(first, _mm512_loadu_si512(x.q + 128 * h));
             const __m512i p1 = _mm512_maddubs_epi16(second, _mm512_loadu_si512(x.q + 128 * h + 64));
-            sum = _mm512_dpwssd_epi32(sum, p0, spread_scales_16(scales16, 8 * h));
-            sum = _mm512_dpwssd_epi32(sum, p1, spread_scales_16(scales16, 8 * h + 4));
+            sum = _mm512_dpwssd_epi32(sum, p0, spread_scales<3>(scales16, 8 * h));
+            sum = _mm512_dpwssd_epi32(sum, p1, spread_scales<3>(scales16, 8 * h + 4));
         }
         const __m256i offsets = _mm256_madd_epi16(_mm256_cvtepi8_epi16(s8),
                                                   _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.sums16)));

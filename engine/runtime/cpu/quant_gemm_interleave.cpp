@@ -52,72 +52,64 @@ void store4(uint8_t* dst, uint32_t v) {
     std::memcpy(dst, &v, 4);
 }
 
+// Calls fill(out[b], r, block bytes) for every block b and row r < count, rows past count zero.
+template <class I, class Fill>
+void each_block(const uint8_t* rows, std::size_t row_bytes, int count, int64_t nb, int block_bytes, I* out,
+                const Fill& fill) {
+    for (int64_t b = 0; b < nb; ++b) {
+        if (count < kInterleavedRows) std::memset(&out[b], 0, sizeof(I));
+        for (int r = 0; r < count; ++r) fill(out[b], r, rows + r * row_bytes + b * block_bytes);
+    }
+}
+
 // Q4_K: values 64c..64c+31 in the low nibbles of qs[32c..], 64c+32.. in the high ones, so 4
 // consecutive values are one masked (or shifted) 32-bit word.
 void q4_k_rows(const uint8_t* rows, std::size_t row_bytes, int count, int64_t nb, InterleavedK16* out) {
-    for (int64_t b = 0; b < nb; ++b) {
-        InterleavedK16& o = out[b];
-        if (count < kInterleavedRows) std::memset(&o, 0, sizeof o);
-        for (int r = 0; r < count; ++r) {
-            const uint8_t* blk = rows + r * row_bytes + b * kQ4_KBytes;
-            for (int c = 0; c < 4; ++c)
-                for (int l4 = 0; l4 < 8; ++l4) {
-                    const uint32_t v = load_u32(blk + q4k::kQs + 32 * c + 4 * l4);
-                    store4(o.q[16 * c + l4][r], v & 0x0F0F0F0Fu);
-                    store4(o.q[16 * c + 8 + l4][r], (v >> 4) & 0x0F0F0F0Fu);
-                }
-            const ScaleMin8 sm = unpack_scale_min_k4(blk + q4k::kScales);
-            for (int g = 0; g < 16; ++g)
-                o.scale[g][r][0] = o.scale[g][r][1] = static_cast<int16_t>(sm.scale[g / 2]);
-            for (int p = 0; p < 8; ++p) o.min[p][r][0] = o.min[p][r][1] = static_cast<int16_t>(sm.min[p]);
-            o.d[r] = f16_to_f32(load_u16(blk + q4k::kD));
-            o.dmin[r] = f16_to_f32(load_u16(blk + q4k::kDmin));
-        }
-    }
+    each_block(rows, row_bytes, count, nb, kQ4_KBytes, out, [](InterleavedK16& o, int r, const uint8_t* blk) {
+        for (int c = 0; c < 4; ++c)
+            for (int l4 = 0; l4 < 8; ++l4) {
+                const uint32_t v = load_u32(blk + q4k::kQs + 32 * c + 4 * l4);
+                store4(o.q[16 * c + l4][r], v & 0x0F0F0F0Fu);
+                store4(o.q[16 * c + 8 + l4][r], (v >> 4) & 0x0F0F0F0Fu);
+            }
+        const ScaleMin8 sm = unpack_scale_min_k4(blk + q4k::kScales);
+        for (int g = 0; g < 16; ++g) o.scale[g][r][0] = o.scale[g][r][1] = static_cast<int16_t>(sm.scale[g / 2]);
+        for (int p = 0; p < 8; ++p) o.min[p][r][0] = o.min[p][r][1] = static_cast<int16_t>(sm.min[p]);
+        o.d[r] = f16_to_f32(load_u16(blk + q4k::kD));
+        o.dmin[r] = f16_to_f32(load_u16(blk + q4k::kDmin));
+    });
 }
 
 // Q6_K: value 128h + 32k + l has its low 4 bits in ql[64h + 32(k % 2) + l] (nibble k / 2) and its
 // high 2 bits in qh[32h + l] (bits 2k); the level offset 32 becomes a min of 32·scale (dmin = d).
 void q6_k_rows(const uint8_t* rows, std::size_t row_bytes, int count, int64_t nb, InterleavedK16* out) {
-    for (int64_t b = 0; b < nb; ++b) {
-        InterleavedK16& o = out[b];
-        if (count < kInterleavedRows) std::memset(&o, 0, sizeof o);
-        for (int r = 0; r < count; ++r) {
-            const uint8_t* blk = rows + r * row_bytes + b * kQ6_KBytes;
-            for (int h = 0; h < 2; ++h)
-                for (int k = 0; k < 4; ++k)
-                    for (int l = 0; l < 32; l += 4) {
-                        const uint32_t low =
-                            (load_u32(blk + q6k::kQl + 64 * h + 32 * (k % 2) + l) >> (4 * (k / 2))) &
-                            0x0F0F0F0Fu;
-                        const uint32_t high =
-                            (load_u32(blk + q6k::kQh + 32 * h + l) >> (2 * k)) & 0x03030303u;
-                        store4(o.q[32 * h + 8 * k + l / 4][r], low | (high << 4));
-                    }
-            for (int g = 0; g < 16; ++g) {
-                const auto scale = static_cast<int16_t>(static_cast<int8_t>(blk[q6k::kScales + g]));
-                o.scale[g][r][0] = o.scale[g][r][1] = scale;
-                o.min[g / 2][r][g % 2] = static_cast<int16_t>(32 * scale);
-            }
-            o.d[r] = o.dmin[r] = f16_to_f32(load_u16(blk + q6k::kD));
+    each_block(rows, row_bytes, count, nb, kQ6_KBytes, out, [](InterleavedK16& o, int r, const uint8_t* blk) {
+        for (int h = 0; h < 2; ++h)
+            for (int k = 0; k < 4; ++k)
+                for (int l = 0; l < 32; l += 4) {
+                    const uint32_t low =
+                        (load_u32(blk + q6k::kQl + 64 * h + 32 * (k % 2) + l) >> (4 * (k / 2))) & 0x0F0F0F0Fu;
+                    const uint32_t high = (load_u32(blk + q6k::kQh + 32 * h + l) >> (2 * k)) & 0x03030303u;
+                    store4(o.q[32 * h + 8 * k + l / 4][r], low | (high << 4));
+                }
+        for (int g = 0; g < 16; ++g) {
+            const auto scale = static_cast<int16_t>(static_cast<int8_t>(blk[q6k::kScales + g]));
+            o.scale[g][r][0] = o.scale[g][r][1] = scale;
+            o.min[g / 2][r][g % 2] = static_cast<int16_t>(32 * scale);
         }
-    }
+        o.d[r] = o.dmin[r] = f16_to_f32(load_u16(blk + q6k::kD));
+    });
 }
 
 void q8_0_rows(const uint8_t* rows, std::size_t row_bytes, int count, int64_t nb, Interleaved32x16* out) {
-    for (int64_t b = 0; b < nb; ++b) {
-        Interleaved32x16& o = out[b];
-        if (count < kInterleavedRows) std::memset(&o, 0, sizeof o);
-        for (int r = 0; r < count; ++r) {
-            const uint8_t* blk = rows + r * row_bytes + b * kQ8_0Bytes;
-            for (int s = 0; s < 8; ++s) std::memcpy(o.q[s][r], blk + 2 + 4 * s, 4);
-            int sum = 0;
-            for (int v = 0; v < 32; ++v) sum += static_cast<int8_t>(blk[2 + v]);
-            o.bias[r] = -128 * sum;
-            o.d[r] = f16_to_f32(load_u16(blk));
-            o.m[r] = 0.0f;
-        }
-    }
+    each_block(rows, row_bytes, count, nb, kQ8_0Bytes, out, [](Interleaved32x16& o, int r, const uint8_t* blk) {
+        for (int s = 0; s < 8; ++s) std::memcpy(o.q[s][r], blk + 2 + 4 * s, 4);
+        int sum = 0;
+        for (int v = 0; v < 32; ++v) sum += static_cast<int8_t>(blk[2 + v]);
+        o.bias[r] = -128 * sum;
+        o.d[r] = f16_to_f32(load_u16(blk));
+        o.m[r] = 0.0f;
+    });
 }
 
 }  // namespace
