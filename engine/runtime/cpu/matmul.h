@@ -1,7 +1,7 @@
 // y[n, out] = x[n, in] · Wᵀ for a weight W [out, in] of any supported dtype.
 // Small batches (decode, and block-quantized weights below kIntegerGemmMinRows rows) stream each
-// weight row once through the dot kernels, in parallel over output rows; block-quantized weights are dotted in integers with the activation rows quantized
-// to 8 bits once per call (quant_dot.h; llama.cpp's scheme, so ~1e-2 relative error per product).
+// weight row once through the dot kernels, in parallel over output rows; block-quantized weights
+// are dotted in integers with the activation rows quantized to 8 bits once per call (quant_dot.h; llama.cpp's scheme, so ~1e-2 relative error per product).
 // Larger batches (prefill) of block-quantized weights run the integer GEMM (quant_gemm.h): the
 // activation rows quantized to 8 bits once, the weight blocks multiplied in integers, in parallel
 // over slices of W. With exact_prefill (and for F32/F16/BF16 and IQ4_XS weights) they run a

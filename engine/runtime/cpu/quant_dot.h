@@ -3,7 +3,8 @@
 // 8 bits is the float accumulation of per-block results.
 //
 // quant_dot uses AVX2 (and AVX-VNNI / AVX-512 VNNI for the 32-value types; 512-bit kernels for Q4_K
-// and Q6_K with AVX-512) when compiled for it, else the portable code; quant_dot_portable is always the portable code (tests compare the two).
+// and Q6_K with AVX-512) when compiled for it, else the portable code; quant_dot_portable is always
+// the portable code (tests compare the two).
 #pragma once
 
 #include <cstdint>

@@ -14,6 +14,7 @@
 
 #include "engine/model/quant/block_formats.h"
 #include "engine/runtime/cpu/quant_activation.h"
+#include "engine/runtime/cpu/quant_dot_x86.h"
 #endif
 
 namespace snapdoc::cpu {
@@ -23,9 +24,10 @@ namespace {
 
 using namespace quant;
 
-inline float half(const uint8_t* p) {
-    return _cvtsh_ss(load_u16(p));
-}
+using quant_dot_x86::half;
+using quant_dot_x86::hsum;
+using quant_dot_x86::mins_dot_32;
+
 inline __m256i load256(const void* p) {
     return _mm256_loadu_si256(static_cast<const __m256i*>(p));
 }
@@ -38,12 +40,6 @@ inline float hsum(__m256 v) {
     s = _mm_add_ps(s, _mm_movehl_ps(s, s));
     s = _mm_add_ss(s, _mm_movehdup_ps(s));
     return _mm_cvtss_f32(s);
-}
-
-inline int hsum(__m128i v) {
-    v = _mm_add_epi32(v, _mm_shuffle_epi32(v, 0x4E));
-    v = _mm_add_epi32(v, _mm_shuffle_epi32(v, 0xB1));
-    return _mm_cvtsi128_si32(v);
 }
 
 // Sums of each 4 consecutive u8 × s8 products, as 8 i32.
@@ -171,13 +167,6 @@ float dot32(const uint8_t* row, const void* act, int64_t n) {
 }
 
 // ---- 256-value super-blocks.
-
-// Σ_g min[g] · (activation sum of 32-value sub-block g), mins as 8 bytes (Q4_K / Q5_K).
-inline int mins_dot_32(const uint8_t* mins8, const ActBlock256& a) {
-    const __m128i sums = _mm_hadd_epi16(load128(a.sums16), load128(a.sums16 + 8));
-    const __m128i mins = _mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(mins8)));
-    return hsum(_mm_madd_epi16(mins, sums));
-}
 
 // Σ_g s[g] · (activation sum of 16-value group g) as 8 i32, s as 16 i8.
 inline __m256i scales_dot_16(__m128i s8, const ActBlock256& a) {

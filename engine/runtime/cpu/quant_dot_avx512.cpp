@@ -12,6 +12,7 @@
 
 #include "engine/model/quant/block_formats.h"
 #include "engine/runtime/cpu/quant_activation.h"
+#include "engine/runtime/cpu/quant_dot_x86.h"
 
 namespace snapdoc::cpu {
 
@@ -19,9 +20,8 @@ namespace {
 
 using namespace quant;
 
-inline float half(const uint8_t* p) {
-    return _cvtsh_ss(load_u16(p));
-}
+using quant_dot_x86::half;
+using quant_dot_x86::mins_dot_32;
 
 // i16 lane l of the result = scales16[first + (l >> kLog2Lanes)]: one scale per 2^kLog2Lanes i16
 // lanes (16: a Q4_K sub-block of 32 levels; 8: a Q6_K group of 16).
@@ -31,17 +31,6 @@ inline __m512i spread_scales(__m512i scales16, int first) {
                                           12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
     const __m512i index = _mm512_add_epi16(_mm512_srli_epi16(lane, kLog2Lanes), _mm512_set1_epi16(static_cast<short>(first)));
     return _mm512_permutexvar_epi16(index, scales16);
-}
-
-// Σ_j mins[j] · (sum of activation sub-block j, 32 values = groups 2j and 2j + 1).
-inline int mins_dot(const uint8_t* mins8, const ActBlock256& a) {
-    const __m128i sums = _mm_hadd_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a.sums16)),
-                                        _mm_loadu_si128(reinterpret_cast<const __m128i*>(a.sums16 + 8)));
-    const __m128i mins = _mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(mins8)));
-    __m128i v = _mm_madd_epi16(mins, sums);
-    v = _mm_add_epi32(v, _mm_shuffle_epi32(v, 0x4E));
-    v = _mm_add_epi32(v, _mm_shuffle_epi32(v, 0xB1));
-    return _mm_cvtsi128_si32(v);
 }
 
 // Q4_K: chunk C (values 64C..64C+63) is qs[32C..32C+31], low nibbles first, then high nibbles: the
@@ -55,7 +44,7 @@ float dot_q4_k_512(const uint8_t* row, const void* act, int64_t n) {
     for (int64_t b = 0; b < n / kSuperBlock; ++b, row += kQ4_KBytes) {
         const ActBlock256& x = a[b];
         const ScaleMin8 sm = unpack_scale_min_k4(row + q4k::kScales);
-        off += half(row + q4k::kDmin) * x.d * static_cast<float>(mins_dot(sm.min, x));
+        off += half(row + q4k::kDmin) * x.d * static_cast<float>(mins_dot_32(sm.min, x));
         const __m512i scales16 =
             _mm512_castsi128_si512(_mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(sm.scale))));
         __m512i sum = _mm512_setzero_si512();

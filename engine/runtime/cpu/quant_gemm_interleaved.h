@@ -1,4 +1,4 @@
-// Weight blocks of 16 rows interleaved for the AVX-512 integer GEMM (quant_gemm_avx512.cpp): one
+// Weight blocks of 16 rows interleaved for the AVX-512 integer GEMM (quant_gemm_avx512vnni.cpp): one
 // 512-bit register holds 4 consecutive values of each of 16 weight rows, so one dpbusd / dpwssd
 // against 4 broadcast activation bytes updates 16 outputs at once. The outputs stay in lanes (one
 // per weight row) from the first block to the last: no horizontal sums, and the per-block float
@@ -6,9 +6,10 @@
 // makes a 32-value block (Q8_0: one scale per 32 products) cheap, where the 2×4 register tiles
 // of quant_gemm_simd.inc spent more instructions on the scale than on the products.
 //
-// The interleaved blocks are made per call from the unpacked forms of quant_gemm_kernels.h
-// (interleave_k16 / interleave_32x16), a chunk of rows at a time, so the weights in memory stay as
-// the file stores them: no repacked copy of the model.
+// The interleaved blocks are made per call, a chunk of rows at a time — straight from the file's
+// bytes for Q4_K, Q6_K and Q8_0 (direct_interleave_*), else from the unpacked forms of
+// quant_gemm_kernels.h (interleave_k16 / interleave_32x16) — so the weights in memory stay as the
+// file stores them: no repacked copy of the model.
 #pragma once
 
 #include <cstddef>

@@ -1,0 +1,35 @@
+// Small x86 helpers shared by the decode dot kernels (quant_dot_avx2.cpp, quant_dot_avx512.cpp).
+// Both translation units are built with the project's own target flags (no per-file -m flags), so
+// these inline functions compile to the same instructions in each and the linker may keep either.
+// Include only inside a block that checks the target (F16C, SSE4.1).
+#pragma once
+
+#include <immintrin.h>
+
+#include <cstdint>
+
+#include "engine/model/quant/block_formats.h"
+#include "engine/runtime/cpu/quant_activation.h"
+
+namespace snapdoc::cpu::quant_dot_x86 {
+
+inline float half(const uint8_t* p) {
+    return _cvtsh_ss(quant::load_u16(p));
+}
+
+inline int hsum(__m128i v) {
+    v = _mm_add_epi32(v, _mm_shuffle_epi32(v, 0x4E));
+    v = _mm_add_epi32(v, _mm_shuffle_epi32(v, 0xB1));
+    return _mm_cvtsi128_si32(v);
+}
+
+// Σ_j mins8[j] · (activation sum of 32-value sub-block j = 16-value groups 2j and 2j + 1): the
+// sub-block mins of a Q4_K / Q5_K super-block against the activation's group sums.
+inline int mins_dot_32(const uint8_t* mins8, const ActBlock256& a) {
+    const __m128i sums = _mm_hadd_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a.sums16)),
+                                        _mm_loadu_si128(reinterpret_cast<const __m128i*>(a.sums16 + 8)));
+    const __m128i mins = _mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(mins8)));
+    return hsum(_mm_madd_epi16(mins, sums));
+}
+
+}  // namespace snapdoc::cpu::quant_dot_x86
