@@ -8,7 +8,8 @@
 // it at another model. The longer run (docs/demo_model.md, "Real-text haystacks"):
 //   SNAPDOC_REALTEXT_LENGTHS=65536,131072 SNAPDOC_REALTEXT_DOCS=5 SNAPDOC_REALTEXT_BUDGETS=0,1024,2048
 //       build/tests/snapdoc_golden_tests --gtest_filter='RealTextDemo.*'
-// (budgets: 0 is full KV; the default is 0,1024). Each document prints one line per setting.
+// (budgets: 0 is full KV; the default is 0,1024; SNAPDOC_REALTEXT_FIRST_DOC=k starts at document k).
+// Each document prints one line per setting.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -68,8 +69,11 @@ TEST(RealTextDemo, AnswersFactsInRealTextWithFullKvAndSnapKv) {
     if (std::getenv("SNAPDOC_REALTEXT_LENGTHS")) {
         cells.clear();
         const int docs = env_ints("SNAPDOC_REALTEXT_DOCS", {1}).front();
+        // SNAPDOC_REALTEXT_FIRST_DOC=k continues a longer run at document k (documents are seeded by
+        // length and index, so doc k is the same document in every run).
+        const int first = env_ints("SNAPDOC_REALTEXT_FIRST_DOC", {0}).front();
         for (int length : env_ints("SNAPDOC_REALTEXT_LENGTHS", {}))
-            for (int d = 0; d < docs; ++d) cells.emplace_back(length, d);
+            for (int d = first; d < first + docs; ++d) cells.emplace_back(length, d);
     }
     int exact = 0, n = 0;
     for (const auto& [length, d] : cells) {

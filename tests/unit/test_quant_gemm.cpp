@@ -221,6 +221,44 @@ TEST_P(QuantGemm, MatMulRunsFewRowsThroughTheDecodeDots) {
                 << dtype_name(t) << " row " << r << " act " << i;
 }
 
+TEST(MatMulSameInput, OneLoopOverSeveralWeightsGivesTheFloatsOfOneCallEach) {
+    // q/k/v and gate/up share their input: in decode MatMul::same_input runs them as one loop over
+    // all their rows, whose chunks cross from one weight into the next. Every output must be the
+    // float one call per weight gives: for weights sharing an activation format (Q4_K + Q6_K: fused;
+    // Q8_0 + Q4_0), for mixed formats (Q4_K beside Q8_0: run one by one), and for batches of 1 row,
+    // a short question and a prefill chunk (the GEMM, one by one).
+    ThreadPool pool(2);
+    cpu::MatMul mm(pool);
+    const std::vector<std::vector<DType>> sets = {
+        {DType::Q4_K, DType::Q4_K, DType::Q6_K}, {DType::Q8_0, DType::Q4_0}, {DType::Q4_K, DType::Q8_0}};
+    const int in = 512;
+    for (int n : {1, 3, cpu::kIntegerGemmMinRows - 1, cpu::kIntegerGemmMinRows + 3}) {
+        const std::vector<float> x = normal(n * in, 70u + n);
+        for (const auto& types : sets) {
+            std::vector<Problem> problems;
+            std::vector<TensorView> views;
+            for (std::size_t k = 0; k < types.size(); ++k)
+                problems.push_back(make_problem(types[k], 40 + 24 * static_cast<int>(k), in, n, 11u + k, k == 1));
+            for (const Problem& p : problems) views.push_back(view_of(p));
+            std::vector<std::vector<float>> fused(types.size()), separate(types.size());
+            for (std::size_t k = 0; k < types.size(); ++k) {
+                fused[k].assign(static_cast<std::size_t>(n) * problems[k].rows, NAN);
+                separate[k].assign(fused[k].size(), NAN);
+                mm(views[k], x.data(), n, separate[k].data());
+            }
+            if (types.size() == 3)
+                mm.same_input({{&views[0], fused[0].data()}, {&views[1], fused[1].data()}, {&views[2], fused[2].data()}},
+                              x.data(), n);
+            else
+                mm.same_input({{&views[0], fused[0].data()}, {&views[1], fused[1].data()}}, x.data(), n);
+            for (std::size_t k = 0; k < types.size(); ++k) {
+                for (float v : separate[k]) ASSERT_TRUE(std::isfinite(v));
+                EXPECT_EQ(fused[k], separate[k]) << n << " rows, weight " << k << " " << dtype_name(types[k]);
+            }
+        }
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(IntegerBlockTypes, QuantGemm, ::testing::ValuesIn(kGemmTypes),
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 

@@ -212,9 +212,7 @@ private:
         // Attention block: projections (+ biases), per-head q/k norm, RoPE — the order of HF's
         // Qwen2/Qwen3 attention and llama.cpp's graphs. (Fused qkv tensors arrive as row slices.)
         for (int i = 0; i < n; ++i) rms_norm_row(h + i * dim, vec.attn.data(), xn_.data() + i * dim, dim, cfg_.norm_eps);
-        matmul_(w.wq, xn_.data(), n, q_.data());
-        matmul_(w.wk, xn_.data(), n, k_.data());
-        matmul_(w.wv, xn_.data(), n, v_.data());
+        matmul_.same_input({{&w.wq, q_.data()}, {&w.wk, k_.data()}, {&w.wv, v_.data()}}, xn_.data(), n);
         if (!vec.bq.empty()) {
             add_bias_rows(q_.data(), vec.bq.data(), n, qd);
             add_bias_rows(k_.data(), vec.bk.data(), n, kvd);
@@ -261,8 +259,7 @@ private:
 
         // Feed-forward block (SwiGLU).
         for (int i = 0; i < n; ++i) rms_norm_row(h + i * dim, vec.ffn.data(), xn_.data() + i * dim, dim, cfg_.norm_eps);
-        matmul_(w.w_gate, xn_.data(), n, gate_.data());
-        matmul_(w.w_up, xn_.data(), n, up_.data());
+        matmul_.same_input({{&w.w_gate, gate_.data()}, {&w.w_up, up_.data()}}, xn_.data(), n);
         swiglu(gate_.data(), up_.data(), static_cast<int64_t>(n) * cfg_.ffn_dim);
         matmul_(w.w_down, gate_.data(), n, tmp_.data());
         add_inplace(h, tmp_.data(), static_cast<int64_t>(n) * dim);

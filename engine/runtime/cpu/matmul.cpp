@@ -12,47 +12,78 @@
 
 namespace snapdoc::cpu {
 
-void MatMul::operator()(const TensorView& w, const float* x, int n, float* y) {
+bool MatMul::streams(const TensorView& w, int n) const {
     const bool integer = !exact_prefill_ && quant_gemm_supports(w.dtype);
-    if (n <= kSmallBatchRows)
-        small_batch(w, x, n, y);
-    else if (integer && n < kIntegerGemmMinRows)
-        small_batch_quantized(w, x, n, y);
-    else if (integer)
-        integer_gemm(w, x, n, y);
-    else
-        blas(w, x, n, y);
+    return n <= kSmallBatchRows || (integer && n < kIntegerGemmMinRows);
 }
 
-void MatMul::small_batch(const TensorView& w, const float* x, int n, float* y) {
-    const int64_t out = w.rows(), in = w.cols();
-    if (dtype_is_quantized(w.dtype)) {
-        small_batch_quantized(w, x, n, y);
+void MatMul::operator()(const TensorView& w, const float* x, int n, float* y) {
+    if (streams(w, n)) {
+        const Product p{&w, y};
+        stream(&p, 1, x, n);
+    } else if (!exact_prefill_ && quant_gemm_supports(w.dtype)) {
+        integer_gemm(w, x, n, y);
+    } else {
+        blas(w, x, n, y);
+    }
+}
+
+void MatMul::same_input(std::initializer_list<Product> products, const float* x, int n) {
+    // Fused only when one loop can serve every product: all streamed, all dotting the same
+    // activation (one block format, or all float) over the same input width.
+    const TensorView& w0 = *products.begin()->w;
+    const bool quantized = dtype_is_quantized(w0.dtype);
+    bool fusable = true;
+    for (const Product& p : products) {
+        const TensorView& w = *p.w;
+        fusable = fusable && streams(w, n) && w.cols() == w0.cols() && dtype_is_quantized(w.dtype) == quantized &&
+                  (!quantized || act_format(w.dtype) == act_format(w0.dtype));
+    }
+    if (fusable) {
+        stream(products.begin(), products.size(), x, n);
         return;
     }
-    pool_.parallel_for(out, 16, [&](int64_t r0, int64_t r1, int) {
-        for (int64_t r = r0; r < r1; ++r) {
-            const void* row = w.row_ptr(r);
-            for (int i = 0; i < n; ++i) y[i * out + r] = dot_row(w.dtype, row, x + i * in, in);
-        }
-    });
+    for (const Product& p : products) (*this)(*p.w, x, n, p.y);
 }
 
-void MatMul::small_batch_quantized(const TensorView& w, const float* x, int n, float* y) {
-    const int64_t out = w.rows(), in = w.cols();
+void MatMul::stream(const Product* products, std::size_t count, const float* x, int n) {
+    const TensorView& w0 = *products[0].w;
+    const int64_t in = w0.cols();
     // Each activation row is quantized once here and reused for every weight row; the weight
     // blocks are read once, straight from the mapping, and never widened to f32.
-    const std::size_t act_bytes = quantize_rows(w.dtype, x, n, in);
-    const QuantDotFn dot = quant_dot_fn(w.dtype);
+    const bool quantized = dtype_is_quantized(w0.dtype);
+    const std::size_t act_bytes = quantized ? quantize_rows(w0.dtype, x, n, in) : 0;
     const uint8_t* act = act_.data();
-    const std::size_t row_bytes = dtype_row_bytes(w.dtype, in);
-    const auto* base = static_cast<const uint8_t*>(w.data);
-    pool_.parallel_for(out, 16, [&](int64_t r0, int64_t r1, int) {
-        for (int64_t r = r0; r < r1; ++r) {
-            const uint8_t* row = base + static_cast<std::size_t>(r) * row_bytes;
-            for (int i = 0; i < n; ++i) y[i * out + r] = dot(row, act + i * act_bytes, in);
-        }
-    });
+    // The products' rows as one range: product k owns [first[k], first[k + 1]).
+    std::vector<int64_t> first(count + 1, 0);
+    for (std::size_t k = 0; k < count; ++k) first[k + 1] = first[k] + products[k].w->rows();
+    // The pool's 4 chunks per thread (1, 2 and 16 per thread measured no better; 16 worse, each
+    // chunk restarting the hardware prefetcher's streams).
+    pool_.parallel_for(
+        first[count], 16,
+        [&](int64_t r0, int64_t r1, int) {
+            for (std::size_t k = 0; k < count; ++k) {
+                const int64_t b = std::max(r0, first[k]) - first[k], e = std::min(r1, first[k + 1]) - first[k];
+                if (b >= e) continue;
+                const TensorView& w = *products[k].w;
+                float* y = products[k].y;
+                const int64_t out = w.rows();
+                if (quantized) {
+                    const QuantDotFn dot = quant_dot_fn(w.dtype);
+                    const std::size_t row_bytes = dtype_row_bytes(w.dtype, in);
+                    const auto* base = static_cast<const uint8_t*>(w.data);
+                    for (int64_t r = b; r < e; ++r) {
+                        const uint8_t* row = base + static_cast<std::size_t>(r) * row_bytes;
+                        for (int i = 0; i < n; ++i) y[i * out + r] = dot(row, act + i * act_bytes, in);
+                    }
+                } else {
+                    for (int64_t r = b; r < e; ++r) {
+                        const void* row = w.row_ptr(r);
+                        for (int i = 0; i < n; ++i) y[i * out + r] = dot_row(w.dtype, row, x + i * in, in);
+                    }
+                }
+            }
+        });
 }
 
 std::size_t MatMul::quantize_rows(DType weight_type, const float* x, int n, int64_t in) {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <vector>
 
 #include "engine/model/tensor.h"
@@ -24,9 +25,22 @@ public:
     explicit MatMul(ThreadPool& pool, bool exact_prefill = false) : pool_(pool), exact_prefill_(exact_prefill) {}
     void operator()(const TensorView& w, const float* x, int n, float* y);
 
+    // y = x · Wᵀ for several weights that share the input x (q/k/v; gate/up). In decode (batches
+    // the dot kernels stream) weights that dot alike share one activation quantization and one
+    // parallel loop over all their rows: one hand-off between the threads instead of one per weight,
+    // and a single tail where a thread waits for the other. The results are bit for bit those of
+    // separate calls. Other batches run the products one by one.
+    struct Product {
+        const TensorView* w;
+        float* y;
+    };
+    void same_input(std::initializer_list<Product> products, const float* x, int n);
+
 private:
-    void small_batch(const TensorView& w, const float* x, int n, float* y);
-    void small_batch_quantized(const TensorView& w, const float* x, int n, float* y);
+    // The decode path: every weight row read once through the dot kernels (block types against the
+    // activation rows quantized once; float types against x), all products' rows in one loop.
+    void stream(const Product* products, std::size_t count, const float* x, int n);
+    bool streams(const TensorView& w, int n) const;
     void integer_gemm(const TensorView& w, const float* x, int n, float* y);
     // Quantizes n activation rows into act_ (in parallel for large batches); returns the row stride.
     std::size_t quantize_rows(DType weight_type, const float* x, int n, int64_t in);

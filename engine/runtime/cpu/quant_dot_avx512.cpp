@@ -21,10 +21,9 @@ namespace {
 using namespace quant;
 
 using quant_dot_x86::half;
-using quant_dot_x86::mins_dot_32;
 
 // i16 lane l of the result = scales16[first + (l >> kLog2Lanes)]: one scale per 2^kLog2Lanes i16
-// lanes (16: a Q4_K sub-block of 32 levels; 8: a Q6_K group of 16).
+// lanes (8: a Q6_K group of 16 levels).
 template <int kLog2Lanes>
 inline __m512i spread_scales(__m512i scales16, int first) {
     const __m512i lane = _mm512_set_epi16(31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13,
@@ -33,31 +32,55 @@ inline __m512i spread_scales(__m512i scales16, int first) {
     return _mm512_permutexvar_epi16(index, scales16);
 }
 
+// Q4_K's 12 packed bytes of six-bit sub-block scales and mins (unpack_scale_min_k4's bit layout) as
+// bytes 0-7: the 8 scales, 8-15: the 8 mins, in vector registers: the scalar unpacking plus the
+// moves into a vector register cost more than the whole 64-level multiply of a chunk.
+inline __m128i scale_min_k4(const uint8_t* packed) {
+    const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(packed));  // w0 w1 w2 (+4 bytes)
+    const __m128i low = _mm_and_si128(w, _mm_set1_epi8(0x3F));                    // sc_lo mn_lo
+    const __m128i w2 = _mm_shuffle_epi32(w, 0xAA);
+    const __m128i high = _mm_or_si128(_mm_and_si128(_mm_srlv_epi32(w2, _mm_setr_epi32(0, 4, 0, 4)), _mm_set1_epi8(0x0F)),
+                                      _mm_and_si128(_mm_srli_epi32(w, 2), _mm_set1_epi8(0x30)));  // sc_hi mn_hi
+    return _mm_unpacklo_epi32(low, high);
+}
+
 // Q4_K: chunk C (values 64C..64C+63) is qs[32C..32C+31], low nibbles first, then high nibbles: the
-// 32 bytes broadcast to both halves, the upper half shifted right by 4, masked.
+// 32 bytes broadcast to both halves, the upper half shifted right by 4, masked. The sub-block scale
+// of each i16 lane comes from one in-lane byte shuffle of the scales broadcast to every 128-bit lane
+// (lanes 0-15: scale 2C, 16-31: scale 2C + 1); the mins' term stays in a vector accumulator, summed
+// once at the end.
 float dot_q4_k_512(const uint8_t* row, const void* act, int64_t n) {
     const auto* a = static_cast<const ActBlock256*>(act);
     const __m512i m4 = _mm512_set1_epi8(0x0F);
     const __m512i nibble_shift = _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_set1_epi16(4), 1);
+    // Byte shuffle controls: i16 lane l takes byte 2C (l < 16) or 2C + 1, its high byte zeroed.
+    __m512i spread[4];
+    for (int c = 0; c < 4; ++c)
+        spread[c] = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_set1_epi16(static_cast<short>(0x8000 | (2 * c)))),
+                                       _mm256_set1_epi16(static_cast<short>(0x8000 | (2 * c + 1))), 1);
     __m512 acc = _mm512_setzero_ps();
-    float off = 0.0f;
+    __m128 acc_min = _mm_setzero_ps();
     for (int64_t b = 0; b < n / kSuperBlock; ++b, row += kQ4_KBytes) {
         const ActBlock256& x = a[b];
-        const ScaleMin8 sm = unpack_scale_min_k4(row + q4k::kScales);
-        off += half(row + q4k::kDmin) * x.d * static_cast<float>(mins_dot_32(sm.min, x));
-        const __m512i scales16 =
-            _mm512_castsi128_si512(_mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(sm.scale))));
+        const __m128i sm = scale_min_k4(row + q4k::kScales);
+        // Σ_j min_j · (activation sum of sub-block j), as 4 i32 partial sums.
+        const __m128i sums32 = _mm_hadd_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x.sums16)),
+                                              _mm_loadu_si128(reinterpret_cast<const __m128i*>(x.sums16 + 8)));
+        const __m128i mins = _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_srli_si128(sm, 8)), sums32);
+        acc_min = _mm_fmadd_ps(_mm_set1_ps(half(row + q4k::kDmin) * x.d), _mm_cvtepi32_ps(mins), acc_min);
+        const __m512i scales = _mm512_broadcast_i32x4(sm);
         __m512i sum = _mm512_setzero_si512();
         for (int c = 0; c < 4; ++c) {
             const __m512i both = _mm512_broadcast_i64x4(
                 _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + q4k::kQs + 32 * c)));
             const __m512i levels = _mm512_and_si512(_mm512_srlv_epi16(both, nibble_shift), m4);
             const __m512i pairs = _mm512_maddubs_epi16(levels, _mm512_loadu_si512(x.q + 64 * c));
-            sum = _mm512_dpwssd_epi32(sum, pairs, spread_scales<4>(scales16, 2 * c));
+            sum = _mm512_dpwssd_epi32(sum, pairs, _mm512_shuffle_epi8(scales, spread[c]));
         }
         acc = _mm512_fmadd_ps(_mm512_set1_ps(half(row + q4k::kD) * x.d), _mm512_cvtepi32_ps(sum), acc);
     }
-    return _mm512_reduce_add_ps(acc) - off;
+    const __m128 m = _mm_add_ps(acc_min, _mm_movehl_ps(acc_min, acc_min));
+    return _mm512_reduce_add_ps(acc) - _mm_cvtss_f32(_mm_add_ss(m, _mm_movehdup_ps(m)));
 }
 
 // Q6_K: half h (values 128h..128h+127): levels 0..63 of it are the low nibbles of ql[64h..64h+63]
