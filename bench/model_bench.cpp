@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "app/common/args.h"
+#include "bench/bench_util.h"
 #include "bench/benches.h"
 #include "bench/synthetic_model.h"
 #include "engine/common/error.h"
@@ -23,13 +24,6 @@
 namespace snapdoc::bench {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
 
 std::vector<cli::FlagSpec> run_flags() {
     return {{{"--prompt-tokens"}}, {{"--gen-tokens"}}, {{"-t", "--threads"}}, {{"--repeat"}}, {{"--no-probe"}, false},

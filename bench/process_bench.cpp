@@ -15,10 +15,11 @@
 #include <thread>
 
 #include "app/common/args.h"
+#include "bench/bench_util.h"
 #include "bench/benches.h"
 #include "engine/common/error.h"
 #include "engine/common/stopwatch.h"
-#include "engine/model/gguf_file.h"
+#include "engine/model/mapped_file.h"
 #include "engine/model/model.h"
 #include "engine/runtime/backend.h"
 #include "engine/runtime/backend_factory.h"
@@ -28,8 +29,6 @@
 namespace snapdoc::bench {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 int thread_count(const cli::Args& args) {
     const int t = args.integer("threads", 0);
@@ -105,47 +104,29 @@ int bench_greedy(int argc, char** argv) {
 }
 
 int bench_roofline(int argc, char** argv) {
-    const cli::Args args({{{"-m", "--model"}}, {{"-t", "--threads"}}, {{"--context"}}, {{"--seconds"}}}, argc, argv, 2);
-    const GgufFile f = GgufFile::open(args.required("model"));
+    const cli::Args args({{{"-m", "--model"}}, {{"-t", "--threads"}}, {{"--context"}}, {{"--seconds"}}, {{"--kv-bytes"}}},
+                         argc, argv, 2);
+    const DecodeBytes bytes = decode_bytes(args.required("model"));
     const int threads = thread_count(args);
     const double context = args.real("context", 0.0f);
-
-    // Tensor sizes from the data offsets (the next tensor's start, or the end of the file), so
-    // types this build cannot compute with are counted too; alignment padding is < 32 bytes each.
-    std::vector<std::pair<uint64_t, const GgufFile::TensorInfo*>> by_offset;
-    for (const auto& t : f.tensors()) by_offset.emplace_back(t.offset, &t);
-    std::sort(by_offset.begin(), by_offset.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    const uint64_t data_size = f.mapping()->size() - f.data_offset();
-    uint64_t total = 0, embedding = 0;
-    bool has_output = false;
-    for (std::size_t i = 0; i < by_offset.size(); ++i) {
-        const auto* t = by_offset[i].second;
-        const uint64_t end = i + 1 < by_offset.size() ? by_offset[i + 1].first : data_size;
-        const uint64_t bytes = t->nbytes.value_or(end - t->offset);
-        total += bytes;
-        if (t->name == "token_embd.weight") embedding = bytes;
-        if (t->name == "output.weight") has_output = true;
-    }
-    // A decoded token reads one row of the embedding table, and all of it only when the output
-    // projection is tied to it.
-    const uint64_t weights_per_token = has_output ? total - embedding : total;
-
-    // K and V (f32, as both engines are run here) of every layer for `context` positions.
-    const std::string arch = f.get_string("general.architecture");
-    const int64_t layers = f.get_int(arch + ".block_count");
-    const int64_t dim = f.get_int(arch + ".embedding_length");
-    const int64_t heads = f.get_int(arch + ".attention.head_count");
-    const int64_t kv_heads = f.get_int_opt(arch + ".attention.head_count_kv").value_or(heads);
-    const int64_t key_len = f.get_int_opt(arch + ".attention.key_length").value_or(dim / heads);
-    const int64_t value_len = f.get_int_opt(arch + ".attention.value_length").value_or(dim / heads);
-    const double kv_per_position = static_cast<double>(layers * kv_heads * (key_len + value_len) * 4);
-    const double bytes_per_token = static_cast<double>(weights_per_token) + kv_per_position * context;
-
-    const double bw = cpu::measure_read_bandwidth_gbs(threads, args.real("seconds", 1.0f));
-    std::printf("threads %d\nread_bandwidth_gbs %.2f\nweight_bytes_per_token %llu\nkv_bytes_per_position %.0f\n"
-                "context %.1f\nbytes_per_token %.0f\nroofline_tok_s %.2f\n",
-                threads, bw, static_cast<unsigned long long>(weights_per_token), kv_per_position, context,
-                bytes_per_token, bw * 1e9 / bytes_per_token);
+    // K and V of every layer for `context` positions, f16 by default (llama.cpp's default cache and
+    // snapdoc's K/V store; snapdoc's CPU decode cache holds f32, so at long contexts it reads more
+    // than this roofline counts).
+    const int kv_bytes = args.integer("kv-bytes", 2);
+    if (kv_bytes != 2 && kv_bytes != 4) throw Error("--kv-bytes must be 2 (f16) or 4 (f32)");
+    const double bytes_per_token = bytes.per_token(context, kv_bytes);
+    // Two bandwidth figures: the f32 dot over a fresh 256 MiB buffer (the figure earlier results
+    // used), and a plain XOR stream over this model file's mapping, the pages decode reads. The
+    // roofline uses the stream: it is the higher and steadier of the two here.
+    const double seconds = args.real("seconds", 1.0f);
+    const double dot_bw = cpu::measure_read_bandwidth_gbs(threads, seconds);
+    const MappedFile& file = *bytes.file;
+    const double bw = cpu::measure_stream_gbs(file.data(), file.size(), threads, seconds);
+    std::printf("threads %d\nread_bandwidth_gbs %.2f\nstream_bandwidth_gbs %.2f\nweight_bytes_per_token %llu\n"
+                "kv_bytes_per_position %lld\ncontext %.1f\nbytes_per_token %.0f\nroofline_tok_s %.2f\n",
+                threads, dot_bw, bw, static_cast<unsigned long long>(bytes.weights),
+                static_cast<long long>(bytes.kv_values_per_position * kv_bytes), context, bytes_per_token,
+                bw * 1e9 / bytes_per_token);
     return 0;
 }
 

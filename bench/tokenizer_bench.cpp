@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "app/common/args.h"
+#include "bench/bench_util.h"
 #include "bench/benches.h"
 #include "engine/common/error.h"
 #include "engine/common/stopwatch.h"
@@ -22,13 +23,6 @@
 
 namespace snapdoc::bench {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
 
 std::string read_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);

@@ -3,6 +3,8 @@
 # prefill tok/s at each context and decode tok/s at that depth — llama.cpp with flash attention off
 # and on (f32 K/V like snapdoc's backend cache, and f16 K/V, llama.cpp's default), snapdoc with the
 # full cache and with SnapKV-BUDGET. Rounds alternate the commands (A B C A B C ...), medians reported.
+# snapdoc's full-cache decode also reports its share of the bandwidth roofline, measured in the same
+# process right after each of 3 decode rounds (snapdoc-bench longctx --decode-rounds).
 #
 #   scripts/bench-longctx-vs-llamacpp.sh [--model GGUF] [--contexts 8192,32768] [--gen 64] [--budget 1024]
 #                                        [--threads 2] [--rounds 3] [--llama off:f32,on:f32,on:f16]
@@ -51,7 +53,8 @@ IFS=, read -ra LLAMA <<< "$LLAMA_CONFIGS"
 for ((r = 0; r < ROUNDS; r++)); do
     for c in "${CTX[@]}"; do
         "$BENCH" longctx -m "$MODEL" --contexts "$c" --gen-tokens "$GEN" --budget "$BUDGET" --threads "$THREADS" \
-            "${TOKEN_MAJOR[@]}" | awk -v c="$c" '$1 == c { print $2, $3, $4, $5 }' >> "$RAW/snapdoc-$c"
+            --decode-rounds 3 "${TOKEN_MAJOR[@]}" \
+            | awk -v c="$c" '$1 == c { gsub("%", "", $6); print $2, $3, $4, $5, $6 }' >> "$RAW/snapdoc-$c"
         for config in "${LLAMA[@]}"; do
             fa="${config%%:*}" kv="${config##*:}"
             "$TIMER" "$MODEL" --tokens "$c" --gen "$GEN" --fa "$fa" --kv "$kv" --threads "$THREADS" --batch 512 \
@@ -74,14 +77,15 @@ budget = os.environ.get("BUDGET", "B")
 print("%8s | %-36s | %-44s | %s" % ("context", "llama.cpp prefill tok/s", "snapdoc prefill tok/s (token-/layer-major)",
                                     "decode tok/s"))
 for c in contexts:
-    tm, lm, full, snap = cols("snapdoc-" + c)
+    tm, lm, full, snap, roof = cols("snapdoc-" + c)
     llama = {cfg: cols("llama-%s-%s-%s" % (*cfg.split(':'), c)) for cfg in configs}
     best_prefill = max(v[0] for v in llama.values())
     best_decode = max(v[1] for v in llama.values())
     snap_text = ("SnapKV-%s %.1f (%.2fx)" % (budget, snap, snap / best_decode)) if snap > 0 else \
         "SnapKV-%s: prompt within the budget" % budget
-    print("%8s | %s | %.0f / %.0f (%.2fx / %.2fx the best llama.cpp) | llama.cpp %s; snapdoc full %.1f (%.2fx), %s"
+    print("%8s | %s | %.0f / %.0f (%.2fx / %.2fx the best llama.cpp) | llama.cpp %s; snapdoc full %.1f (%.2fx, "
+          "%.0f%% of the roofline), %s"
           % (c, ", ".join("%s %.0f" % (label(k), v[0]) for k, v in llama.items()), tm, lm, tm / best_prefill,
              lm / best_prefill, ", ".join("%s %.1f" % (label(k), v[1]) for k, v in llama.items()), full,
-             full / best_decode, snap_text))
+             full / best_decode, roof, snap_text))
 PY
