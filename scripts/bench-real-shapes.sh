@@ -2,14 +2,17 @@
 # CPU speed on the shapes users run (issue 25): random-weight models of Llama-3.2-1B, Qwen2.5-1.5B and
 # Llama-3.1-8B shape with their real vocabularies, quantized by llama.cpp's own quantizer, then in one
 # run per file:
-#   - the read-bandwidth roofline for decode (snapdoc-bench roofline: bandwidth / bytes per token);
-#   - the integer GEMM ceiling (snapdoc-bench qgemm: GOP/s of one layer's matmuls at 512 rows);
+#   - the read-bandwidth roofline for decode (snapdoc-bench roofline: bandwidth of a plain stream over
+#     the file's mapping / bytes per token with f16 K/V); the side-by-side script also gives snapdoc's
+#     share of it measured in the same process right after each decode round;
+#   - the integer GEMM ceiling (snapdoc-bench qgemm: GOP/s of one layer's matmuls at 512 rows; --no-qgemm
+#     skips it);
 #   - snapdoc vs llama.cpp at each context (scripts/bench-longctx-vs-llamacpp.sh): prefill tok/s
 #     (snapdoc's layer-major document prefill, the app's path) and decode tok/s at that depth, snapdoc
 #     with the full cache and with SnapKV-BUDGET, llama.cpp with f16 K/V, flash attention off and on.
 #
 #   scripts/bench-real-shapes.sh [--work DIR] [--rounds 1] [--threads 2] [--contexts 512,4096,16384]
-#                                [--gen 32] [--budget 1024] [--only llama3.2-1b:Q4_K_M,...]
+#                                [--gen 32] [--budget 1024] [--only llama3.2-1b:Q4_K_M,...] [--no-qgemm]
 #
 # Default files: llama3.2-1b Q4_K_M and Q8_0, qwen2.5-1.5b Q4_K_M and Q8_0 at every context;
 # llama3.1-8b Q4_K_M at 512 only (decode; a 16K prefill of 8B takes too long on 2 cores). The F16
@@ -26,6 +29,7 @@ THREADS=2
 CONTEXTS=512,4096,16384
 GEN=32
 BUDGET=1024
+QGEMM=1
 ONLY="llama3.2-1b:Q4_K_M,llama3.2-1b:Q8_0,qwen2.5-1.5b:Q4_K_M,qwen2.5-1.5b:Q8_0,llama3.1-8b:Q4_K_M"
 while [[ $# -gt 0 ]]; do
     case "$1" in
@@ -36,6 +40,7 @@ while [[ $# -gt 0 ]]; do
         --gen) GEN="$2"; shift 2 ;;
         --budget) BUDGET="$2"; shift 2 ;;
         --only) ONLY="$2"; shift 2 ;;
+        --no-qgemm) QGEMM=0; shift ;;
         -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
         *) echo "bench-real-shapes: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
@@ -89,7 +94,7 @@ for entry in "${FILES[@]}"; do
         "$BENCH" roofline -m "$file" --threads "$THREADS" --context "$((c + GEN / 2))" |
             sed "s/^/roofline at $c: /"
     done
-    if [[ "$shape" != llama3.1-8b ]]; then
+    if [[ "$shape" != llama3.1-8b && $QGEMM == 1 ]]; then
         "$BENCH" qgemm --rows 512 --threads "$THREADS" --trials 2 --types "$([[ $type == Q8_0 ]] && echo Q8_0 || echo Q4_K,Q6_K)"
     fi
     bash "$ROOT/scripts/bench-longctx-vs-llamacpp.sh" --model "$file" --contexts "$contexts" --gen "$GEN" \
