@@ -12,6 +12,7 @@
 
 #include "engine/runtime/cpu/attention.h"
 #include "engine/runtime/cpu/attention_baseline.h"
+#include "engine/runtime/cpu/attention_tile.h"
 #include "engine/runtime/cpu/attention_vec.h"
 #include "engine/runtime/cpu/attention_window_scores.h"
 
@@ -179,6 +180,20 @@ TEST(CpuAttention, DecodeRowAndValuesOff) {
     attention(p.args(nullptr, lse.data()), pool);
     for (int h = 0; h < p.n_heads; ++h)
         EXPECT_NEAR(lse[h], p.ref_lse(0, h), 1e-4 * std::abs(p.ref_lse(0, h)) + 1e-4);
+}
+
+TEST(CpuAttention, DecodeOfEveryDirectGroupAndHeadSize) {
+    // One decode row: up to kAttentionDirectRows query vectors per cache head take the direct tile
+    // path (attention_tile.h: a dot and an axpy per key): every group it serves, head sizes of real
+    // models (64, 80, 96, 128), others that end in a partial vector (16, 48, 112, 12, 5), and a
+    // length that leaves a partial tile.
+    for (int group = 1; group <= kAttentionDirectRows; ++group)
+        for (int hd : {64, 80, 96, 128, 16, 48, 112, 12, 5}) {
+            const int len = 2 * kAttentionTile + 7;
+            Problem p = make_problem(hd, 2 * group, group, {len, len - 2}, false, {len + 3}, 0, hd * 7 + group);
+            expect_matches_reference(p, attention, true, "decode hd " + std::to_string(hd) + " group " +
+                                                             std::to_string(group));
+        }
 }
 
 TEST(CpuAttention, LongRowsFewQueries) {

@@ -65,15 +65,19 @@ double measure_stream_gbs(const uint8_t* data, std::size_t bytes, int threads, d
     if (pieces == 0) return 0.0;
     ThreadPool pool(threads);
     std::vector<uint64_t> sink(static_cast<std::size_t>(pool.size()) * 8);  // a line per thread
-    double best = 0.0;
-    const double t0 = now_s();
-    do {
-        const double start = now_s();
+    const auto pass = [&] {
         pool.parallel_for(pieces, 16, [&](int64_t b0, int64_t b1, int thread) {
             uint64_t x = 0;
             for (int64_t b = b0; b < b1; ++b) x ^= xor_lines(data + static_cast<std::size_t>(b) * kPiece, kPiece);
             sink[static_cast<std::size_t>(thread) * 8] ^= x;
         });
+    };
+    pass();  // not timed: it maps the pages in (a file mapping not yet touched faults, or reads disk)
+    double best = 0.0;
+    const double t0 = now_s();
+    do {
+        const double start = now_s();
+        pass();
         best = std::max(best, static_cast<double>(pieces) * kPiece / (now_s() - start) / 1e9);
     } while (now_s() - t0 < seconds);
     volatile uint64_t keep = sink[0];

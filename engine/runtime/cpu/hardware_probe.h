@@ -12,9 +12,9 @@ double measure_read_bandwidth_gbs(int threads, double seconds = 0.5);
 
 // The same over given memory (a model's weight mapping: the very pages decode streams, with their
 // page size and placement): `threads` threads XOR-reducing it in 64 KiB pieces, 4 independent
-// 64-byte streams per thread so the loads, not the reduction, set the pace. Best of the passes
-// that fit in `seconds`, at least one: a pass is long (hundreds of MB), and on a shared machine
-// other work only ever slows one down.
+// 64-byte streams per thread so the loads, not the reduction, set the pace. An untimed first pass
+// maps the pages in; then the best of the passes that fit in `seconds`, at least one: a pass is
+// long (hundreds of MB), and on a shared machine other work only ever slows one down.
 double measure_stream_gbs(const uint8_t* data, std::size_t bytes, int threads, double seconds = 0.5);
 
 // OpenBLAS sgemm throughput in GFLOP/s on an m×k by k×n product (prefill-like shape).
