@@ -16,6 +16,7 @@
 #include "engine/tokenizer/tokenizer.h"
 #include "tests/support/repo_paths.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/temp_dir.h"
 
 namespace snapdoc {
 namespace {
@@ -76,9 +77,8 @@ TEST_F(DemoModel, AnswersNeedleQuestionsWithSnapKv) {
 }
 
 TEST_F(DemoModel, EvalNiahCommandRuns) {
-    const auto dir = std::filesystem::temp_directory_path() / "snapdoc_golden_niah";
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir);
+    const testing::TempDir tmp_dir("snapdoc_golden_niah");  // unique: ctest runs tests in parallel
+    const std::filesystem::path& dir = tmp_dir.path();
     const std::string cmd = std::string(SNAPDOC_CLI_PATH) + " eval-niah -m '" + path_.string() +
                             "' --lengths 256,512 --depths 0,50,100 --trials 1 --budgets full,64 --quiet --csv '" +
                             (dir / "niah.csv").string() + "' --png '" + (dir / "niah.png").string() + "'";
@@ -90,7 +90,6 @@ TEST_F(DemoModel, EvalNiahCommandRuns) {
     EXPECT_TRUE(std::filesystem::exists(dir / "niah-b64.png"));
     const std::string csv = read_text_file(dir / "niah.csv");
     EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 2 * 2 * 3);
-    std::filesystem::remove_all(dir);
 }
 
 }  // namespace

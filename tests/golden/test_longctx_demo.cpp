@@ -25,6 +25,7 @@
 #include "engine/tokenizer/tokenizer.h"
 #include "tests/support/repo_paths.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/temp_dir.h"
 
 namespace snapdoc {
 namespace {
@@ -87,9 +88,8 @@ TEST_F(LongContextDemo, AnswersFixedQuestionsAt8kTokensWithSnapKv) {
 // out the heads that write nothing (ModelConfig::head_writes: the demo model's role heads, which
 // look sharply at places an answer never read). About 10 s (one 16K prefill).
 TEST_F(LongContextDemo, CitationsAt16kNameOnlyTheRestatedFact) {
-    const auto dir = std::filesystem::temp_directory_path() / "snapdoc_golden_citations16k";
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir);
+    const testing::TempDir tmp_dir("snapdoc_golden_citations16k");  // unique: ctest runs tests in parallel
+    const std::filesystem::path& dir = tmp_dir.path();
     const std::string cli = SNAPDOC_CLI_PATH;
     CommandResult r = run_command(cli + " make-sample -m '" + path_.string() +
                                   "' --tokens 16000 --questions 5 --facts-per-1k 2 --seed 7 --out '" +
@@ -109,7 +109,6 @@ TEST_F(LongContextDemo, CitationsAt16kNameOnlyTheRestatedFact) {
                     " --budget 2000 -n 20 --no-cache --json '" + (dir / "a.json").string() + "' 2>&1");
     ASSERT_EQ(r.status, 0) << r.output;
     const nlohmann::json j = nlohmann::json::parse(read_text_file(dir / "a.json"));
-    std::filesystem::remove_all(dir);
     ASSERT_EQ(j["answers"].size(), 2u);
     for (std::size_t i = 0; i < facts.size(); ++i) {
         const auto& a = j["answers"][i];
@@ -122,9 +121,8 @@ TEST_F(LongContextDemo, CitationsAt16kNameOnlyTheRestatedFact) {
 }
 
 TEST_F(LongContextDemo, MakeSampleAndDocsOutWriteOpenableDocuments) {
-    const auto dir = std::filesystem::temp_directory_path() / "snapdoc_golden_longctx";
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir);
+    const testing::TempDir tmp_dir("snapdoc_golden_longctx");  // unique: ctest runs tests in parallel
+    const std::filesystem::path& dir = tmp_dir.path();
     const std::string cli = SNAPDOC_CLI_PATH;
     CommandResult r = run_command(cli + " make-sample -m '" + path_.string() + "' --tokens 3000 --questions 3 --out '" +
                                   (dir / "long.txt").string() + "'");
@@ -143,7 +141,6 @@ TEST_F(LongContextDemo, MakeSampleAndDocsOutWriteOpenableDocuments) {
         const std::string q = read_text_file(dir / "docs" / (std::string(name) + ".questions.tsv"));
         EXPECT_EQ(std::count(q.begin(), q.end(), '\n'), 1) << q;
     }
-    std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "engine/tokenizer/tokenizer.h"
 #include "engine/tokenizer/utf8.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/temp_dir.h"
 
 namespace snapdoc {
 namespace {
@@ -301,9 +302,11 @@ TEST(ModelzooTokenizers, QwenUserDefinedTokensAreMatchedInTextAsLlamaCpp) {
 
 // ---- the same vocabularies as tokenizer.json ----
 
-// A fresh folder per fixture under the temp directory.
+// A fresh folder per fixture in this test process's own temp folder (ctest runs tests in parallel),
+// removed at exit.
 std::filesystem::path scratch(const std::string& name) {
-    const auto dir = std::filesystem::temp_directory_path() / "snapdoc-modelzoo-tokenizers" / name;
+    static const testing::TempDir root("snapdoc-modelzoo-tokenizers");
+    const auto dir = root / name;
     std::filesystem::create_directories(dir);
     return dir;
 }

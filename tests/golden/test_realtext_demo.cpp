@@ -30,6 +30,7 @@
 #include "engine/tokenizer/tokenizer.h"
 #include "tests/support/repo_paths.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/temp_dir.h"
 
 #include <nlohmann/json.hpp>
 
@@ -147,9 +148,8 @@ TEST(DemoModelHeads, RolesAreNamedAndEveryCacheHeadSelectsStructure) {
             EXPECT_EQ(model.config.head_writes[l * H + h], l < 2 && h % 2 == 0 ? 1 : 0)
                 << "layer " << l << " head " << h << " (" << model.head_roles[l * H + h] << ")";
 
-    const auto dir = std::filesystem::temp_directory_path() / "snapdoc_golden_heads";
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir);
+    const testing::TempDir tmp_dir("snapdoc_golden_heads");  // unique: ctest runs tests in parallel
+    const std::filesystem::path& dir = tmp_dir.path();
     const Tokenizer tok = Tokenizer::from_model(model);
     eval::Rng rng(eval::mix_seed({22, 2048}));
     const eval::TokenCounter count = [&](std::string_view s) { return static_cast<int>(tok.encode(s).size()) + 1; };
@@ -162,7 +162,6 @@ TEST(DemoModelHeads, RolesAreNamedAndEveryCacheHeadSelectsStructure) {
                                         "' --budget 128 --json '" + (dir / "sel.json").string() + "'");
     ASSERT_EQ(r.status, 0) << r.output;
     const nlohmann::json j = nlohmann::json::parse(read_text_file(dir / "sel.json"));
-    std::filesystem::remove_all(dir);
     ASSERT_EQ(j["head_roles"].size(), static_cast<std::size_t>(model.config.n_layers));
     EXPECT_EQ(j["head_roles"][2][3], model.head_roles[2 * model.config.n_heads + 3]);
     const int doc_end = j["prompt_tokens"].get<int>() - j["window"].get<int>();

@@ -15,6 +15,7 @@
 #include "engine/tokenizer/hf_tokenizer_json.h"
 #include "engine/tokenizer/tokenizer.h"
 #include "tests/support/tiny_model.h"
+#include "tests/support/temp_dir.h"
 
 namespace snapdoc {
 namespace {
@@ -22,9 +23,9 @@ namespace {
 using nlohmann::json;
 using namespace snapdoc::testing;
 
+// One folder per test process (ctest runs each test as its own process, in parallel), removed at exit.
 std::filesystem::path scratch(const std::string& name) {
-    const auto dir = std::filesystem::temp_directory_path() / "snapdoc-bpe-loading";
-    std::filesystem::create_directories(dir);
+    static const TempDir dir("snapdoc-bpe-loading");
     return dir / name;
 }
 
@@ -202,7 +203,6 @@ TEST(BpeLoading, BrokenTokenizerJsonIsOneClearError) {
 
 TEST(BpeLoading, HuggingFaceFolderWithOnlyTokenizerJson) {
     const auto dir = scratch("hf-folder");
-    std::filesystem::remove_all(dir);
     TinyModelSpec spec;  // 320 embedding rows
     write_tiny_hf(dir, make_tiny_weights(spec), DType::F32);
     std::ofstream(dir / "tokenizer.json") << minimal_tokenizer_json().dump();

@@ -12,6 +12,7 @@
 #include "app/eval/kept_sets.h"
 #include "app/eval/niah.h"
 #include "app/eval/output_paths.h"
+#include "tests/support/temp_dir.h"
 
 namespace snapdoc::eval {
 namespace {
@@ -33,13 +34,13 @@ TEST(EvalCsv, TableWritesHeaderAndRows) {
     EXPECT_EQ(t.rows(), 2u);
     EXPECT_EQ(t.str(), "setting,question,accuracy\nfull,\"What is the code, please?\",1.0000\nB=64,x,0.2500\n");
     EXPECT_ANY_THROW(t.add_row({"too", "short"}));
-    const auto path = std::filesystem::temp_directory_path() / "snapdoc_test_eval.csv";
+    const testing::TempDir tmp_dir("snapdoc-test");  // unique: ctest runs tests in parallel
+    const auto path = tmp_dir / "snapdoc_test_eval.csv";
     t.write(path);
     std::ifstream in(path);
     std::stringstream ss;
     ss << in.rdbuf();
     EXPECT_EQ(ss.str(), t.str());
-    std::filesystem::remove(path);
 }
 
 TEST(EvalCsv, NiahReportTables) {

@@ -9,6 +9,7 @@
 #include "app/eval/document_files.h"
 #include "app/eval/niah.h"
 #include "engine/common/error.h"
+#include "tests/support/temp_dir.h"
 
 namespace snapdoc::eval {
 namespace {
@@ -35,22 +36,20 @@ TEST(EvalDocumentFiles, QuestionsPathSitsBesideTheDocument) {
 }
 
 TEST(EvalDocumentFiles, WritesTextAndQuestionsAndCreatesTheFolder) {
-    const auto dir = std::filesystem::temp_directory_path() / "snapdoc_test_document_files";
-    std::filesystem::remove_all(dir);
+    const testing::TempDir tmp_dir("snapdoc_test_document_files");  // unique: ctest runs tests in parallel
+    const std::filesystem::path& dir = tmp_dir.path();
     const Fact a{"access code", "north", "gate", "7391"};
     const Fact b{"room number", "red", "tower", "1234"};
     write_document_files(dir / "sub" / "doc.txt", "Title\n\nSome text.", {a, b});
     EXPECT_EQ(slurp(dir / "sub" / "doc.txt"), "Title\n\nSome text.\n");
     EXPECT_EQ(slurp(dir / "sub" / "doc.questions.tsv"),
               "What is the access code for the north gate?\t7391\nWhat is the room number for the red tower?\t1234\n");
-    std::filesystem::remove_all(dir);
 }
 
 TEST(EvalDocumentFiles, UnwritablePathIsAnError) {
-    const auto dir = std::filesystem::temp_directory_path() / "snapdoc_test_document_files_dir";
-    std::filesystem::create_directories(dir);
+    const testing::TempDir tmp_dir("snapdoc_test_document_files_dir");  // unique: ctest runs tests in parallel
+    const std::filesystem::path& dir = tmp_dir.path();
     EXPECT_THROW(write_document_files(dir, "x", {}), Error);  // a folder, not a file
-    std::filesystem::remove_all(dir);
 }
 
 TEST(EvalDocumentFiles, SampleAsksSpreadFactsInDocumentOrder) {

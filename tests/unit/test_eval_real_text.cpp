@@ -8,6 +8,7 @@
 
 #include "app/eval/real_text.h"
 #include "engine/common/error.h"
+#include "tests/support/temp_dir.h"
 
 namespace snapdoc::eval {
 namespace {
@@ -24,7 +25,8 @@ int words(std::string_view s) {
 }
 
 TEST(EvalRealText, SplitsParagraphsCutsLongOnesAndDropsTheQuestionPrefix) {
-    const auto path = std::filesystem::temp_directory_path() / "snapdoc_real_text_source.txt";
+    const testing::TempDir tmp_dir("snapdoc-test");  // unique: ctest runs tests in parallel
+    const auto path = tmp_dir / "snapdoc_real_text_source.txt";
     std::string long_para;
     for (int i = 0; i < 100; ++i) long_para += "line " + std::to_string(i) + " of a file without blank lines\n";
     {
@@ -33,7 +35,6 @@ TEST(EvalRealText, SplitsParagraphsCutsLongOnesAndDropsTheQuestionPrefix) {
             << long_para;
     }
     const TextSource s = read_text_source(path);
-    std::filesystem::remove(path);
     ASSERT_GE(s.paragraphs.size(), 4u);
     EXPECT_EQ(s.paragraphs[0], "First paragraph,\ntwo lines.");
     EXPECT_EQ(s.paragraphs[1], "Second.");
