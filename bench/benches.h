@@ -14,7 +14,7 @@ int bench_synthetic(int argc, char** argv);
 int bench_snapkv(int argc, char** argv);
 // snapdoc-bench quant [--rows 4096] [--cols 4096] [--threads 1,2] [--types Q4_K,Q6_K] [--seconds 0.15] [--trials 5]
 int bench_quant(int argc, char** argv);
-// snapdoc-bench greedy -m MODEL (--ids "1 2 3" | --ids-file F) [-n N] [--threads N] [--exact-prefill]
+// snapdoc-bench greedy -m MODEL (--ids "1 2 3" | --ids-file F) [-n N] [--threads N] [--exact-prefill] [--kv-f16]
 //   the same work as llama_oracle's greedy, for timing both engines as whole processes
 int bench_greedy(int argc, char** argv);
 // snapdoc-bench roofline -m MODEL [--threads N] [--context C] [--seconds S]
@@ -28,7 +28,7 @@ int bench_gemm(int argc, char** argv);
 // snapdoc-bench qgemm [--rows 512] [--threads 2] [--trials 3] [--types Q4_K,Q6_K,Q8_0]
 //   quantized prefill matmul GOP/s at Llama-3.2-1B shapes: integer GEMM per kernel level vs exact f32
 int bench_qgemm(int argc, char** argv);
-// snapdoc-bench longctx -m MODEL [--contexts 8192,32768] [--budget 1024] [--window 32] [--gen-tokens 64]
+// snapdoc-bench longctx -m MODEL [--contexts 8192,32768] [--budget 1024] [--window 32] [--gen-tokens 64] [--kv-f16]
 //                      [--threads N] [--no-token-major]   prefill and decode tok/s at long context, full vs SnapKV
 int bench_longctx(int argc, char** argv);
 // snapdoc-bench kvcache -m MODEL --text FILE --cache-dir DIR [--tokens 8192,32768,100000] [--threads N]

@@ -35,6 +35,7 @@ int bench_longctx(int argc, char** argv) {
                           {{"-t", "--threads"}},
                           {{"--no-token-major"}, false},
                           {{"--decode-rounds"}},
+                          {{"--kv-f16"}, false},
                           {{"--device"}}},
                          argc, argv, 2);
     if (!args.has("model")) throw Error("-m MODEL is required");
@@ -53,12 +54,14 @@ int bench_longctx(int argc, char** argv) {
     const Model model = load_model(args.str("model"));
     BackendOptions opts;
     opts.threads = args.integer("threads", 0);
+    opts.kv_f16 = args.has("kv-f16");
     for (int ctx : contexts) opts.context_length = std::max(opts.context_length, ctx + gen + 8);
     auto backend = make_backend(model, opts, args.str("device", "cpu"));
     const ModelConfig& c = model.config;
-    std::printf("model %s, %s, %d threads, SnapKV budget %d window %d, %d decode tokens\n",
+    std::printf("model %s, %s, %d threads, K/V cache %s, SnapKV budget %d window %d, %d decode tokens\n",
                 args.str("model").c_str(), backend->name().c_str(),
-                opts.threads ? opts.threads : static_cast<int>(std::thread::hardware_concurrency()), snap.budget,
+                opts.threads ? opts.threads : static_cast<int>(std::thread::hardware_concurrency()),
+                opts.kv_f16 ? "f16" : "f32", snap.budget,
                 snap.window, gen);
     const int threads = opts.threads ? opts.threads : static_cast<int>(std::thread::hardware_concurrency());
     const DecodeBytes bytes = decode_bytes(args.str("model"));

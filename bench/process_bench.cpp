@@ -56,7 +56,7 @@ std::vector<int32_t> read_ids(const cli::Args& args) {
 
 int bench_greedy(int argc, char** argv) {
     const cli::Args args({{{"-m", "--model"}}, {{"--ids"}}, {{"--ids-file"}}, {{"-n"}}, {{"-t", "--threads"}}, {{"--device"}},
-                           {{"--exact-prefill"}, false}},
+                           {{"--exact-prefill"}, false}, {{"--kv-f16"}, false}},
                          argc, argv, 2);
     const std::vector<int32_t> ids = read_ids(args);
     const int n_gen = args.integer("n", 16);
@@ -71,6 +71,7 @@ int bench_greedy(int argc, char** argv) {
     BackendOptions opts;
     opts.threads = thread_count(args);
     opts.exact_prefill = args.has("exact-prefill");
+    opts.kv_f16 = args.has("kv-f16");
     auto backend = make_backend(model, opts, args.str("device", "cpu"));
     const int n_prompt = static_cast<int>(ids.size());
     auto kv = make_full_kv_cache(*backend, n_prompt + n_gen);

@@ -39,6 +39,10 @@ struct BackendOptions {
     // instead of the integer GEMM on 8-bit activations (llama.cpp's rounding; faster). Decode's
     // batch-1 dots quantize activations either way. The CUDA backend ignores it.
     bool exact_prefill = false;
+    // CPU: the attention cache keeps K and V as f16 (llama.cpp's default cache type; the full K/V
+    // store and its files already do): half the cache's memory and half of what decode reads from
+    // it per token, for one rounding of each stored value (relative 2^-11). Off: f32, exact.
+    bool kv_f16 = false;
 };
 
 class Backend {

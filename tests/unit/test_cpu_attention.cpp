@@ -10,6 +10,7 @@
 #include <random>
 #include <string>
 
+#include "engine/kv/f16_rows.h"
 #include "engine/runtime/cpu/attention.h"
 #include "engine/runtime/cpu/attention_baseline.h"
 #include "engine/runtime/cpu/attention_tile.h"
@@ -22,6 +23,7 @@ namespace {
 struct Head {
     std::vector<float> k, v;
     std::vector<int32_t> pos;
+    std::vector<uint16_t> k16, v16;  // set by as_f16_cache
 };
 
 struct Problem {
@@ -93,6 +95,21 @@ Problem make_problem(int hd, int n_heads, int group, std::vector<int> lengths, b
     }
     p.q.resize(int64_t(p.n()) * n_heads * hd);
     for (auto& x : p.q) x = nd(rng);
+    return p;
+}
+
+// The same problem over an f16 cache: K and V rounded to f16, the views pointing at the f16
+// entries (so the kernels must convert them), the reference computed from the rounded values.
+Problem as_f16_cache(Problem p) {
+    for (std::size_t c = 0; c < p.heads.size(); ++c) {
+        Head& H = p.heads[c];
+        for (auto [f32, f16] : {std::pair{&H.k, &H.k16}, std::pair{&H.v, &H.v16}}) {
+            f16->resize(f32->size());
+            f32_to_f16_row(f32->data(), f16->data(), static_cast<int64_t>(f32->size()));
+            f16_to_f32_row(f16->data(), f32->data(), static_cast<int64_t>(f32->size()));
+        }
+        p.views[c] = {nullptr, nullptr, H.pos.data(), static_cast<int>(H.pos.size()), H.k16.data(), H.v16.data()};
+    }
     return p;
 }
 
@@ -196,6 +213,20 @@ TEST(CpuAttention, DecodeOfEveryDirectGroupAndHeadSize) {
         }
 }
 
+TEST(CpuAttention, F16CacheOfPrefillAndDecode) {
+    // An f16 cache (BackendOptions::kv_f16) through both tile paths: a prefill chunk (GEMM tiles)
+    // and decode rows of every direct group, ragged heads with a partial last tile, and a window.
+    for (int group : {1, 2, 4, 8})
+        for (int n : {1, attention_block_rows(group) + 3}) {
+            const int len = 2 * kAttentionTile + 11;
+            const Problem p = as_f16_cache(make_problem(64, 2 * group, group, {len, len - 30}, false,
+                                                        chunk_positions(len + 20, n), group == 2 ? 100 : 0,
+                                                        group * 13 + n));
+            expect_matches_reference(p, attention, true, "f16 group " + std::to_string(group) + " n " +
+                                                             std::to_string(n));
+        }
+}
+
 TEST(CpuAttention, LongRowsFewQueries) {
     const int len = 20000;
     Problem p = make_problem(64, 4, 2, {len, len - 3}, true, {19990, 10, len - 1}, 0, 11);
@@ -226,9 +257,11 @@ TEST(CpuAttention, WindowScoresMatchDirectSoftmax) {
         {16, 1, 70, 8, 62, 0},     {64, 2, 3 * kAttentionTile + 40, 32, 3 * kAttentionTile + 8, 0},
         {80, 4, 300, 5, 300, 0},   {128, 8, 2 * kAttentionTile, 16, 2 * kAttentionTile - 16, 0},
         {12, 2, 500, 32, 468, 50}, {32, 1, 400, 2, 398, 0}};
+    for (const bool f16 : {false, true})  // an f32 cache, and an f16 one (BackendOptions::kv_f16)
     for (const Case& k : cases) {
         Problem p = make_problem(k.hd, 2 * k.group, k.group, {k.len}, true, chunk_positions(k.len, k.w),
                                  k.window, k.len);
+        if (f16) p = as_f16_cache(std::move(p));
         WindowScoreArgs a;
         a.q = p.q.data();
         a.q_positions = p.qpos.data();
@@ -247,7 +280,7 @@ TEST(CpuAttention, WindowScoresMatchDirectSoftmax) {
         const std::vector<double> ref = reference_window_scores(p, k.n_prefix);
         for (std::size_t i = 0; i < ref.size(); ++i)
             ASSERT_NEAR(out[i], ref[i], 1e-5 + 1e-4 * ref[i])
-                << "hd " << k.hd << " group " << k.group << " at " << i;
+                << "hd " << k.hd << " group " << k.group << " f16 " << f16 << " at " << i;
     }
 }
 

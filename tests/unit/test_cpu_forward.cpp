@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <span>
 
 #include "engine/common/error.h"
+#include "engine/kv/f16_rows.h"
 #include "engine/model/model.h"
 #include "engine/runtime/backend.h"
 #include "engine/session/generate.h"
@@ -161,6 +163,53 @@ TEST(CpuForwardDecode, IncrementalEqualsBatched) {
     const int32_t pos = 25;
     backend->embed(&ids[0], 1, *act, 0);
     EXPECT_THROW(backend->run_layer(0, *act, 0, 1, &pos, *kv, nullptr), Error);
+}
+
+// BackendOptions::kv_f16: the cache holds K and V rounded to f16 (half the bytes), read back as those
+// rounded values; prefill and decode over it stay within f16's rounding of the exact logits, and
+// differ from the f32 cache's (so the f16 path really ran).
+TEST(CpuForwardF16Cache, HalvesTheCacheAndStaysNearTheReference) {
+    TempDir dir;
+    TinyModelSpec spec;
+    spec.n_heads = 4;
+    spec.n_kv_heads = 2;
+    const TinyWeights w = make_tiny_weights(spec);
+    write_tiny_gguf(dir.path() / "m.gguf", w, DType::F32);
+    const Model m = load_model(dir.path() / "m.gguf");
+    const auto ids = some_ids(300, spec.vocab_size);  // > one 256-key attention tile
+    const auto ref = reference_logits(w, ids);
+    const auto f32 = engine_logits(m, ids);
+
+    BackendOptions o;
+    o.threads = 2;
+    o.kv_f16 = true;
+    auto backend = make_cpu_backend(m, o);
+    const int n = static_cast<int>(ids.size());
+    auto kv = make_full_kv_cache(*backend, n);
+    auto kv32 = make_full_kv_cache(*make_cpu_backend(m), n);
+    EXPECT_EQ(2 * kv->reserved_bytes(), kv32->reserved_bytes());
+    // Prefill all but the last 20 tokens, then decode those one at a time.
+    std::vector<float> logits;
+    prefill(*backend, std::span(ids).first(n - 20), 0, *kv, PrefillOptions{}, &logits);
+    auto act = backend->create_activations(1);
+    std::vector<float> row(spec.vocab_size);
+    for (int t = n - 20; t < n; ++t) {
+        backend->embed(&ids[t], 1, *act, 0);
+        for (int l = 0; l < spec.n_layers; ++l) backend->run_layer(l, *act, 0, 1, &t, *kv, nullptr);
+        backend->logits(*act, 0, row.data());
+        logits.insert(logits.end(), row.begin(), row.end());
+    }
+    EXPECT_LT(max_rel_diff(logits, ref), 5e-3);
+    EXPECT_GT(max_rel_diff(logits, f32), 1e-6) << "the f16 cache gave the f32 cache's logits";
+
+    // read_kv returns f16-representable values.
+    std::vector<float> k(spec.dim / spec.n_heads * 3), v(k.size()), k16(k.size());
+    backend->read_kv(*kv, 1, 1, 100, 3, k.data(), v.data());
+    std::vector<uint16_t> h(k.size());
+    f32_to_f16_row(k.data(), h.data(), static_cast<int64_t>(h.size()));
+    f16_to_f32_row(h.data(), k16.data(), static_cast<int64_t>(h.size()));
+    EXPECT_EQ(k, k16);
+    EXPECT_THROW(backend->read_kv(*kv, 1, 1, n - 1, 2, k.data(), v.data()), Error);
 }
 
 TEST(CpuForwardErrors, TokenOutsideVocabularyIsAnError) {

@@ -26,6 +26,7 @@ struct Block {
 // decode calls this dozens of times per token).
 struct Scratch {
     std::vector<float> q, s, acc, mx, sum;
+    std::vector<float> k_tile, v_tile;  // an f16 cache's tile in f32
 };
 
 // Flash-attention over one block: for each key tile, S = scale·Q·Kᵀ and O += P·V are small GEMMs
@@ -45,7 +46,7 @@ void attend_block(const AttentionArgs& a, const Block& b, Scratch& s) {
 
     for (int t0 = b.keys.first; t0 < b.keys.end; t0 += kAttentionTile) {
         const int kt = std::min(kAttentionTile, b.keys.end - t0);
-        score_tile(s.q.data(), m_rows, hd, h.k + static_cast<int64_t>(t0) * hd, kt, a.scale, s.s.data());
+        score_tile(s.q.data(), m_rows, hd, tile_rows(h.k, h.k16, t0, kt, hd, s.k_tile), kt, a.scale, s.s.data());
         for (int m = 0; m < m_rows; ++m) {
             float* sc = s.s.data() + static_cast<int64_t>(m) * kAttentionTile;
             const TileRange r =
@@ -64,7 +65,8 @@ void attend_block(const AttentionArgs& a, const Block& b, Scratch& s) {
             if (correction != 1.0f) scale_row(s.acc.data() + static_cast<int64_t>(m) * hd, hd, correction);
         }
         if (values)
-            accumulate_values(s.s.data(), m_rows, hd, h.v + static_cast<int64_t>(t0) * hd, kt, s.acc.data());
+            accumulate_values(s.s.data(), m_rows, hd, tile_rows(h.v, h.v16, t0, kt, hd, s.v_tile), kt,
+                              s.acc.data());
     }
 
     for (int m = 0; m < m_rows; ++m) {

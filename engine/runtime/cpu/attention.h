@@ -15,11 +15,15 @@
 
 namespace snapdoc::cpu {
 
+// One cache head's entries, in f32 (k, v) or in f16 (k16, v16; k and v null): the kernels convert
+// an f16 cache one key tile at a time, so only half the bytes come from memory.
 struct CacheHeadView {
     const float* k = nullptr;            // [length, head_dim]
     const float* v = nullptr;            // [length, head_dim]
     const int32_t* positions = nullptr;  // [length], ascending
     int length = 0;
+    const uint16_t* k16 = nullptr;       // [length, head_dim] IEEE half, when k is null
+    const uint16_t* v16 = nullptr;
 };
 
 struct AttentionArgs {

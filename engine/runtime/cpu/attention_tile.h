@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
+#include "engine/kv/f16_rows.h"
 #include "engine/runtime/cpu/attention.h"
 #include "engine/runtime/cpu/dot_kernels.h"
 #include "engine/runtime/cpu/gemm_f32.h"
@@ -23,6 +25,18 @@ inline void pack_group_queries(const float* q, int64_t q_stride, int r0, int row
     const int64_t width = static_cast<int64_t>(group) * hd;
     for (int r = 0; r < rows; ++r)
         std::memcpy(dst + r * width, q + (r0 + r) * q_stride + c * width, sizeof(float) * width);
+}
+
+// Entries [t0, t0 + kt) of a cache head's K (or V) as f32 rows: the f32 cache's own memory, or an
+// f16 cache's entries converted into buf. A tile is at most kAttentionTile rows (64 KiB of f32 at
+// head_dim 64), so the converted rows stay in L2 while the tile's products read them.
+inline const float* tile_rows(const float* f32, const uint16_t* f16, int t0, int kt, int hd,
+                              std::vector<float>& buf) {
+    const int64_t off = static_cast<int64_t>(t0) * hd;
+    if (f32) return f32 + off;
+    buf.resize(static_cast<std::size_t>(kt) * hd);
+    f16_to_f32_row(f16 + off, buf.data(), static_cast<int64_t>(kt) * hd);
+    return buf.data();
 }
 
 // Up to this many query vectors (decode: one row, the group's heads) a tile is done with direct

@@ -45,7 +45,7 @@ void window_scores(const WindowScoreArgs& a, ThreadPool& pool) {
     }
     const int max_tiles = *std::max_element(tiles.begin(), tiles.end());
     pool.parallel_for(static_cast<int64_t>(cache_heads) * max_tiles, 1, [&](int64_t w0, int64_t w1, int) {
-        std::vector<float> s(static_cast<std::size_t>(m_rows) * kAttentionTile);
+        std::vector<float> s(static_cast<std::size_t>(m_rows) * kAttentionTile), k_tile;
         for (int64_t w = w0; w < w1; ++w) {
             const int c = static_cast<int>(w % cache_heads), t = static_cast<int>(w / cache_heads);
             if (t >= tiles[c]) continue;
@@ -53,7 +53,7 @@ void window_scores(const WindowScoreArgs& a, ThreadPool& pool) {
             const int t0 = t * kAttentionTile,
                       kt = std::min({kAttentionTile, h.length - t0, a.n_prefix - t0});
             score_tile(qp.data() + static_cast<int64_t>(c) * m_rows * hd, m_rows, hd,
-                       h.k + static_cast<int64_t>(t0) * hd, kt, a.scale, s.data());
+                       tile_rows(h.k, h.k16, t0, kt, hd, k_tile), kt, a.scale, s.data());
             for (int m = 0; m < m_rows; ++m) {
                 const int row = m / group, head = c * group + m % group;
                 const TileRange r =

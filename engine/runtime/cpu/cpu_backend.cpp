@@ -9,6 +9,7 @@
 #include <new>
 
 #include "engine/common/error.h"
+#include "engine/kv/f16_rows.h"
 #include "engine/model/model.h"
 #include "engine/runtime/cpu/attention.h"
 #include "engine/runtime/cpu/attention_window_scores.h"
@@ -19,31 +20,70 @@
 
 namespace snapdoc::cpu {
 
-CpuKvCache::CpuKvCache(KvCacheSpec spec) : KvCache(std::move(spec)) {
+CpuKvCache::CpuKvCache(KvCacheSpec spec, bool f16) : KvCache(std::move(spec)), f16_(f16) {
     const std::size_t segments = spec_.capacity.size();
     try {
-        k_.resize(segments);
-        v_.resize(segments);
+        for (auto* rows : {&k_, &v_}) rows->resize(f16_ ? 0 : segments);
+        for (auto* rows : {&k16_, &v16_}) rows->resize(f16_ ? segments : 0);
         for (std::size_t s = 0; s < segments; ++s) {
-            k_[s].resize(static_cast<std::size_t>(spec_.capacity[s]) * spec_.head_dim);
-            v_[s].resize(static_cast<std::size_t>(spec_.capacity[s]) * spec_.head_dim);
+            const auto n = static_cast<std::size_t>(spec_.capacity[s]) * spec_.head_dim;
+            if (f16_) {
+                k16_[s].resize(n);
+                v16_[s].resize(n);
+            } else {
+                k_[s].resize(n);
+                v_[s].resize(n);
+            }
         }
     } catch (const std::bad_alloc&) {
-        throw Error("out of memory: the KV cache needs " +
-                    std::to_string(spec_.total_capacity() * spec_.head_dim * 2 * 4 / (1 << 20)) + " MiB");
+        throw Error("out of memory: the KV cache needs " + std::to_string(reserved_bytes() >> 20) + " MiB");
     }
 }
 
 std::size_t CpuKvCache::reserved_bytes() const {
-    return static_cast<std::size_t>(spec_.total_capacity()) * spec_.head_dim * 2 * sizeof(float);
+    return static_cast<std::size_t>(spec_.total_capacity()) * spec_.head_dim * 2 *
+           (f16_ ? sizeof(uint16_t) : sizeof(float));
+}
+
+CacheHeadView CpuKvCache::view(int layer, int head) const {
+    const int s = spec_.segment(layer, head);
+    CacheHeadView h;
+    if (f16_) {
+        h.k16 = k16_[s].data();
+        h.v16 = v16_[s].data();
+    } else {
+        h.k = k_[s].data();
+        h.v = v_[s].data();
+    }
+    h.positions = positions(layer, head).data();
+    h.length = length(layer, head);
+    return h;
 }
 
 void CpuKvCache::append(int layer, int head, int32_t position, const float* key, const float* value) {
-    const int at = length(layer, head);
+    const int at = length(layer, head), s = spec_.segment(layer, head);
     record_append(layer, head, position);  // throws when full, before anything is written
     const int64_t off = static_cast<int64_t>(at) * spec_.head_dim;
-    std::memcpy(k(layer, head) + off, key, sizeof(float) * spec_.head_dim);
-    std::memcpy(v(layer, head) + off, value, sizeof(float) * spec_.head_dim);
+    if (f16_) {
+        f32_to_f16_row(key, k16_[s].data() + off, spec_.head_dim);
+        f32_to_f16_row(value, v16_[s].data() + off, spec_.head_dim);
+    } else {
+        std::memcpy(k_[s].data() + off, key, sizeof(float) * spec_.head_dim);
+        std::memcpy(v_[s].data() + off, value, sizeof(float) * spec_.head_dim);
+    }
+}
+
+void CpuKvCache::read(int layer, int head, int first, int n, float* key, float* value) const {
+    if (first < 0 || n < 0 || first + n > length(layer, head)) throw Error("read_kv: range out of bounds");
+    const int s = spec_.segment(layer, head);
+    const int64_t off = static_cast<int64_t>(first) * spec_.head_dim, count = static_cast<int64_t>(n) * spec_.head_dim;
+    if (f16_) {
+        f16_to_f32_row(k16_[s].data() + off, key, count);
+        f16_to_f32_row(v16_[s].data() + off, value, count);
+    } else {
+        std::memcpy(key, k_[s].data() + off, sizeof(float) * count);
+        std::memcpy(value, v_[s].data() + off, sizeof(float) * count);
+    }
 }
 
 namespace {
@@ -76,7 +116,8 @@ public:
           matmul_(pool_, options.exact_prefill),
           rope_(cfg_.head_dim, cfg_.rope_style,
                 rope_frequencies(cfg_.head_dim, cfg_.rope_theta, cfg_.rope_scaling, context_size(cfg_, options))),
-          chunk_(std::max(1, options.max_chunk_rows)) {
+          chunk_(std::max(1, options.max_chunk_rows)),
+          kv_f16_(options.kv_f16) {
         cfg_.validate();
         openblas_set_num_threads(1);  // parallelism comes from our pool (see matmul.cpp)
         for (const auto& l : model.weights.layers)
@@ -103,7 +144,7 @@ public:
         if (spec.n_heads <= 0 || cfg_.n_heads % spec.n_heads != 0 || spec.n_heads % cfg_.n_kv_heads != 0 ||
             spec.group != cfg_.n_heads / spec.n_heads)
             throw Error("KV cache heads must be the model's KV heads or query heads");
-        return std::make_unique<CpuKvCache>(spec);
+        return std::make_unique<CpuKvCache>(spec, kv_f16_);
     }
 
     std::unique_ptr<Activations> create_activations(int max_rows) override {
@@ -154,8 +195,7 @@ public:
         // The attention's own tiles: its log-sum-exp per window query, then each key tile's
         // probabilities summed over the window (see attention_window_scores.h).
         heads_.resize(cfg_.n_kv_heads);
-        for (int c = 0; c < cfg_.n_kv_heads; ++c)
-            heads_[c] = {cache.k(layer, c), cache.v(layer, c), cache.positions(layer, c).data(), cache.length(layer, c)};
+        for (int c = 0; c < cfg_.n_kv_heads; ++c) heads_[c] = cache.view(layer, c);
         WindowScoreArgs args;
         args.q = q_window;
         args.q_positions = q_positions;
@@ -172,11 +212,7 @@ public:
     }
 
     void read_kv(const KvCache& kv, int layer, int head, int first, int n, float* k, float* v) override {
-        const auto& cache = cast(kv);
-        if (first < 0 || n < 0 || first + n > cache.length(layer, head)) throw Error("read_kv: range out of bounds");
-        const int64_t off = static_cast<int64_t>(first) * cfg_.head_dim, count = static_cast<int64_t>(n) * cfg_.head_dim;
-        std::memcpy(k, cache.k(layer, head) + off, sizeof(float) * count);
-        std::memcpy(v, cache.v(layer, head) + off, sizeof(float) * count);
+        cast(kv).read(layer, head, first, n, k, v);
     }
 
     void append_kv(KvCache& kv, int layer, int head, const int32_t* positions, int n, const float* k,
@@ -240,8 +276,7 @@ private:
             }
 
         heads_.resize(spec.n_heads);
-        for (int ch = 0; ch < spec.n_heads; ++ch)
-            heads_[ch] = {kv.k(layer, ch), kv.v(layer, ch), kv.positions(layer, ch).data(), kv.length(layer, ch)};
+        for (int ch = 0; ch < spec.n_heads; ++ch) heads_[ch] = kv.view(layer, ch);
         AttentionArgs args;
         args.q = q_.data();
         args.q_positions = pos;
@@ -271,6 +306,7 @@ private:
     MatMul matmul_;
     Rope rope_;
     int chunk_;
+    bool kv_f16_;
     std::vector<LayerVectors> vectors_;
     std::vector<float> out_norm_;
     std::vector<float> xn_, tmp_, q_, attn_, k_, v_, gate_, up_;
