@@ -8,9 +8,10 @@
 #
 #   scripts/bench-longctx-vs-llamacpp.sh [--model GGUF] [--contexts 8192,32768] [--gen 64] [--budget 1024]
 #                                        [--threads 2] [--rounds 3] [--llama off:f32,on:f32,on:f16]
-#                                        [--layer-major-only]
+#                                        [--layer-major-only] [--kv-f16]
 # --llama: llama.cpp's configurations, flash attention (off|on) : K/V type (f32|f16), each run in
-# every round; --layer-major-only skips snapdoc's token-major prefill (its column reads 0).
+# every round; --layer-major-only skips snapdoc's token-major prefill (its column reads 0); --kv-f16
+# runs snapdoc with its f16 attention cache (snapdoc-bench longctx --kv-f16).
 # Needs snapdoc-bench in BUILD_DIR (default build-core; built here if absent) and llama_timer
 # (scripts/build-llama-timer.sh; LLAMA_TIMER overrides). Numbers only: quote them with the load
 # averages printed in the header (a busy machine hurts llama.cpp's spinning thread pool most).
@@ -25,6 +26,7 @@ THREADS=2
 ROUNDS=3
 LLAMA_CONFIGS=off:f32,on:f32,on:f16
 TOKEN_MAJOR=()
+SNAP_KV=()
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --model) MODEL="$2"; shift 2 ;;
@@ -35,6 +37,7 @@ while [[ $# -gt 0 ]]; do
         --rounds) ROUNDS="$2"; shift 2 ;;
         --llama) LLAMA_CONFIGS="$2"; shift 2 ;;
         --layer-major-only) TOKEN_MAJOR=(--no-token-major); shift ;;
+        --kv-f16) SNAP_KV=(--kv-f16); shift ;;
         *) echo "unknown flag $1" >&2; exit 2 ;;
     esac
 done
@@ -53,7 +56,7 @@ IFS=, read -ra LLAMA <<< "$LLAMA_CONFIGS"
 for ((r = 0; r < ROUNDS; r++)); do
     for c in "${CTX[@]}"; do
         "$BENCH" longctx -m "$MODEL" --contexts "$c" --gen-tokens "$GEN" --budget "$BUDGET" --threads "$THREADS" \
-            --decode-rounds 3 "${TOKEN_MAJOR[@]}" \
+            --decode-rounds 3 "${TOKEN_MAJOR[@]}" "${SNAP_KV[@]}" \
             | awk -v c="$c" '$1 == c { gsub("%", "", $6); print $2, $3, $4, $5, $6 }' >> "$RAW/snapdoc-$c"
         for config in "${LLAMA[@]}"; do
             fa="${config%%:*}" kv="${config##*:}"
