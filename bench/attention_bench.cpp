@@ -23,6 +23,7 @@
 #include "bench/benches.h"
 #include "engine/common/error.h"
 #include "engine/common/stopwatch.h"
+#include "engine/kv/f16_rows.h"
 #include "engine/runtime/cpu/attention.h"
 #include "engine/runtime/cpu/attention_baseline.h"
 #include "engine/runtime/cpu/attention_vec.h"
@@ -101,10 +102,11 @@ struct Problem {
     int context, rows;
     Shape shape;
     std::vector<float> q, k, v, out;
+    std::vector<uint16_t> k16, v16;  // --kv-f16: the cache as the backend's f16 cache holds it
     std::vector<int32_t> kpos, qpos;
     std::vector<cpu::CacheHeadView> views;
 
-    Problem(const Shape& s, int ctx, int n) : context(ctx), rows(n), shape(s) {
+    Problem(const Shape& s, int ctx, int n, bool f16) : context(ctx), rows(n), shape(s) {
         std::mt19937 rng(1);
         std::normal_distribution<float> nd(0.f, 1.f);
         const int hd = s.head_dim;
@@ -120,6 +122,16 @@ struct Problem {
         for (int c = 0; c < s.n_kv_heads; ++c)
             views.push_back({k.data() + static_cast<int64_t>(c) * ctx * hd,
                              v.data() + static_cast<int64_t>(c) * ctx * hd, kpos.data(), ctx});
+        if (!f16) return;
+        k16.resize(k.size());
+        v16.resize(v.size());
+        f32_to_f16_row(k.data(), k16.data(), static_cast<int64_t>(k.size()));
+        f32_to_f16_row(v.data(), v16.data(), static_cast<int64_t>(v.size()));
+        for (int c = 0; c < s.n_kv_heads; ++c) {
+            views[c].k = views[c].v = nullptr;
+            views[c].k16 = k16.data() + static_cast<int64_t>(c) * ctx * hd;
+            views[c].v16 = v16.data() + static_cast<int64_t>(c) * ctx * hd;
+        }
     }
     cpu::AttentionArgs args() {
         cpu::AttentionArgs a;
@@ -168,7 +180,8 @@ int bench_attention(int argc, char** argv) {
                           {{"--trials"}},
                           {{"--no-baseline"}, false},
                           {{"--window"}},
-                          {{"--isa"}}},
+                          {{"--isa"}},
+                          {{"--kv-f16"}, false}},
                          argc, argv, 2);
     const int threads = std::max(1, args.integer("threads", 2)), rows = args.integer("rows", 512);
     const int trials = std::max(1, args.integer("trials", 2)), window = args.integer("window", 32);
@@ -180,11 +193,12 @@ int bench_attention(int argc, char** argv) {
         list.erase(0, std::min(list.size(), comma + 1));
     }
     if (rows < 1) throw Error("snapdoc-bench attention: --rows must be >= 1");
+    const bool f16 = args.has("kv-f16");  // the old kernel reads f32 only: no baseline then
     if (!cpu::use_attention_vector_isa(args.str("isa", "auto")))
         throw Error("snapdoc-bench attention: --isa must be auto or one this CPU runs");
 
-    std::printf("attention bench: %d threads, vector ISA %s, OpenBLAS core %s, load average %.2f\n", threads,
-                cpu::attention_vector_isa(), openblas_get_corename(), load_average());
+    std::printf("attention bench: %d threads, vector ISA %s, OpenBLAS core %s, K/V cache %s, load average %.2f\n",
+                threads, cpu::attention_vector_isa(), openblas_get_corename(), f16 ? "f16" : "f32", load_average());
     const Rate big = sgemm_rate(threads, 512, 512, 512, 3);
     const Rate tile = sgemm_rate(threads, cpu::kAttentionBlockQueries, cpu::kAttentionTile, 64, 3);
     std::printf(
@@ -202,13 +216,13 @@ int bench_attention(int argc, char** argv) {
     for (const std::string& name : shapes)
         for (int ctx : contexts) {
             const Shape& s = shape_named(name);
-            Problem p(s, ctx, std::min(rows, ctx));
+            Problem p(s, ctx, std::min(rows, ctx), f16);
             const cpu::AttentionArgs a = p.args();
             const Timing fresh = best_of(trials, [&] { cpu::attention(a, pool); });
             Timing old;
-            if (!args.has("no-baseline")) old = best_of(1, [&] { cpu::attention_baseline(a, pool); });
+            if (!args.has("no-baseline") && !f16) old = best_of(1, [&] { cpu::attention_baseline(a, pool); });
             // SnapKV's window scores at this context: the last `window` queries over all keys.
-            Problem w(s, ctx, std::min(window, ctx));
+            Problem w(s, ctx, std::min(window, ctx), f16);
             std::vector<float> scores(static_cast<std::size_t>(s.n_heads) * (ctx - w.rows));
             cpu::WindowScoreArgs wa;
             const cpu::AttentionArgs wargs = w.args();

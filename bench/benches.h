@@ -21,7 +21,7 @@ int bench_greedy(int argc, char** argv);
 //   read bandwidth and the bytes a decoded token streams from the file -> decode tok/s bound
 int bench_roofline(int argc, char** argv);
 // snapdoc-bench attention [--shapes demo,125m,1b,7b] [--contexts 8192,32768] [--rows 512] [--threads 2] [--trials 2]
-//                         [--window 32] [--isa auto|avx512|avx2|portable] [--no-baseline]   prefill attention GFLOP/s, old vs tiled, vs the sgemm ceiling
+//                         [--window 32] [--isa auto|avx512|avx2|portable] [--kv-f16] [--no-baseline]   prefill attention GFLOP/s, old vs tiled, vs the sgemm ceiling
 int bench_attention(int argc, char** argv);
 // snapdoc-bench gemm [--rows 512] [--threads 2] [--trials 3]   prefill GEMM GFLOP/s, ours vs OpenBLAS
 int bench_gemm(int argc, char** argv);

@@ -201,10 +201,10 @@ TEST(CpuAttention, DecodeRowAndValuesOff) {
 
 TEST(CpuAttention, DecodeOfEveryDirectGroupAndHeadSize) {
     // One decode row: up to kAttentionDirectRows query vectors per cache head take the direct tile
-    // path (attention_tile.h: a dot and an axpy per key): every group it serves, head sizes of real
-    // models (64, 80, 96, 128), others that end in a partial vector (16, 48, 112, 12, 5), and a
-    // length that leaves a partial tile.
-    for (int group = 1; group <= kAttentionDirectRows; ++group)
+    // path (attention_tile.h: a dot and an axpy per key), more the GEMM path at a few rows: groups
+    // on both sides of the threshold, head sizes of real models (64, 80, 96, 128), others that end
+    // in a partial vector (16, 48, 112, 12, 5), and a length that leaves a partial tile.
+    for (int group = 1; group <= kAttentionDirectRows + 3; ++group)
         for (int hd : {64, 80, 96, 128, 16, 48, 112, 12, 5}) {
             const int len = 2 * kAttentionTile + 7;
             Problem p = make_problem(hd, 2 * group, group, {len, len - 2}, false, {len + 3}, 0, hd * 7 + group);

@@ -39,10 +39,13 @@ inline const float* tile_rows(const float* f32, const uint16_t* f16, int t0, int
     return buf.data();
 }
 
-// Up to this many query vectors (decode: one row, the group's heads) a tile is done with direct
-// dot products / axpys that read each K and V row once; the GEMM path would first pack the tile,
-// which at one row costs as much as the arithmetic.
-inline constexpr int kAttentionDirectRows = 4;
+// Up to this many query vectors (decode of a model without GQA: one row, one head) a tile is done
+// with direct dot products / axpys that read each K and V row once. From two on, the GEMM path
+// (which packs the tile first) is faster: each dot's horizontal sum is a serial chain, the GEMM's
+// register tiles are not. Decode attention of Llama-3.2-1B's shape (group 4) at 4K keys ran
+// 105 GFLOP/s this way against ~55 with direct dots up to 4 vectors, and the demo's (group 2) 60
+// against 36 (`snapdoc-bench attention --rows 1`, 2-core Zen 5); one vector stays direct (40 vs 20).
+inline constexpr int kAttentionDirectRows = 1;
 
 // s [m, kt] (row stride kAttentionTile) = scale · qp [m, hd] · k[0..kt)ᵀ. The GEMMs run single-
 // threaded here (the backend's pool owns the parallelism): our AVX-512 kernel where the CPU has it
