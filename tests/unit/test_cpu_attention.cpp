@@ -13,6 +13,7 @@
 #include "engine/kv/f16_rows.h"
 #include "engine/runtime/cpu/attention.h"
 #include "engine/runtime/cpu/attention_baseline.h"
+#include "engine/runtime/cpu/attention_decode.h"
 #include "engine/runtime/cpu/attention_tile.h"
 #include "engine/runtime/cpu/attention_vec.h"
 #include "engine/runtime/cpu/attention_window_scores.h"
@@ -200,17 +201,23 @@ TEST(CpuAttention, DecodeRowAndValuesOff) {
 }
 
 TEST(CpuAttention, DecodeOfEveryDirectGroupAndHeadSize) {
-    // One decode row: up to kAttentionDirectRows query vectors per cache head take the direct tile
-    // path (attention_tile.h: a dot and an axpy per key), more the GEMM path at a few rows: groups
-    // on both sides of the threshold, head sizes of real models (64, 80, 96, 128), others that end
-    // in a partial vector (16, 48, 112, 12, 5), and a length that leaves a partial tile.
-    for (int group = 1; group <= kAttentionDirectRows + 3; ++group)
-        for (int hd : {64, 80, 96, 128, 16, 48, 112, 12, 5}) {
-            const int len = 2 * kAttentionTile + 7;
-            Problem p = make_problem(hd, 2 * group, group, {len, len - 2}, false, {len + 3}, 0, hd * 7 + group);
-            expect_matches_reference(p, attention, true, "decode hd " + std::to_string(hd) + " group " +
-                                                             std::to_string(group));
-        }
+    // One decode row on every vector ISA this CPU runs: with AVX-512 and a head size that is a
+    // multiple of 16, up to kAttentionDecodeVectors query vectors take the decode tiles
+    // (attention_decode.h: 16 keys folded in registers); otherwise one vector takes the direct tile
+    // path (a dot and an axpy per key) and more the GEMM path. Groups up to 8, head sizes of real
+    // models (64, 80, 96, 128), others (16, 48, 112, 12, 5), a length that leaves a partial tile and
+    // a partial group of 16 keys.
+    for (const std::string& isa : attention_vector_isas()) {
+        ASSERT_TRUE(use_attention_vector_isa(isa));
+        for (int group : {1, 2, 3, 4, 8})
+            for (int hd : {64, 80, 96, 128, 16, 48, 112, 12, 5}) {
+                const int len = 2 * kAttentionTile + 7;
+                Problem p = make_problem(hd, 2 * group, group, {len, len - 2}, false, {len + 3}, 0, hd * 7 + group);
+                expect_matches_reference(p, attention, true, isa + " decode hd " + std::to_string(hd) + " group " +
+                                                                 std::to_string(group));
+            }
+    }
+    ASSERT_TRUE(use_attention_vector_isa("auto"));
 }
 
 TEST(CpuAttention, F16CacheOfPrefillAndDecode) {

@@ -6,6 +6,7 @@
 #include <limits>
 #include <vector>
 
+#include "engine/runtime/cpu/attention_decode.h"
 #include "engine/runtime/cpu/attention_tile.h"
 #include "engine/runtime/cpu/attention_vec.h"
 
@@ -43,10 +44,17 @@ void attend_block(const AttentionArgs& a, const Block& b, Scratch& s) {
     s.sum.assign(m_rows, 0.0f);
     if (values) s.acc.assign(static_cast<std::size_t>(m_rows) * hd, 0.0f);
     pack_group_queries(a.q, q_stride, b.r0, b.rows, b.c, group, hd, s.q.data());
+    // A decode-sized block (a GQA group's query vectors of one row or a few) skips the GEMM's
+    // packing and the tile-sized f16 conversion (attention_decode.h).
+    const bool decode = m_rows <= kAttentionDecodeVectors && decode_tile_available(hd);
+    const auto at = [hd](const auto* rows, int t0) { return rows ? rows + static_cast<int64_t>(t0) * hd : rows; };
 
     for (int t0 = b.keys.first; t0 < b.keys.end; t0 += kAttentionTile) {
         const int kt = std::min(kAttentionTile, b.keys.end - t0);
-        score_tile(s.q.data(), m_rows, hd, tile_rows(h.k, h.k16, t0, kt, hd, s.k_tile), kt, a.scale, s.s.data());
+        if (decode)
+            decode_scores(s.q.data(), m_rows, hd, at(h.k, t0), at(h.k16, t0), kt, a.scale, s.s.data(), kAttentionTile);
+        else
+            score_tile(s.q.data(), m_rows, hd, tile_rows(h.k, h.k16, t0, kt, hd, s.k_tile), kt, a.scale, s.s.data());
         for (int m = 0; m < m_rows; ++m) {
             float* sc = s.s.data() + static_cast<int64_t>(m) * kAttentionTile;
             const TileRange r =
@@ -64,7 +72,9 @@ void attend_block(const AttentionArgs& a, const Block& b, Scratch& s) {
             std::fill(sc + r.hi, sc + kt, 0.0f);
             if (correction != 1.0f) scale_row(s.acc.data() + static_cast<int64_t>(m) * hd, hd, correction);
         }
-        if (values)
+        if (values && decode)
+            decode_values(s.s.data(), kAttentionTile, m_rows, hd, at(h.v, t0), at(h.v16, t0), kt, s.acc.data());
+        else if (values)
             accumulate_values(s.s.data(), m_rows, hd, tile_rows(h.v, h.v16, t0, kt, hd, s.v_tile), kt,
                               s.acc.data());
     }

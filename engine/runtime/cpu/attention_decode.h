@@ -1,0 +1,29 @@
+// Decode-sized attention tiles without packing: up to kAttentionDecodeVectors query vectors (one
+// decode row of a GQA group) against one key tile. The scores of 16 keys come from 16 register
+// accumulators folded into one vector (no horizontal sum per key, no serial chain), and the values
+// are summed in registers per query vector. K and V come as f32 rows or as the f16 cache's rows,
+// converted 16 keys at a time into an L1-resident buffer that every query vector then reads (no
+// tile-sized scratch). AVX-512 only, for head sizes that are a multiple of 16
+// up to 128; elsewhere the tiles take the GEMM or per-key paths (attention_tile.h).
+#pragma once
+
+#include <cstdint>
+
+namespace snapdoc::cpu {
+
+inline constexpr int kAttentionDecodeVectors = 8;
+
+// True when the kernels below run here for this head size (and the attention vector ISA in use is
+// AVX-512, so forcing "avx2" or "portable" in tests also turns them off).
+bool decode_tile_available(int hd);
+
+// s[i * s_stride + j] = scale · q_i · k_j for i < m, j < kt (q: [m, hd]; k: the tile's [kt, hd]
+// rows, k32 in f32 or, when k32 is null, k16 in f16).
+void decode_scores(const float* q, int m, int hd, const float* k32, const uint16_t* k16, int kt, float scale,
+                   float* s, int s_stride);
+
+// acc[i, :] += Σ_j s[i * s_stride + j] · v_j for i < m, j < kt (v as k above).
+void decode_values(const float* s, int s_stride, int m, int hd, const float* v32, const uint16_t* v16, int kt,
+                   float* acc);
+
+}  // namespace snapdoc::cpu
