@@ -7,15 +7,7 @@
 #include "engine/runtime/cpu/attention_vec.h"
 #include "engine/runtime/cpu/dot_kernels.h"
 
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-#define SNAPDOC_DECODE_X86 1
-#include <immintrin.h>
-#define SNAPDOC_TARGET_AVX512 __attribute__((target("avx512f,avx2,fma")))
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#endif
+#include "engine/runtime/cpu/x86_targets.h"
 
 namespace snapdoc::cpu {
 
@@ -23,7 +15,7 @@ namespace {
 
 constexpr int kMaxChunks = 8;  // head_dim <= 128
 
-#ifdef SNAPDOC_DECODE_X86
+#ifdef SNAPDOC_CPU_X86
 
 // r[t] = Σ lanes of a[t], t < 16: pairs within 128-bit lanes, then pairs of pairs, then the four
 // 128-bit lanes of four vectors transposed and added.
@@ -113,12 +105,12 @@ constexpr ValuesFn kValues[kMaxChunks + 1] = {nullptr,          values_avx512<1>
                                               values_avx512<3>, values_avx512<4>, values_avx512<5>,
                                               values_avx512<6>, values_avx512<7>, values_avx512<8>};
 
-#endif  // SNAPDOC_DECODE_X86
+#endif  // SNAPDOC_CPU_X86
 
 }  // namespace
 
 bool decode_tile_available(int hd) {
-#ifdef SNAPDOC_DECODE_X86
+#ifdef SNAPDOC_CPU_X86
     return hd % 16 == 0 && hd / 16 >= 1 && hd / 16 <= kMaxChunks &&
            std::strcmp(attention_vector_isa(), "avx512") == 0;
 #else
@@ -129,7 +121,7 @@ bool decode_tile_available(int hd) {
 
 void decode_scores(const float* q, int m, int hd, const float* k32, const uint16_t* k16, int kt, float scale,
                    float* s, int s_stride) {
-#ifdef SNAPDOC_DECODE_X86
+#ifdef SNAPDOC_CPU_X86
     kScores[hd / 16](q, m, k32, k16, kt, scale, s, s_stride);
 #else
     (void)q, (void)m, (void)hd, (void)k32, (void)k16, (void)kt, (void)scale, (void)s, (void)s_stride;
@@ -138,7 +130,7 @@ void decode_scores(const float* q, int m, int hd, const float* k32, const uint16
 
 void decode_values(const float* s, int s_stride, int m, int hd, const float* v32, const uint16_t* v16, int kt,
                    float* acc) {
-#ifdef SNAPDOC_DECODE_X86
+#ifdef SNAPDOC_CPU_X86
     kValues[hd / 16](s, s_stride, m, v32, v16, kt, acc);
 #else
     (void)s, (void)s_stride, (void)m, (void)hd, (void)v32, (void)v16, (void)kt, (void)acc;

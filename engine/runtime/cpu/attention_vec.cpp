@@ -5,19 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-#define SNAPDOC_ATTENTION_X86 1
-#include <immintrin.h>
-// Per-function targets, so these compile whatever -march says and run only where the CPU has them.
-#define SNAPDOC_TARGET_AVX2 __attribute__((target("avx2,fma")))
-#define SNAPDOC_TARGET_AVX512 __attribute__((target("avx512f,avx2,fma")))
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
-// GCC 12's AVX-512 intrinsics start from self-initialised "undefined" vectors, which -Wall reports
-// at every use (fixed in GCC 13).
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#endif
+#include "engine/runtime/cpu/x86_targets.h"
 
 namespace snapdoc::cpu {
 
@@ -48,7 +36,7 @@ float exp_shift_sum(float* x, int n, float m) {
 
 }  // namespace portable
 
-#ifdef SNAPDOC_ATTENTION_X86
+#ifdef SNAPDOC_CPU_X86
 
 // The last steps of a horizontal sum / max, on 4 lanes.
 SNAPDOC_TARGET_AVX2 inline float hsum4(__m128 s) {
@@ -159,7 +147,7 @@ SNAPDOC_TARGET_AVX512 float exp_shift_sum(float* x, int n, float m) {
 
 }  // namespace avx512
 
-#endif  // SNAPDOC_ATTENTION_X86
+#endif  // SNAPDOC_CPU_X86
 
 struct Kernels {
     const char* name;
@@ -174,7 +162,7 @@ bool always() {
 
 // Best first.
 const Kernels kKernels[] = {
-#ifdef SNAPDOC_ATTENTION_X86
+#ifdef SNAPDOC_CPU_X86
     {"avx512", avx512::row_max, avx512::exp_shift_sum,
      [] { return bool(__builtin_cpu_supports("avx512f")); }},
     {"avx2", avx2::row_max, avx2::exp_shift_sum,
