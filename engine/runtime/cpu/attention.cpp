@@ -47,12 +47,11 @@ void attend_block(const AttentionArgs& a, const Block& b, Scratch& s) {
     // A decode-sized block (a GQA group's query vectors of one row or a few) skips the GEMM's
     // packing and the tile-sized f16 conversion (attention_decode.h).
     const bool decode = m_rows <= kAttentionDecodeVectors && decode_tile_available(hd);
-    const auto at = [hd](const auto* rows, int t0) { return rows ? rows + static_cast<int64_t>(t0) * hd : rows; };
 
     for (int t0 = b.keys.first; t0 < b.keys.end; t0 += kAttentionTile) {
         const int kt = std::min(kAttentionTile, b.keys.end - t0);
         if (decode)
-            decode_scores(s.q.data(), m_rows, hd, at(h.k, t0), at(h.k16, t0), kt, a.scale, s.s.data(), kAttentionTile);
+            decode_scores(s.q.data(), m_rows, hd, h.k, h.k16, t0, kt, a.scale, s.s.data(), kAttentionTile);
         else
             score_tile(s.q.data(), m_rows, hd, tile_rows(h.k, h.k16, t0, kt, hd, s.k_tile), kt, a.scale, s.s.data());
         for (int m = 0; m < m_rows; ++m) {
@@ -73,7 +72,7 @@ void attend_block(const AttentionArgs& a, const Block& b, Scratch& s) {
             if (correction != 1.0f) scale_row(s.acc.data() + static_cast<int64_t>(m) * hd, hd, correction);
         }
         if (values && decode)
-            decode_values(s.s.data(), kAttentionTile, m_rows, hd, at(h.v, t0), at(h.v16, t0), kt, s.acc.data());
+            decode_values(s.s.data(), kAttentionTile, m_rows, hd, h.v, h.v16, t0, kt, s.acc.data());
         else if (values)
             accumulate_values(s.s.data(), m_rows, hd, tile_rows(h.v, h.v16, t0, kt, hd, s.v_tile), kt,
                               s.acc.data());

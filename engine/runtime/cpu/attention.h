@@ -11,6 +11,7 @@
 
 #include <cstdint>
 
+#include "engine/kv/f16_rows.h"
 #include "engine/runtime/cpu/thread_pool.h"
 
 namespace snapdoc::cpu {
@@ -25,6 +26,15 @@ struct CacheHeadView {
     const uint16_t* k16 = nullptr;       // [length, head_dim] IEEE half, when k is null
     const uint16_t* v16 = nullptr;
 };
+
+// Entries [first, first + n) of a cache head's K (or V) as f32 rows: the f32 cache's own memory, or
+// an f16 cache's entries converted into buf (n·head_dim floats).
+inline const float* rows_as_f32(const float* f32, const uint16_t* f16, int first, int n, int hd, float* buf) {
+    const int64_t off = static_cast<int64_t>(first) * hd;
+    if (f32) return f32 + off;
+    f16_to_f32_row(f16 + off, buf, static_cast<int64_t>(n) * hd);
+    return buf;
+}
 
 struct AttentionArgs {
     const float* q = nullptr;              // [n, n_heads * head_dim], after RoPE

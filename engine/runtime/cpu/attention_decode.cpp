@@ -3,10 +3,9 @@
 #include <cstdint>
 #include <cstring>
 
-#include "engine/kv/f16_rows.h"
+#include "engine/runtime/cpu/attention.h"
 #include "engine/runtime/cpu/attention_vec.h"
 #include "engine/runtime/cpu/dot_kernels.h"
-
 #include "engine/runtime/cpu/x86_targets.h"
 
 namespace snapdoc::cpu {
@@ -35,24 +34,15 @@ SNAPDOC_TARGET_AVX512 inline __m512 fold16(const __m512* a) {
                          _mm512_shuffle_f32x4(e0, e1, _MM_SHUFFLE(3, 1, 3, 1)));
 }
 
-// Rows [j, j + n) of a K or V tile as f32: the f32 rows themselves, or f16 rows converted into buf
-// (n·hd floats, at most 16 rows: L1-resident while every query vector of the group reads them).
-inline const float* rows_f32(const float* f32, const uint16_t* f16, int j, int n, int hd, float* buf) {
-    const int64_t off = static_cast<int64_t>(j) * hd;
-    if (f32) return f32 + off;
-    f16_to_f32_row(f16 + off, buf, static_cast<int64_t>(n) * hd);
-    return buf;
-}
-
 template <int C>  // C = head_dim / 16
-SNAPDOC_TARGET_AVX512 void scores_avx512(const float* q, int m, const float* k32, const uint16_t* k16, int kt,
-                                         float scale, float* s, int s_stride) {
+SNAPDOC_TARGET_AVX512 void scores_avx512(const float* q, int m, const float* k32, const uint16_t* k16, int t0,
+                                         int kt, float scale, float* s, int s_stride) {
     constexpr int hd = 16 * C;
-    alignas(64) float buf[16 * hd];
+    alignas(64) float buf[16 * hd];  // 16 f16 keys in f32: L1-resident while every query vector reads them
     const __m512 vs = _mm512_set1_ps(scale);
     for (int j = 0; j < kt; j += 16) {
         const int n = kt - j < 16 ? kt - j : 16;
-        const float* k = rows_f32(k32, k16, j, n, hd, buf);
+        const float* k = rows_as_f32(k32, k16, t0 + j, n, hd, buf);
         for (int i = 0; i < m; ++i) {
             const float* qi = q + static_cast<int64_t>(i) * hd;
             float* si = s + static_cast<int64_t>(i) * s_stride + j;
@@ -74,12 +64,12 @@ SNAPDOC_TARGET_AVX512 void scores_avx512(const float* q, int m, const float* k32
 
 template <int C>
 SNAPDOC_TARGET_AVX512 void values_avx512(const float* s, int s_stride, int m, const float* v32, const uint16_t* v16,
-                                         int kt, float* acc) {
+                                         int t0, int kt, float* acc) {
     constexpr int hd = 16 * C;
     alignas(64) float buf[16 * hd];
     for (int j = 0; j < kt; j += 16) {
         const int n = kt - j < 16 ? kt - j : 16;
-        const float* v = rows_f32(v32, v16, j, n, hd, buf);
+        const float* v = rows_as_f32(v32, v16, t0 + j, n, hd, buf);
         for (int i = 0; i < m; ++i) {
             const float* si = s + static_cast<int64_t>(i) * s_stride + j;
             float* ai = acc + static_cast<int64_t>(i) * hd;
@@ -96,8 +86,8 @@ SNAPDOC_TARGET_AVX512 void values_avx512(const float* s, int s_stride, int m, co
     }
 }
 
-using ScoresFn = void (*)(const float*, int, const float*, const uint16_t*, int, float, float*, int);
-using ValuesFn = void (*)(const float*, int, int, const float*, const uint16_t*, int, float*);
+using ScoresFn = void (*)(const float*, int, const float*, const uint16_t*, int, int, float, float*, int);
+using ValuesFn = void (*)(const float*, int, int, const float*, const uint16_t*, int, int, float*);
 constexpr ScoresFn kScores[kMaxChunks + 1] = {nullptr,          scores_avx512<1>, scores_avx512<2>,
                                               scores_avx512<3>, scores_avx512<4>, scores_avx512<5>,
                                               scores_avx512<6>, scores_avx512<7>, scores_avx512<8>};
@@ -119,21 +109,21 @@ bool decode_tile_available(int hd) {
 #endif
 }
 
-void decode_scores(const float* q, int m, int hd, const float* k32, const uint16_t* k16, int kt, float scale,
+void decode_scores(const float* q, int m, int hd, const float* k32, const uint16_t* k16, int t0, int kt, float scale,
                    float* s, int s_stride) {
 #ifdef SNAPDOC_CPU_X86
-    kScores[hd / 16](q, m, k32, k16, kt, scale, s, s_stride);
+    kScores[hd / 16](q, m, k32, k16, t0, kt, scale, s, s_stride);
 #else
-    (void)q, (void)m, (void)hd, (void)k32, (void)k16, (void)kt, (void)scale, (void)s, (void)s_stride;
+    (void)q, (void)m, (void)hd, (void)k32, (void)k16, (void)t0, (void)kt, (void)scale, (void)s, (void)s_stride;
 #endif
 }
 
-void decode_values(const float* s, int s_stride, int m, int hd, const float* v32, const uint16_t* v16, int kt,
+void decode_values(const float* s, int s_stride, int m, int hd, const float* v32, const uint16_t* v16, int t0, int kt,
                    float* acc) {
 #ifdef SNAPDOC_CPU_X86
-    kValues[hd / 16](s, s_stride, m, v32, v16, kt, acc);
+    kValues[hd / 16](s, s_stride, m, v32, v16, t0, kt, acc);
 #else
-    (void)s, (void)s_stride, (void)m, (void)hd, (void)v32, (void)v16, (void)kt, (void)acc;
+    (void)s, (void)s_stride, (void)m, (void)hd, (void)v32, (void)v16, (void)t0, (void)kt, (void)acc;
 #endif
 }
 

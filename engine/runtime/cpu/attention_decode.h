@@ -17,13 +17,13 @@ inline constexpr int kAttentionDecodeVectors = 8;
 // AVX-512, so forcing "avx2" or "portable" in tests also turns them off).
 bool decode_tile_available(int hd);
 
-// s[i * s_stride + j] = scale · q_i · k_j for i < m, j < kt (q: [m, hd]; k: the tile's [kt, hd]
-// rows, k32 in f32 or, when k32 is null, k16 in f16).
-void decode_scores(const float* q, int m, int hd, const float* k32, const uint16_t* k16, int kt, float scale,
+// s[i * s_stride + j] = scale · q_i · k_{t0 + j} for i < m, j < kt (q: [m, hd]; k: a cache head's
+// [length, hd] rows, k32 in f32 or, when k32 is null, k16 in f16, as CacheHeadView holds them).
+void decode_scores(const float* q, int m, int hd, const float* k32, const uint16_t* k16, int t0, int kt, float scale,
                    float* s, int s_stride);
 
-// acc[i, :] += Σ_j s[i * s_stride + j] · v_j for i < m, j < kt (v as k above).
-void decode_values(const float* s, int s_stride, int m, int hd, const float* v32, const uint16_t* v16, int kt,
+// acc[i, :] += Σ_j s[i * s_stride + j] · v_{t0 + j} for i < m, j < kt (v as k above).
+void decode_values(const float* s, int s_stride, int m, int hd, const float* v32, const uint16_t* v16, int t0, int kt,
                    float* acc);
 
 }  // namespace snapdoc::cpu

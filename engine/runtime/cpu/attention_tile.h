@@ -10,7 +10,6 @@
 #include <cstring>
 #include <vector>
 
-#include "engine/kv/f16_rows.h"
 #include "engine/runtime/cpu/attention.h"
 #include "engine/runtime/cpu/dot_kernels.h"
 #include "engine/runtime/cpu/gemm_f32.h"
@@ -27,19 +26,17 @@ inline void pack_group_queries(const float* q, int64_t q_stride, int r0, int row
         std::memcpy(dst + r * width, q + (r0 + r) * q_stride + c * width, sizeof(float) * width);
 }
 
-// Entries [t0, t0 + kt) of a cache head's K (or V) as f32 rows: the f32 cache's own memory, or an
-// f16 cache's entries converted into buf. A tile is at most kAttentionTile rows (64 KiB of f32 at
-// head_dim 64), so the converted rows stay in L2 while the tile's products read them.
+// A key tile's rows as f32 (rows_as_f32, attention.h), an f16 cache's converted into buf. A tile is
+// at most kAttentionTile rows (64 KiB of f32 at head_dim 64), so the converted rows stay in L2 while
+// the tile's products read them.
 inline const float* tile_rows(const float* f32, const uint16_t* f16, int t0, int kt, int hd,
                               std::vector<float>& buf) {
-    const int64_t off = static_cast<int64_t>(t0) * hd;
-    if (f32) return f32 + off;
-    buf.resize(static_cast<std::size_t>(kt) * hd);
-    f16_to_f32_row(f16 + off, buf.data(), static_cast<int64_t>(kt) * hd);
-    return buf.data();
+    if (!f32) buf.resize(static_cast<std::size_t>(kt) * hd);
+    return rows_as_f32(f32, f16, t0, kt, hd, buf.data());
 }
 
-// Up to this many query vectors (decode of a model without GQA: one row, one head) a tile is done
+// Where the decode tiles (attention_decode.h) do not run: up to this many query vectors (decode of a
+// model without GQA: one row, one head) a tile is done
 // with direct dot products / axpys that read each K and V row once. From two on, the GEMM path
 // (which packs the tile first) is faster: each dot's horizontal sum is a serial chain, the GEMM's
 // register tiles are not. Decode attention of Llama-3.2-1B's shape (group 4) at 4K keys ran

@@ -18,7 +18,6 @@ class CpuKvCache : public KvCache {
 public:
     CpuKvCache(KvCacheSpec spec, bool f16);
     std::size_t reserved_bytes() const override;
-    bool f16() const { return f16_; }
 
     // What the attention kernels read: the segment's entries and positions.
     CacheHeadView view(int layer, int head) const;
