@@ -12,6 +12,7 @@
 #include "engine/runtime/cpu/quant_activation.h"
 #include "engine/runtime/cpu/quant_dot.h"
 #include "engine/runtime/cpu/thread_pool.h"
+#include "tests/support/quantized_activation.h"
 #include "tests/support/random_blocks.h"
 
 namespace snapdoc {
@@ -69,6 +70,14 @@ std::vector<uint8_t> activation(DType t, const std::vector<float>& x) {
     return a;
 }
 
+// What MatMul's decode path computes: decode_dot(t)'s kernel on the activation in its own format.
+double decode_dot(DType t, const std::vector<uint8_t>& wq, const std::vector<float>& x) {
+    const cpu::DecodeDot dot = cpu::decode_dot(t);
+    const auto n = static_cast<int64_t>(x.size());
+    const testing::QuantizedActivation act(dot.act, x.data(), 1, n);
+    return dot.dot(wq.data(), act.row(0), n);
+}
+
 class QuantDot : public ::testing::TestWithParam<DType> {};
 
 TEST_P(QuantDot, MatchesDequantizedDotWithinActivationRounding) {
@@ -93,6 +102,9 @@ TEST_P(QuantDot, MatchesDequantizedDotWithinActivationRounding) {
         EXPECT_NEAR(portable, c.exact, c.bound) << dtype_name(t) << " seed " << seed << " (portable)";
         // Both compute the same integers; only float summation order differs.
         EXPECT_NEAR(got, portable, 1e-5 * (std::fabs(c.exact) + c.bound) + 1e-6) << dtype_name(t);
+        const double decode = decode_dot(t, wq, x);
+        EXPECT_NEAR(decode, c.exact, c.bound) << dtype_name(t) << " seed " << seed << " (decode)";
+        EXPECT_NEAR(decode, portable, 1e-5 * (std::fabs(c.exact) + c.bound) + 1e-6) << dtype_name(t) << " (decode)";
     }
 }
 
@@ -110,6 +122,9 @@ TEST_P(QuantDot, RandomBlockBytesAgreeBetweenSimdAndPortable) {
     const double portable = cpu::quant_dot_portable(t, wq.data(), a.data(), n);
     EXPECT_NEAR(got, c.exact, c.bound) << dtype_name(t);
     EXPECT_NEAR(got, portable, 1e-5 * (std::fabs(c.exact) + c.bound) + 1e-6) << dtype_name(t);
+    const double decode = decode_dot(t, wq, x);
+    EXPECT_NEAR(decode, c.exact, c.bound) << dtype_name(t) << " (decode)";
+    EXPECT_NEAR(decode, portable, 1e-5 * (std::fabs(c.exact) + c.bound) + 1e-6) << dtype_name(t) << " (decode)";
 }
 
 TEST_P(QuantDot, MatMulSmallBatchAgreesWithSgemmPath) {
@@ -175,13 +190,34 @@ TEST(QuantActivation, BlocksHoldScaleAndSums) {
     EXPECT_FLOAT_EQ(c[1].d_sum, c[1].d * static_cast<float>(s));
 }
 
+// The 512-bit Q4_K kernel's layout: a Blocks256 block's scale and levels, each 128 levels in the
+// order one load of packed nibbles yields them ([0..31, 64..95, 32..63, 96..127]), sums per 32.
+TEST(QuantActivation, NibbleOrderBlocksHoldTheBlocks256LevelsReordered) {
+    auto x = normal(512, 5);
+    x[100] = 60.0f;
+    const testing::QuantizedActivation file_order(ActFormat::Blocks256, x.data(), 1, 512);
+    const testing::QuantizedActivation nibble_order(ActFormat::Blocks256Nibbles, x.data(), 1, 512);
+    EXPECT_EQ(nibble_order.stride(), 2 * sizeof(cpu::ActBlock256Nibbles));
+    const auto* a = reinterpret_cast<const cpu::ActBlock256*>(file_order.row(0));
+    const auto* b = reinterpret_cast<const cpu::ActBlock256Nibbles*>(nibble_order.row(0));
+    const int order[4] = {0, 64, 32, 96};  // where each 32 stored levels come from, per 128
+    for (int blk = 0; blk < 2; ++blk) {
+        EXPECT_EQ(b[blk].d, a[blk].d);
+        for (int i = 0; i < 256; ++i) {
+            const int from = 128 * (i / 128) + order[i % 128 / 32] + i % 32;
+            ASSERT_EQ(b[blk].q[i], a[blk].q[from]) << "block " << blk << " level " << i;
+        }
+        for (int g = 0; g < 8; ++g) EXPECT_EQ(b[blk].sums32[g], a[blk].sums16[2 * g] + a[blk].sums16[2 * g + 1]);
+    }
+}
+
 TEST(QuantActivation, SimdAndPortableQuantizersAgreeByteForByte) {
     auto x = normal(1024, 8);
     x[5] = std::numeric_limits<float>::quiet_NaN();
     x[40] = 1e-30f;
     for (int i = 512; i < 768; ++i) x[i] = 0.0f;
     for (int i = 300; i < 310; ++i) x[i] = 0.5f * static_cast<float>(i - 305) / 127.0f;  // ties at half steps
-    for (ActFormat f : {ActFormat::Blocks32, ActFormat::Blocks256}) {
+    for (ActFormat f : {ActFormat::Blocks32, ActFormat::Blocks256, ActFormat::Blocks256Nibbles}) {
         std::vector<uint8_t> a(cpu::act_row_bytes(f, 1024)), b(a.size());
         cpu::quantize_activation(f, x.data(), a.data(), 1024);
         cpu::quantize_activation_portable(f, x.data(), b.data(), 1024);
@@ -202,6 +238,10 @@ TEST(QuantActivation, NonFiniteValuesPoisonTheirBlockScale) {
             const auto* a = reinterpret_cast<const cpu::ActBlock256*>(b256.data());
             EXPECT_TRUE(std::isfinite(a[0].d));
             EXPECT_TRUE(std::isnan(a[1].d)) << bad;
+            std::vector<cpu::ActBlock256Nibbles> nibbles(2);
+            quantize(ActFormat::Blocks256Nibbles, x.data(), nibbles.data(), 512);
+            EXPECT_TRUE(std::isfinite(nibbles[0].d));
+            EXPECT_TRUE(std::isnan(nibbles[1].d)) << bad;
             std::vector<uint8_t> b32(cpu::act_row_bytes(ActFormat::Blocks32, 512));
             quantize(ActFormat::Blocks32, x.data(), b32.data(), 512);
             const auto* c = reinterpret_cast<const cpu::ActBlock32*>(b32.data());

@@ -19,6 +19,7 @@
 #include "engine/runtime/cpu/quant_dot.h"
 #include "engine/runtime/cpu/quant_gemm.h"
 #include "engine/runtime/cpu/thread_pool.h"
+#include "tests/support/quantized_activation.h"
 #include "tests/support/random_blocks.h"
 
 namespace snapdoc {
@@ -214,19 +215,22 @@ TEST_P(QuantGemm, MatMulRunsFewRowsThroughTheDecodeDots) {
     cpu::MatMul mm(pool);
     std::vector<float> y(static_cast<std::size_t>(p.n) * p.rows);
     mm(w, p.x.data(), p.n, y.data());
-    const cpu::QuantDotFn dot = cpu::quant_dot_fn(t);
+    // The decode kernel, on the activation in the format it reads (its own for AVX-512 Q4_K).
+    const cpu::DecodeDot dot = cpu::decode_dot(t);
+    const testing::QuantizedActivation act(dot.act, p.x.data(), p.n, p.in);
     for (int i = 0; i < p.n; ++i)
         for (int r = 0; r < p.rows; ++r)
-            ASSERT_EQ(y[i * p.rows + r], dot(p.w.data() + r * p.row_bytes(), p.act.data() + i * p.act_bytes(), p.in))
+            ASSERT_EQ(y[i * p.rows + r], dot.dot(p.w.data() + r * p.row_bytes(), act.row(i), p.in))
                 << dtype_name(t) << " row " << r << " act " << i;
 }
 
 TEST(MatMulSameInput, OneLoopOverSeveralWeightsGivesTheFloatsOfOneCallEach) {
     // q/k/v and gate/up share their input: in decode MatMul::same_input runs them as one loop over
     // all their rows, whose chunks cross from one weight into the next. Every output must be the
-    // float one call per weight gives: for weights sharing an activation format (Q4_K + Q6_K: fused;
-    // Q8_0 + Q4_0), for mixed formats (Q4_K beside Q8_0: run one by one), and for batches of 1 row,
-    // a short question and a prefill chunk (the GEMM, one by one).
+    // float one call per weight gives: for weights sharing an activation format (Q8_0 + Q4_0), for
+    // weights whose kernels read different ones (Q4_K + Q6_K with AVX-512, Q4_K beside Q8_0: fused,
+    // the activation quantized once per format), and for batches of 1 row, a short question and a
+    // prefill chunk (the GEMM, one by one).
     ThreadPool pool(2);
     cpu::MatMul mm(pool);
     const std::vector<std::vector<DType>> sets = {

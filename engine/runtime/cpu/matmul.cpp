@@ -29,15 +29,14 @@ void MatMul::operator()(const TensorView& w, const float* x, int n, float* y) {
 }
 
 void MatMul::same_input(std::initializer_list<Product> products, const float* x, int n) {
-    // Fused only when one loop can serve every product: all streamed, all dotting the same
-    // activation (one block format, or all float) over the same input width.
+    // Fused only when one loop can serve every product: all streamed, all block-quantized (each
+    // dotting the activation in its kernel's format) or all float, over the same input width.
     const TensorView& w0 = *products.begin()->w;
     const bool quantized = dtype_is_quantized(w0.dtype);
     bool fusable = true;
     for (const Product& p : products) {
         const TensorView& w = *p.w;
-        fusable = fusable && streams(w, n) && w.cols() == w0.cols() && dtype_is_quantized(w.dtype) == quantized &&
-                  (!quantized || act_format(w.dtype) == act_format(w0.dtype));
+        fusable = fusable && streams(w, n) && w.cols() == w0.cols() && dtype_is_quantized(w.dtype) == quantized;
     }
     if (fusable) {
         stream(products.begin(), products.size(), x, n);
@@ -49,11 +48,19 @@ void MatMul::same_input(std::initializer_list<Product> products, const float* x,
 void MatMul::stream(const Product* products, std::size_t count, const float* x, int n) {
     const TensorView& w0 = *products[0].w;
     const int64_t in = w0.cols();
-    // Each activation row is quantized once here and reused for every weight row; the weight
-    // blocks are read once, straight from the mapping, and never widened to f32.
+    // Each activation row is quantized once per format the products' kernels read and reused for
+    // every weight row; the weight blocks are read once, straight from the mapping, and never
+    // widened to f32.
     const bool quantized = dtype_is_quantized(w0.dtype);
-    const std::size_t act_bytes = quantized ? quantize_rows(w0.dtype, x, n, in) : 0;
-    const uint8_t* act = act_.data();
+    std::vector<DecodeDot> dots(count);
+    std::vector<QuantizedRows> acts(count);
+    if (quantized)
+        for (std::size_t k = 0; k < count; ++k) {
+            dots[k] = decode_dot(products[k].w->dtype);
+            std::size_t same = 0;
+            while (same < k && dots[same].act != dots[k].act) ++same;
+            acts[k] = same < k ? acts[same] : quantize_rows(dots[k].act, x, n, in);
+        }
     // The products' rows as one range: product k owns [first[k], first[k + 1]).
     std::vector<int64_t> first(count + 1, 0);
     for (std::size_t k = 0; k < count; ++k) first[k + 1] = first[k] + products[k].w->rows();
@@ -69,12 +76,13 @@ void MatMul::stream(const Product* products, std::size_t count, const float* x, 
                 float* y = products[k].y;
                 const int64_t out = w.rows();
                 if (quantized) {
-                    const QuantDotFn dot = quant_dot_fn(w.dtype);
+                    const QuantDotFn dot = dots[k].dot;
+                    const QuantizedRows act = acts[k];
                     const std::size_t row_bytes = dtype_row_bytes(w.dtype, in);
                     const auto* base = static_cast<const uint8_t*>(w.data);
                     for (int64_t r = b; r < e; ++r) {
                         const uint8_t* row = base + static_cast<std::size_t>(r) * row_bytes;
-                        for (int i = 0; i < n; ++i) y[i * out + r] = dot(row, act + i * act_bytes, in);
+                        for (int i = 0; i < n; ++i) y[i * out + r] = dot(row, act.data + i * act.stride, in);
                     }
                 } else {
                     for (int64_t r = b; r < e; ++r) {
@@ -86,30 +94,29 @@ void MatMul::stream(const Product* products, std::size_t count, const float* x, 
         });
 }
 
-std::size_t MatMul::quantize_rows(DType weight_type, const float* x, int n, int64_t in) {
-    const ActFormat format = act_format(weight_type);
-    const std::size_t act_bytes = act_row_bytes(format, in);
-    act_.resize(act_bytes * static_cast<std::size_t>(n));
-    uint8_t* act = act_.data();
+MatMul::QuantizedRows MatMul::quantize_rows(ActFormat format, const float* x, int n, int64_t in) {
+    const std::size_t stride = act_row_bytes(format, in);
+    std::vector<Line>& buffer = act_[static_cast<int>(format)];
+    buffer.resize((stride * static_cast<std::size_t>(n) + sizeof(Line) - 1) / sizeof(Line));
+    auto* act = reinterpret_cast<uint8_t*>(buffer.data());
     if (n <= kSmallBatchRows) {
-        for (int i = 0; i < n; ++i) quantize_activation(format, x + i * in, act + i * act_bytes, in);
-        return act_bytes;
+        for (int i = 0; i < n; ++i) quantize_activation(format, x + i * in, act + i * stride, in);
+    } else {
+        pool_.parallel_for(n, 8, [&](int64_t i0, int64_t i1, int) {
+            for (int64_t i = i0; i < i1; ++i) quantize_activation(format, x + i * in, act + i * stride, in);
+        });
     }
-    pool_.parallel_for(n, 8, [&](int64_t i0, int64_t i1, int) {
-        for (int64_t i = i0; i < i1; ++i) quantize_activation(format, x + i * in, act + i * act_bytes, in);
-    });
-    return act_bytes;
+    return {act, stride};
 }
 
 void MatMul::integer_gemm(const TensorView& w, const float* x, int n, float* y) {
     const int64_t out = w.rows(), in = w.cols();
     // The activation rows are quantized once; each thread then runs the tiled integer GEMM on its
     // slice of weight rows.
-    quantize_rows(w.dtype, x, n, in);
+    const uint8_t* act = quantize_rows(act_format(w.dtype), x, n, in).data;
     const KernelLevel level = active_kernel_level();
     const std::size_t row_bytes = dtype_row_bytes(w.dtype, in);
     const auto* base = static_cast<const uint8_t*>(w.data);
-    const uint8_t* act = act_.data();
     pool_.parallel_for(out, 32, [&](int64_t r0, int64_t r1, int) {
         quant_gemm(level, w.dtype, base + static_cast<std::size_t>(r0) * row_bytes, row_bytes, r1 - r0, in, act, n,
                    y + r0, out);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/model/tensor.h"
+#include "engine/runtime/cpu/quant_activation.h"
 #include "engine/runtime/cpu/thread_pool.h"
 
 namespace snapdoc::cpu {
@@ -27,7 +28,8 @@ public:
 
     // y = x · Wᵀ for several weights that share the input x (q/k/v; gate/up). In decode (batches
     // the dot kernels stream) weights that dot alike share one activation quantization and one
-    // parallel loop over all their rows: one hand-off between the threads instead of one per weight,
+    // parallel loop over all their rows (each activation format their kernels read quantized once):
+    // one hand-off between the threads instead of one per weight,
     // and a single tail where a thread waits for the other. The results are bit for bit those of
     // separate calls. Other batches run the products one by one.
     struct Product {
@@ -42,14 +44,23 @@ private:
     void stream(const Product* products, std::size_t count, const float* x, int n);
     bool streams(const TensorView& w, int n) const;
     void integer_gemm(const TensorView& w, const float* x, int n, float* y);
-    // Quantizes n activation rows into act_ (in parallel for large batches); returns the row stride.
-    std::size_t quantize_rows(DType weight_type, const float* x, int n, int64_t in);
+    // Quantizes n activation rows in `format` into its buffer (in parallel for large batches).
+    struct QuantizedRows {
+        const uint8_t* data;
+        std::size_t stride;  // bytes per row
+    };
+    QuantizedRows quantize_rows(ActFormat format, const float* x, int n, int64_t in);
     void blas(const TensorView& w, const float* x, int n, float* y);
 
     ThreadPool& pool_;
     bool exact_prefill_;
     std::vector<std::vector<float>> scratch_;  // per thread: dequantized weight rows for the sgemm path
-    std::vector<uint8_t> act_;                 // the activation rows, quantized to 8 bits
+    // The activation rows quantized to 8 bits, one buffer per ActFormat (the products of one input
+    // may dot with two formats); in 64-byte lines, so rows of 64-byte blocks stay aligned.
+    struct alignas(64) Line {
+        uint8_t bytes[64];
+    };
+    std::vector<Line> act_[3];
 };
 
 // Rows handled by the streaming kernel rather than sgemm.

@@ -96,7 +96,12 @@ ActFormat act_format(DType t) {
 
 std::size_t act_row_bytes(ActFormat f, int64_t n) {
     const auto un = static_cast<std::size_t>(n);
-    return f == ActFormat::Blocks32 ? un / 32 * sizeof(ActBlock32) : un / 256 * sizeof(ActBlock256);
+    switch (f) {
+        case ActFormat::Blocks32: return un / 32 * sizeof(ActBlock32);
+        case ActFormat::Blocks256: return un / 256 * sizeof(ActBlock256);
+        case ActFormat::Blocks256Nibbles: return un / 256 * sizeof(ActBlock256Nibbles);
+    }
+    return 0;
 }
 
 namespace {
@@ -109,6 +114,26 @@ void quantize_rows(ActFormat f, const float* x, void* dst, int64_t n) {
             int sum;
             out[b].d = Block(x + 32 * b, 32, out[b].q, sum);
             out[b].d_sum = out[b].d * static_cast<float>(sum);
+        }
+        return;
+    }
+    if (f == ActFormat::Blocks256Nibbles) {
+        auto* out = static_cast<ActBlock256Nibbles*>(dst);
+        for (int64_t b = 0; b < n / 256; ++b) {
+            int8_t q[256];
+            int sum;
+            out[b].d = Block(x + 256 * b, 256, q, sum);
+            // Per 128 values: the low-nibble order [0..31, 64..95], then the high-nibble one.
+            for (int half = 0; half < 2; ++half)
+                for (int part = 0; part < 4; ++part) {
+                    const int from = 128 * half + 32 * ((part >> 1) | ((part & 1) << 1));
+                    std::copy_n(q + from, 32, out[b].q + 128 * half + 32 * part);
+                }
+            for (int g = 0; g < 8; ++g) {
+                int s = 0;
+                for (int i = 0; i < 32; ++i) s += q[32 * g + i];
+                out[b].sums32[g] = static_cast<int16_t>(s);
+            }
         }
         return;
     }

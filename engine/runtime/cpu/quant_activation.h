@@ -28,9 +28,23 @@ struct ActBlock256 {
     int8_t q[256];
 };
 
-enum class ActFormat { Blocks32, Blocks256 };
+// For the 512-bit Q4_K decode kernel: a Blocks256 block with its levels in the order that one
+// 64-byte load of Q4_K's packed nibbles yields them. Those 64 bytes (values 128h..128h+127) hold
+// values 128h+0..31 and 128h+64..95 in their low nibbles, 128h+32..63 and 128h+96..127 in their
+// high ones, so each 128 levels are stored as [0..31, 64..95, 32..63, 96..127]: the kernel then
+// splits a load into two 64-level registers with one mask and one shift, where the file order
+// costs a broadcast, a variable shift and a mask per 64 levels. The sums are per 32 values
+// (a Q4_K sub-block), computed once here instead of once per weight row. 64-byte aligned.
+struct alignas(64) ActBlock256Nibbles {
+    int8_t q[256];
+    int16_t sums32[8];
+    float d;
+};
 
-// The activation format that weight type t (a block type) dots with.
+enum class ActFormat { Blocks32, Blocks256, Blocks256Nibbles };
+
+// The activation format that weight type t (a block type) dots with in quant_dot (decode_dot in
+// quant_dot.h may pick a kernel reading another one).
 ActFormat act_format(DType t);
 // Bytes of one quantized activation row of n values (n a multiple of the block size).
 std::size_t act_row_bytes(ActFormat f, int64_t n);

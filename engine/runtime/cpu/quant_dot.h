@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "engine/model/dtype.h"
+#include "engine/runtime/cpu/quant_activation.h"
 
 namespace snapdoc::cpu {
 
@@ -20,10 +21,22 @@ float quant_dot_portable(DType t, const uint8_t* row, const void* act, int64_t n
 // The SIMD kernel for t, or nullptr when this build has none (quant_dot then uses the portable one).
 using QuantDotFn = float (*)(const uint8_t* row, const void* act, int64_t n);
 QuantDotFn quant_dot_simd(DType t);
-// The 512-bit kernel for t (Q4_K, Q6_K) when this build targets AVX-512 BW + VNNI, else nullptr;
+// The 512-bit kernel for t (Q6_K) when this build targets AVX-512 BW + VNNI, else nullptr;
 // quant_dot prefers it to quant_dot_simd's.
 QuantDotFn quant_dot_avx512(DType t);
+// The 512-bit kernel for t (Q4_K) that reads an ActFormat::Blocks256Nibbles activation, when this
+// build targets AVX-512 BW + VNNI, else nullptr.
+QuantDotFn quant_dot_avx512_nibbles(DType t);
 // What quant_dot calls for t (fetch it once per matmul rather than per row).
 QuantDotFn quant_dot_fn(DType t);
+
+// The fastest decode kernel for t and the activation format it reads: quant_dot_fn(t) on
+// act_format(t), or a kernel with its own layout where one is faster (the 512-bit Q4_K kernel, ~1.3×
+// its file-order predecessor when L2-resident: RESULTS.md).
+struct DecodeDot {
+    QuantDotFn dot;
+    ActFormat act;
+};
+DecodeDot decode_dot(DType t);
 
 }  // namespace snapdoc::cpu

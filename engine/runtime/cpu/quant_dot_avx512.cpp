@@ -4,7 +4,8 @@
 // register holds 64 levels, so one maddubs + one dpwssd (with the sub-block scales spread over the
 // lanes by one permute) covers what took two of each, plus two shuffles, at 256 bits.
 // Built like the rest of the decode kernels: when the compiler targets AVX-512 BW + VNNI
-// (`-march=native` on such a CPU); quant_dot_fn() then prefers these for Q4_K and Q6_K.
+// (`-march=native` on such a CPU). quant_dot_fn() prefers the Q6_K one; the Q4_K one reads its own
+// activation layout (ActBlock256Nibbles), so decode_dot() pairs it with that format.
 #include "engine/runtime/cpu/quant_dot.h"
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__) && defined(__F16C__)
@@ -44,42 +45,57 @@ inline __m128i scale_min_k4(const uint8_t* packed) {
     return _mm_unpacklo_epi32(low, high);
 }
 
-// Q4_K: chunk C (values 64C..64C+63) is qs[32C..32C+31], low nibbles first, then high nibbles: the
-// 32 bytes broadcast to both halves, the upper half shifted right by 4, masked. The sub-block scale
-// of each i16 lane comes from one in-lane byte shuffle of the scales broadcast to every 128-bit lane
-// (lanes 0-15: scale 2C, 16-31: scale 2C + 1); the mins' term stays in a vector accumulator, summed
-// once at the end.
+// One 64-byte load of Q4_K's packed nibbles as its high-nibble levels: a GF(2) affine byte transform
+// is the shift and the mask in one instruction where the CPU has GFNI.
+inline __m512i high_nibbles(__m512i packed) {
+#if defined(__GFNI__)
+    // Output bit i (i < 4) = input bit i + 4; the matrix's byte 7 - i selects the input bit of output bit i.
+    return _mm512_gf2p8affine_epi64_epi8(packed, _mm512_set1_epi64(0x1020408000000000LL), 0);
+#else
+    return _mm512_and_si512(_mm512_srli_epi16(packed, 4), _mm512_set1_epi8(0x0F));
+#endif
+}
+
+// Q4_K against an ActBlock256Nibbles activation: one 64-byte load of qs (values 128h..128h+127) is
+// split into its low nibbles (sub-blocks 4h and 4h + 2, in the register's two 256-bit halves) and
+// its high nibbles (4h + 1, 4h + 3), and the activation's levels are stored in that order. The
+// sub-block scale of each i16 lane comes from one in-lane byte shuffle of the scales broadcast to
+// every 128-bit lane; d and dmin are converted together, and the mins' term (against the
+// activation's precomputed 32-value sums) stays in a vector accumulator, summed once at the end.
 float dot_q4_k_512(const uint8_t* row, const void* act, int64_t n) {
-    const auto* a = static_cast<const ActBlock256*>(act);
+    const auto* a = static_cast<const ActBlock256Nibbles*>(act);
     const __m512i m4 = _mm512_set1_epi8(0x0F);
-    const __m512i nibble_shift = _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_set1_epi16(4), 1);
-    // Byte shuffle controls: i16 lane l takes byte 2C (l < 16) or 2C + 1, its high byte zeroed.
-    __m512i spread[4];
-    for (int c = 0; c < 4; ++c)
-        spread[c] = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_set1_epi16(static_cast<short>(0x8000 | (2 * c)))),
-                                       _mm256_set1_epi16(static_cast<short>(0x8000 | (2 * c + 1))), 1);
+    // Byte shuffle controls: i16 lanes 0-15 take scale byte lo, 16-31 byte hi, high bytes zeroed.
+    const auto spread = [](int lo, int hi) {
+        return _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_set1_epi16(static_cast<short>(0x8000 | lo))),
+                                  _mm256_set1_epi16(static_cast<short>(0x8000 | hi)), 1);
+    };
+    const __m512i spread_low[2] = {spread(0, 2), spread(4, 6)}, spread_high[2] = {spread(1, 3), spread(5, 7)};
     __m512 acc = _mm512_setzero_ps();
-    __m128 acc_min = _mm_setzero_ps();
+    __m256 acc_min = _mm256_setzero_ps();
     for (int64_t b = 0; b < n / kSuperBlock; ++b, row += kQ4_KBytes) {
-        const ActBlock256& x = a[b];
+        const ActBlock256Nibbles& x = a[b];
         const __m128i sm = scale_min_k4(row + q4k::kScales);
-        // Σ_j min_j · (activation sum of sub-block j), as 4 i32 partial sums.
-        const __m128i sums32 = _mm_hadd_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x.sums16)),
-                                              _mm_loadu_si128(reinterpret_cast<const __m128i*>(x.sums16 + 8)));
-        const __m128i mins = _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_srli_si128(sm, 8)), sums32);
-        acc_min = _mm_fmadd_ps(_mm_set1_ps(half(row + q4k::kDmin) * x.d), _mm_cvtepi32_ps(mins), acc_min);
+        // [d, dmin] · the activation's scale, from the block's first 4 bytes.
+        const __m128 dd = _mm_mul_ps(_mm_cvtph_ps(_mm_cvtsi32_si128(static_cast<int>(load_u32(row + q4k::kD)))),
+                                     _mm_set1_ps(x.d));
+        const __m128i mins = _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_srli_si128(sm, 8)),
+                                            _mm_loadu_si128(reinterpret_cast<const __m128i*>(x.sums32)));
+        acc_min = _mm256_fmadd_ps(_mm256_broadcastss_ps(_mm_movehdup_ps(dd)), _mm256_castps128_ps256(_mm_cvtepi32_ps(mins)),
+                                  acc_min);
         const __m512i scales = _mm512_broadcast_i32x4(sm);
         __m512i sum = _mm512_setzero_si512();
-        for (int c = 0; c < 4; ++c) {
-            const __m512i both = _mm512_broadcast_i64x4(
-                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + q4k::kQs + 32 * c)));
-            const __m512i levels = _mm512_and_si512(_mm512_srlv_epi16(both, nibble_shift), m4);
-            const __m512i pairs = _mm512_maddubs_epi16(levels, _mm512_loadu_si512(x.q + 64 * c));
-            sum = _mm512_dpwssd_epi32(sum, pairs, _mm512_shuffle_epi8(scales, spread[c]));
+        for (int h = 0; h < 2; ++h) {
+            const __m512i packed = _mm512_loadu_si512(row + q4k::kQs + 64 * h);
+            const __m512i low = _mm512_maddubs_epi16(_mm512_and_si512(packed, m4), _mm512_loadu_si512(x.q + 128 * h));
+            const __m512i high = _mm512_maddubs_epi16(high_nibbles(packed), _mm512_loadu_si512(x.q + 128 * h + 64));
+            sum = _mm512_dpwssd_epi32(sum, low, _mm512_shuffle_epi8(scales, spread_low[h]));
+            sum = _mm512_dpwssd_epi32(sum, high, _mm512_shuffle_epi8(scales, spread_high[h]));
         }
-        acc = _mm512_fmadd_ps(_mm512_set1_ps(half(row + q4k::kD) * x.d), _mm512_cvtepi32_ps(sum), acc);
+        acc = _mm512_fmadd_ps(_mm512_broadcastss_ps(dd), _mm512_cvtepi32_ps(sum), acc);
     }
-    const __m128 m = _mm_add_ps(acc_min, _mm_movehl_ps(acc_min, acc_min));
+    const __m128 m = _mm_add_ps(_mm256_castps256_ps128(acc_min), _mm_movehl_ps(_mm256_castps256_ps128(acc_min),
+                                                                               _mm256_castps256_ps128(acc_min)));
     return _mm512_reduce_add_ps(acc) - _mm_cvtss_f32(_mm_add_ss(m, _mm_movehdup_ps(m)));
 }
 
@@ -121,17 +137,20 @@ float dot_q6_k_512(const uint8_t* row, const void* act, int64_t n) {
 }  // namespace
 
 QuantDotFn quant_dot_avx512(DType t) {
-    switch (t) {
-        case DType::Q4_K: return dot_q4_k_512;
-        case DType::Q6_K: return dot_q6_k_512;
-        default: return nullptr;
-    }
+    return t == DType::Q6_K ? dot_q6_k_512 : nullptr;
+}
+
+QuantDotFn quant_dot_avx512_nibbles(DType t) {
+    return t == DType::Q4_K ? dot_q4_k_512 : nullptr;
 }
 
 }  // namespace snapdoc::cpu
 #else
 namespace snapdoc::cpu {
 QuantDotFn quant_dot_avx512(DType) {
+    return nullptr;
+}
+QuantDotFn quant_dot_avx512_nibbles(DType) {
     return nullptr;
 }
 }  // namespace snapdoc::cpu

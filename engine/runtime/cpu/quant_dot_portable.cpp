@@ -221,6 +221,11 @@ QuantDotFn quant_dot_fn(DType t) {
     return simd ? simd : portable_fn(t);
 }
 
+DecodeDot decode_dot(DType t) {
+    if (const QuantDotFn own = quant_dot_avx512_nibbles(t)) return {own, ActFormat::Blocks256Nibbles};
+    return {quant_dot_fn(t), act_format(t)};
+}
+
 float quant_dot(DType t, const uint8_t* row, const void* act, int64_t n) {
     return quant_dot_fn(t)(row, act, n);
 }
