@@ -314,16 +314,5 @@ TEST(CpuAttention, EveryVectorIsaThisCpuRuns) {
     ASSERT_TRUE(use_attention_vector_isa("auto"));
 }
 
-TEST(CpuThreadPool, CoversRangeExactlyOnce) {
-    ThreadPool pool(2);
-    for (int64_t n : {1, 7, 1000, 100003}) {
-        std::vector<std::atomic<int>> hits(n);
-        pool.parallel_for(n, 3, [&](int64_t a, int64_t b, int) {
-            for (int64_t i = a; i < b; ++i) hits[i]++;
-        });
-        for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1);
-    }
-}
-
 }  // namespace
 }  // namespace snapdoc::cpu

@@ -64,9 +64,11 @@ void MatMul::stream(const Product* products, std::size_t count, const float* x, 
     // The products' rows as one range: product k owns [first[k], first[k + 1]).
     std::vector<int64_t> first(count + 1, 0);
     for (std::size_t k = 0; k < count; ++k) first[k + 1] = first[k] + products[k].w->rows();
-    // The pool's 4 chunks per thread (1, 2 and 16 per thread measured no better; 16 worse, each
-    // chunk restarting the hardware prefetcher's streams).
-    pool_.parallel_for(
+    // Each thread streams its own contiguous share of the rows, the last pieces balanced between
+    // the threads (ThreadPool::parallel_for_stream; the shared chunk counter's 4 chunks per thread
+    // left one thread idle for up to a chunk at the end of each loop, and more chunks restarted the
+    // hardware prefetcher's streams at every chunk).
+    pool_.parallel_for_stream(
         first[count], 16,
         [&](int64_t r0, int64_t r1, int) {
             for (std::size_t k = 0; k < count; ++k) {

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -24,19 +25,38 @@ public:
     // into chunks of at least `grain` items. Not re-entrant.
     void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t, int)>& fn);
 
+    // The same for loops that stream memory in index order (decode's weight rows): thread t owns
+    // the t-th contiguous share of [0, n) and takes it front to back in pieces of at least `grain`
+    // (about 64 per thread), so its reads stay one sequential stream for the hardware prefetcher
+    // (parallel_for's shared chunk counter hands a thread chunks far apart); a thread done with its
+    // share takes pieces from the back of one still running. The tail where a thread waits for
+    // another is then one piece, not one of parallel_for's quarter-share chunks. n < 2^32.
+    void parallel_for_stream(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t, int)>& fn);
+
 private:
+    using Job = std::function<void(int64_t, int64_t, int)>;
     void worker_loop(int index);
     void run_share(int index);
+    void run_stream_share(int index);
+    void run(int64_t n, int64_t chunk, bool stream, const Job& fn);
+
+    // A thread's share in parallel_for_stream: [front, back) packed in one word (front in the high
+    // half), taken from the front by its owner and from the back by the others, one CAS each.
+    struct alignas(64) Share {
+        std::atomic<uint64_t> span{0};
+    };
 
     int n_threads_;
     std::vector<std::thread> workers_;
     std::atomic<uint64_t> generation_{0};
     std::atomic<int> pending_{0};
     std::atomic<bool> stop_{false};
-    const std::function<void(int64_t, int64_t, int)>* job_ = nullptr;
+    const Job* job_ = nullptr;
     int64_t job_n_ = 0;
     int64_t job_chunk_ = 0;
+    bool job_stream_ = false;
     std::atomic<int64_t> next_chunk_{0};
+    std::unique_ptr<Share[]> shares_;
 };
 
 }  // namespace snapdoc
