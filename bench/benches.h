@@ -14,6 +14,9 @@ int bench_synthetic(int argc, char** argv);
 int bench_snapkv(int argc, char** argv);
 // snapdoc-bench quant [--rows 4096] [--cols 4096] [--threads 1,2] [--types Q4_K,Q6_K] [--seconds 0.15] [--trials 5]
 int bench_quant(int argc, char** argv);
+// snapdoc-bench decode-matmuls -m MODEL [--tokens 100] [--threads N]: one token's weight matmuls only,
+// the decode loops' two row schedules alternating, against the XOR stream over the model's mapping.
+int bench_decode_matmuls(int argc, char** argv);
 // snapdoc-bench greedy -m MODEL (--ids "1 2 3" | --ids-file F) [-n N] [--threads N] [--exact-prefill] [--kv-f16]
 //   the same work as llama_oracle's greedy, for timing both engines as whole processes
 int bench_greedy(int argc, char** argv);

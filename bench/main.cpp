@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
             "  gemm [--rows 512] [--threads 2] [--trials 3]\n"
             "  qgemm [--rows 512] [--threads 2] [--trials 3] [--types Q4_K,Q6_K,Q8_0]\n"
             "  longctx -m MODEL [--contexts 8192,32768] [--budget 1024] [--gen-tokens 64] [--no-token-major]\n"
+            "  decode-matmuls -m MODEL [--tokens 100] [--threads N]\n"
             "  kvcache -m MODEL --text FILE --cache-dir DIR [--tokens 8192,32768,100000] [--threads N]\n"
             "  model-hash [--mib 1024] [--dir DIR] [--trials 3]\n"
             "  cuda-longctx [--shape mistral-7b-bf16|llama3.1-8b-q4km|tiny-bf16|tiny-q4km] [--context 100000]\n"
@@ -37,6 +38,7 @@ int main(int argc, char** argv) {
         if (cmd == "snapkv") return snapdoc::bench::bench_snapkv(argc, argv);
         if (cmd == "greedy") return snapdoc::bench::bench_greedy(argc, argv);
         if (cmd == "quant") return snapdoc::bench::bench_quant(argc, argv);
+        if (cmd == "decode-matmuls") return snapdoc::bench::bench_decode_matmuls(argc, argv);
         if (cmd == "roofline") return snapdoc::bench::bench_roofline(argc, argv);
         if (cmd == "attention") return snapdoc::bench::bench_attention(argc, argv);
         if (cmd == "gemm") return snapdoc::bench::bench_gemm(argc, argv);

@@ -39,9 +39,7 @@ double measure_read_bandwidth_gbs(int threads, double seconds) {
     return bytes / (t - t0) / 1e9;
 }
 
-namespace {
-
-// XOR of the 64-byte lines in [p, p + n) (n a multiple of 256): four independent chains.
+// Four independent chains of 64-byte lines.
 uint64_t xor_lines(const uint8_t* p, std::size_t n) {
     uint64_t a[4][8] = {};
     for (std::size_t i = 0; i + 256 <= n; i += 256)
@@ -56,8 +54,6 @@ uint64_t xor_lines(const uint8_t* p, std::size_t n) {
         for (uint64_t v : s) r ^= v;
     return r;
 }
-
-}  // namespace
 
 double measure_stream_gbs(const uint8_t* data, std::size_t bytes, int threads, double seconds) {
     constexpr std::size_t kPiece = std::size_t{64} << 10;

@@ -17,6 +17,10 @@ double measure_read_bandwidth_gbs(int threads, double seconds = 0.5);
 // long (hundreds of MB), and on a shared machine other work only ever slows one down.
 double measure_stream_gbs(const uint8_t* data, std::size_t bytes, int threads, double seconds = 0.5);
 
+// The XOR of the 64-byte lines in [p, p + n) (n a multiple of 256): the read measure_stream_gbs
+// times, for benchmarks that run it inside their own loops.
+uint64_t xor_lines(const uint8_t* p, std::size_t n);
+
 // OpenBLAS sgemm throughput in GFLOP/s on an m×k by k×n product (prefill-like shape).
 double measure_sgemm_gflops(int threads, int m = 512, int n = 768, int k = 768, double seconds = 0.5);
 

@@ -36,7 +36,8 @@ void MatMul::same_input(std::initializer_list<Product> products, const float* x,
     bool fusable = true;
     for (const Product& p : products) {
         const TensorView& w = *p.w;
-        fusable = fusable && streams(w, n) && w.cols() == w0.cols() && dtype_is_quantized(w.dtype) == quantized;
+        fusable =
+            fusable && streams(w, n) && w.cols() == w0.cols() && dtype_is_quantized(w.dtype) == quantized;
     }
     if (fusable) {
         stream(products.begin(), products.size(), x, n);
@@ -68,32 +69,34 @@ void MatMul::stream(const Product* products, std::size_t count, const float* x, 
     // the threads (ThreadPool::parallel_for_stream; the shared chunk counter's 4 chunks per thread
     // left one thread idle for up to a chunk at the end of each loop, and more chunks restarted the
     // hardware prefetcher's streams at every chunk).
-    pool_.parallel_for_stream(
-        first[count], 16,
-        [&](int64_t r0, int64_t r1, int) {
-            for (std::size_t k = 0; k < count; ++k) {
-                const int64_t b = std::max(r0, first[k]) - first[k], e = std::min(r1, first[k + 1]) - first[k];
-                if (b >= e) continue;
-                const TensorView& w = *products[k].w;
-                float* y = products[k].y;
-                const int64_t out = w.rows();
-                if (quantized) {
-                    const QuantDotFn dot = dots[k].dot;
-                    const QuantizedRows act = acts[k];
-                    const std::size_t row_bytes = dtype_row_bytes(w.dtype, in);
-                    const auto* base = static_cast<const uint8_t*>(w.data);
-                    for (int64_t r = b; r < e; ++r) {
-                        const uint8_t* row = base + static_cast<std::size_t>(r) * row_bytes;
-                        for (int i = 0; i < n; ++i) y[i * out + r] = dot(row, act.data + i * act.stride, in);
-                    }
-                } else {
-                    for (int64_t r = b; r < e; ++r) {
-                        const void* row = w.row_ptr(r);
-                        for (int i = 0; i < n; ++i) y[i * out + r] = dot_row(w.dtype, row, x + i * in, in);
-                    }
+    const auto rows = [&](int64_t r0, int64_t r1, int) {
+        for (std::size_t k = 0; k < count; ++k) {
+            const int64_t b = std::max(r0, first[k]) - first[k], e = std::min(r1, first[k + 1]) - first[k];
+            if (b >= e) continue;
+            const TensorView& w = *products[k].w;
+            float* y = products[k].y;
+            const int64_t out = w.rows();
+            if (quantized) {
+                const QuantDotFn dot = dots[k].dot;
+                const QuantizedRows act = acts[k];
+                const std::size_t row_bytes = dtype_row_bytes(w.dtype, in);
+                const auto* base = static_cast<const uint8_t*>(w.data);
+                for (int64_t r = b; r < e; ++r) {
+                    const uint8_t* row = base + static_cast<std::size_t>(r) * row_bytes;
+                    for (int i = 0; i < n; ++i) y[i * out + r] = dot(row, act.data + i * act.stride, in);
+                }
+            } else {
+                for (int64_t r = b; r < e; ++r) {
+                    const void* row = w.row_ptr(r);
+                    for (int i = 0; i < n; ++i) y[i * out + r] = dot_row(w.dtype, row, x + i * in, in);
                 }
             }
-        });
+        }
+    };
+    if (schedule_ == RowSchedule::OwnedShares)
+        pool_.parallel_for_stream(first[count], 16, rows);
+    else
+        pool_.parallel_for(first[count], 16, rows);
 }
 
 MatMul::QuantizedRows MatMul::quantize_rows(ActFormat format, const float* x, int n, int64_t in) {
@@ -120,8 +123,8 @@ void MatMul::integer_gemm(const TensorView& w, const float* x, int n, float* y) 
     const std::size_t row_bytes = dtype_row_bytes(w.dtype, in);
     const auto* base = static_cast<const uint8_t*>(w.data);
     pool_.parallel_for(out, 32, [&](int64_t r0, int64_t r1, int) {
-        quant_gemm(level, w.dtype, base + static_cast<std::size_t>(r0) * row_bytes, row_bytes, r1 - r0, in, act, n,
-                   y + r0, out);
+        quant_gemm(level, w.dtype, base + static_cast<std::size_t>(r0) * row_bytes, row_bytes, r1 - r0, in,
+                   act, n, y + r0, out);
     });
 }
 
@@ -134,7 +137,8 @@ void MatMul::blas(const TensorView& w, const float* x, int n, float* y) {
     // Our AVX-512 GEMM where the CPU has it (about 1.9x OpenBLAS's Haswell kernels, which is what the
     // environment's OPENBLAS_CORETYPE pins; gemm_f32.h), OpenBLAS elsewhere.
     const bool use_own_gemm = gemm_f32_has_avx512();
-    const int64_t block_rows = std::max<int64_t>(16, std::min<int64_t>(256, (int64_t{1} << 18) / std::max<int64_t>(1, in)));
+    const int64_t block_rows =
+        std::max<int64_t>(16, std::min<int64_t>(256, (int64_t{1} << 18) / std::max<int64_t>(1, in)));
     scratch_.resize(pool_.size());
     pool_.parallel_for(out, block_rows, [&](int64_t r0, int64_t r1, int thread) {
         for (int64_t b0 = r0; b0 < r1; b0 += block_rows) {
@@ -145,14 +149,16 @@ void MatMul::blas(const TensorView& w, const float* x, int n, float* y) {
             } else {
                 auto& buf = scratch_[thread];
                 buf.resize(static_cast<std::size_t>(nb * in));
-                for (int64_t r = 0; r < nb; ++r) dequantize_row(w.dtype, w.row_ptr(b0 + r), buf.data() + r * in, in);
+                for (int64_t r = 0; r < nb; ++r)
+                    dequantize_row(w.dtype, w.row_ptr(b0 + r), buf.data() + r * in, in);
                 wb = buf.data();
             }
             if (use_own_gemm)
                 gemm_f32_nt(n, nb, in, x, in, wb, in, y + b0, out, GemmIsa::Avx512);
             else
-                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, static_cast<int>(nb), static_cast<int>(in), 1.0f,
-                            x, static_cast<int>(in), wb, static_cast<int>(in), 0.0f, y + b0, static_cast<int>(out));
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, static_cast<int>(nb),
+                            static_cast<int>(in), 1.0f, x, static_cast<int>(in), wb, static_cast<int>(in),
+                            0.0f, y + b0, static_cast<int>(out));
         }
     });
 }

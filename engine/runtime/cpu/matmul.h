@@ -38,6 +38,12 @@ public:
     };
     void same_input(std::initializer_list<Product> products, const float* x, int n);
 
+    // How the decode loops split weight rows over the threads: owned shares (the default,
+    // ThreadPool::parallel_for_stream) or the shared chunk counter of parallel_for, kept so
+    // `snapdoc-bench decode-matmuls` can compare the two in one process.
+    enum class RowSchedule { OwnedShares, SharedChunks };
+    void set_row_schedule(RowSchedule s) { schedule_ = s; }
+
 private:
     // The decode path: every weight row read once through the dot kernels (block types against the
     // activation rows quantized once; float types against x), all products' rows in one loop.
@@ -54,6 +60,7 @@ private:
 
     ThreadPool& pool_;
     bool exact_prefill_;
+    RowSchedule schedule_ = RowSchedule::OwnedShares;
     std::vector<std::vector<float>> scratch_;  // per thread: dequantized weight rows for the sgemm path
     // The activation rows quantized to 8 bits, one buffer per ActFormat (the products of one input
     // may dot with two formats); in 64-byte lines, so rows of 64-byte blocks stay aligned.
