@@ -129,7 +129,7 @@ int bench_decode_matmuls(int argc, char** argv) {
     }
     std::printf(
         "(%%roof: of the higher XOR stream figure; the output head and every layer's matrices, nothing "
-        "else)\n");
+        "else; XOR, owned: the same rows read in the same loops, no dots)\n");
     return 0;
 }
 
