@@ -87,24 +87,22 @@ void ThreadPool::worker_loop(int index) {
     }
 }
 
+bool ThreadPool::ran_alone(int64_t n, int64_t grain, const Job& fn) {
+    const bool alone = n <= 0 || n_threads_ == 1 || n <= grain;
+    if (alone && n > 0) fn(0, n, 0);
+    return alone;
+}
+
 void ThreadPool::parallel_for(int64_t n, int64_t grain, const Job& fn) {
-    if (n <= 0) return;
     grain = std::max<int64_t>(1, grain);
-    if (n_threads_ == 1 || n <= grain) {
-        fn(0, n, 0);
-        return;
-    }
+    if (ran_alone(n, grain, fn)) return;
     // About 4 chunks per thread: enough to balance, few enough to keep claiming cheap.
     run(n, std::max(grain, (n + n_threads_ * 4 - 1) / (n_threads_ * 4)), false, fn);
 }
 
 void ThreadPool::parallel_for_stream(int64_t n, int64_t grain, const Job& fn) {
-    if (n <= 0) return;
     grain = std::max<int64_t>(1, grain);
-    if (n_threads_ == 1 || n <= grain) {
-        fn(0, n, 0);
-        return;
-    }
+    if (ran_alone(n, grain, fn)) return;
     for (int t = 0; t < n_threads_; ++t)
         shares_[t].span.store(pack(static_cast<uint64_t>(n * t / n_threads_), static_cast<uint64_t>(n * (t + 1) / n_threads_)),
                               std::memory_order_relaxed);

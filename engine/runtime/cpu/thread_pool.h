@@ -39,6 +39,9 @@ private:
     void run_share(int index);
     void run_stream_share(int index);
     void run(int64_t n, int64_t chunk, bool stream, const Job& fn);
+    // A loop too small to share (n <= grain) or a pool of one runs on the caller: true when it did
+    // (or when there was nothing to run).
+    bool ran_alone(int64_t n, int64_t grain, const Job& fn);
 
     // A thread's share in parallel_for_stream: [front, back) packed in one word (front in the high
     // half), taken from the front by its owner and from the back by the others, one CAS each.
