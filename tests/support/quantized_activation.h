@@ -13,12 +13,17 @@ namespace snapdoc::testing {
 
 class QuantizedActivation {
 public:
-    QuantizedActivation(cpu::ActFormat format, const float* x, int rows, int64_t in)
+    using Quantizer = void (*)(cpu::ActFormat, const float*, void*, int64_t);
+    // `quantize`: quantize_activation, or quantize_activation_portable to compare the two.
+    QuantizedActivation(cpu::ActFormat format, const float* x, int rows, int64_t in,
+                        Quantizer quantize = cpu::quantize_activation)
         : stride_(cpu::act_row_bytes(format, in)), lines_((stride_ * static_cast<std::size_t>(rows) + 63) / 64) {
-        for (int i = 0; i < rows; ++i) cpu::quantize_activation(format, x + i * in, bytes() + i * stride_, in);
+        for (int i = 0; i < rows; ++i) quantize(format, x + i * in, bytes() + i * stride_, in);
     }
     const uint8_t* row(int i) const { return reinterpret_cast<const uint8_t*>(lines_.data()) + i * stride_; }
     std::size_t stride() const { return stride_; }
+    // Every byte of the storage (padding zero-filled), for byte-for-byte comparisons.
+    std::vector<uint8_t> bytes_copy() const { return {row(0), row(0) + lines_.size() * sizeof(Line)}; }
 
 private:
     struct alignas(64) Line {

@@ -218,10 +218,9 @@ TEST(QuantActivation, SimdAndPortableQuantizersAgreeByteForByte) {
     for (int i = 512; i < 768; ++i) x[i] = 0.0f;
     for (int i = 300; i < 310; ++i) x[i] = 0.5f * static_cast<float>(i - 305) / 127.0f;  // ties at half steps
     for (ActFormat f : {ActFormat::Blocks32, ActFormat::Blocks256, ActFormat::Blocks256Nibbles}) {
-        std::vector<uint8_t> a(cpu::act_row_bytes(f, 1024)), b(a.size());
-        cpu::quantize_activation(f, x.data(), a.data(), 1024);
-        cpu::quantize_activation_portable(f, x.data(), b.data(), 1024);
-        EXPECT_EQ(a, b);
+        const testing::QuantizedActivation simd(f, x.data(), 1, 1024, cpu::quantize_activation);
+        const testing::QuantizedActivation portable(f, x.data(), 1, 1024, cpu::quantize_activation_portable);
+        EXPECT_EQ(simd.bytes_copy(), portable.bytes_copy());
     }
 }
 

@@ -23,7 +23,7 @@ TEST(CpuThreadPool, CoversRangeExactlyOnce) {
     }
 }
 
-TEST(CpuThreadPool, StreamingLoopCoversRangeExactlyOnceInOrderedPieces) {
+TEST(CpuThreadPool, StreamingLoopCoversRangeExactlyOnce) {
     for (int threads : {2, 3}) {
         ThreadPool pool(threads);
         for (int64_t n : {1, 2, 7, 1000, 100003}) {

@@ -36,8 +36,7 @@ void MatMul::same_input(std::initializer_list<Product> products, const float* x,
     bool fusable = true;
     for (const Product& p : products) {
         const TensorView& w = *p.w;
-        fusable =
-            fusable && streams(w, n) && w.cols() == w0.cols() && dtype_is_quantized(w.dtype) == quantized;
+        fusable = fusable && streams(w, n) && w.cols() == w0.cols() && dtype_is_quantized(w.dtype) == quantized;
     }
     if (fusable) {
         stream(products.begin(), products.size(), x, n);
@@ -123,8 +122,8 @@ void MatMul::integer_gemm(const TensorView& w, const float* x, int n, float* y) 
     const std::size_t row_bytes = dtype_row_bytes(w.dtype, in);
     const auto* base = static_cast<const uint8_t*>(w.data);
     pool_.parallel_for(out, 32, [&](int64_t r0, int64_t r1, int) {
-        quant_gemm(level, w.dtype, base + static_cast<std::size_t>(r0) * row_bytes, row_bytes, r1 - r0, in,
-                   act, n, y + r0, out);
+        quant_gemm(level, w.dtype, base + static_cast<std::size_t>(r0) * row_bytes, row_bytes, r1 - r0, in, act, n,
+                   y + r0, out);
     });
 }
 
@@ -137,8 +136,7 @@ void MatMul::blas(const TensorView& w, const float* x, int n, float* y) {
     // Our AVX-512 GEMM where the CPU has it (about 1.9x OpenBLAS's Haswell kernels, which is what the
     // environment's OPENBLAS_CORETYPE pins; gemm_f32.h), OpenBLAS elsewhere.
     const bool use_own_gemm = gemm_f32_has_avx512();
-    const int64_t block_rows =
-        std::max<int64_t>(16, std::min<int64_t>(256, (int64_t{1} << 18) / std::max<int64_t>(1, in)));
+    const int64_t block_rows = std::max<int64_t>(16, std::min<int64_t>(256, (int64_t{1} << 18) / std::max<int64_t>(1, in)));
     scratch_.resize(pool_.size());
     pool_.parallel_for(out, block_rows, [&](int64_t r0, int64_t r1, int thread) {
         for (int64_t b0 = r0; b0 < r1; b0 += block_rows) {
@@ -149,16 +147,14 @@ void MatMul::blas(const TensorView& w, const float* x, int n, float* y) {
             } else {
                 auto& buf = scratch_[thread];
                 buf.resize(static_cast<std::size_t>(nb * in));
-                for (int64_t r = 0; r < nb; ++r)
-                    dequantize_row(w.dtype, w.row_ptr(b0 + r), buf.data() + r * in, in);
+                for (int64_t r = 0; r < nb; ++r) dequantize_row(w.dtype, w.row_ptr(b0 + r), buf.data() + r * in, in);
                 wb = buf.data();
             }
             if (use_own_gemm)
                 gemm_f32_nt(n, nb, in, x, in, wb, in, y + b0, out, GemmIsa::Avx512);
             else
-                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, static_cast<int>(nb),
-                            static_cast<int>(in), 1.0f, x, static_cast<int>(in), wb, static_cast<int>(in),
-                            0.0f, y + b0, static_cast<int>(out));
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, static_cast<int>(nb), static_cast<int>(in), 1.0f,
+                            x, static_cast<int>(in), wb, static_cast<int>(in), 0.0f, y + b0, static_cast<int>(out));
         }
     });
 }

@@ -27,11 +27,11 @@ public:
     void operator()(const TensorView& w, const float* x, int n, float* y);
 
     // y = x · Wᵀ for several weights that share the input x (q/k/v; gate/up). In decode (batches
-    // the dot kernels stream) weights that dot alike share one activation quantization and one
-    // parallel loop over all their rows (each activation format their kernels read quantized once):
-    // one hand-off between the threads instead of one per weight,
-    // and a single tail where a thread waits for the other. The results are bit for bit those of
-    // separate calls. Other batches run the products one by one.
+    // the dot kernels stream) block-quantized weights, or float ones, share one parallel loop over
+    // all their rows, the input quantized once per activation format their kernels read: one
+    // hand-off between the threads instead of one per weight, and a single tail where a thread
+    // waits for the other. The results are bit for bit those of separate calls. Other batches run
+    // the products one by one.
     struct Product {
         const TensorView* w;
         float* y;
@@ -67,7 +67,7 @@ private:
     struct alignas(64) Line {
         uint8_t bytes[64];
     };
-    std::vector<Line> act_[3];
+    std::vector<Line> act_[kActFormatCount];
 };
 
 // Rows handled by the streaming kernel rather than sgemm.

@@ -42,6 +42,7 @@ struct alignas(64) ActBlock256Nibbles {
 };
 
 enum class ActFormat { Blocks32, Blocks256, Blocks256Nibbles };
+inline constexpr int kActFormatCount = 3;  // for per-format tables indexed by the enum's value
 
 // The activation format that weight type t (a block type) dots with in quant_dot (decode_dot in
 // quant_dot.h may pick a kernel reading another one).

@@ -72,7 +72,7 @@ float dot_q4_k_512(const uint8_t* row, const void* act, int64_t n) {
     };
     const __m512i spread_low[2] = {spread(0, 2), spread(4, 6)}, spread_high[2] = {spread(1, 3), spread(5, 7)};
     __m512 acc = _mm512_setzero_ps();
-    __m256 acc_min = _mm256_setzero_ps();
+    __m128 acc_min = _mm_setzero_ps();
     for (int64_t b = 0; b < n / kSuperBlock; ++b, row += kQ4_KBytes) {
         const ActBlock256Nibbles& x = a[b];
         const __m128i sm = scale_min_k4(row + q4k::kScales);
@@ -81,8 +81,7 @@ float dot_q4_k_512(const uint8_t* row, const void* act, int64_t n) {
                                      _mm_set1_ps(x.d));
         const __m128i mins = _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_srli_si128(sm, 8)),
                                             _mm_loadu_si128(reinterpret_cast<const __m128i*>(x.sums32)));
-        acc_min = _mm256_fmadd_ps(_mm256_broadcastss_ps(_mm_movehdup_ps(dd)), _mm256_castps128_ps256(_mm_cvtepi32_ps(mins)),
-                                  acc_min);
+        acc_min = _mm_fmadd_ps(_mm_shuffle_ps(dd, dd, _MM_SHUFFLE(1, 1, 1, 1)), _mm_cvtepi32_ps(mins), acc_min);
         const __m512i scales = _mm512_broadcast_i32x4(sm);
         __m512i sum = _mm512_setzero_si512();
         for (int h = 0; h < 2; ++h) {
@@ -94,8 +93,7 @@ float dot_q4_k_512(const uint8_t* row, const void* act, int64_t n) {
         }
         acc = _mm512_fmadd_ps(_mm512_broadcastss_ps(dd), _mm512_cvtepi32_ps(sum), acc);
     }
-    const __m128 m = _mm_add_ps(_mm256_castps256_ps128(acc_min), _mm_movehl_ps(_mm256_castps256_ps128(acc_min),
-                                                                               _mm256_castps256_ps128(acc_min)));
+    const __m128 m = _mm_add_ps(acc_min, _mm_movehl_ps(acc_min, acc_min));
     return _mm512_reduce_add_ps(acc) - _mm_cvtss_f32(_mm_add_ss(m, _mm_movehdup_ps(m)));
 }
 

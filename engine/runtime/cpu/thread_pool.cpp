@@ -1,6 +1,7 @@
 #include "engine/runtime/cpu/thread_pool.h"
 
 #include <algorithm>
+#include <cassert>
 
 namespace snapdoc {
 
@@ -45,7 +46,8 @@ Piece take(std::atomic<uint64_t>& span, int64_t size, bool from_front) {
     for (;;) {
         const auto front = static_cast<int64_t>(v >> 32), back = static_cast<int64_t>(v & 0xFFFFFFFFu);
         if (front >= back) return {};
-        const Piece p = from_front ? Piece{front, std::min(back, front + size)} : Piece{std::max(front, back - size), back};
+        const Piece p =
+            from_front ? Piece{front, std::min(back, front + size)} : Piece{std::max(front, back - size), back};
         const uint64_t next = from_front ? pack(static_cast<uint64_t>(p.end), static_cast<uint64_t>(back))
                                          : pack(static_cast<uint64_t>(front), static_cast<uint64_t>(p.begin));
         if (span.compare_exchange_weak(v, next, std::memory_order_acq_rel, std::memory_order_relaxed)) return p;
@@ -60,6 +62,13 @@ void ThreadPool::run_stream_share(int index) {
         auto& other = shares_[(index + k) % n_threads_].span;
         for (Piece p; (p = take(other, job_chunk_, false)).begin < p.end;) (*job_)(p.begin, p.end, index);
     }
+}
+
+void ThreadPool::run_part(int index) {
+    if (job_stream_)
+        run_stream_share(index);
+    else
+        run_share(index);
 }
 
 void ThreadPool::worker_loop(int index) {
@@ -79,10 +88,7 @@ void ThreadPool::worker_loop(int index) {
         }
         seen = g;
         if (stop_.load()) return;
-        if (job_stream_)
-            run_stream_share(index);
-        else
-            run_share(index);
+        run_part(index);
         pending_.fetch_sub(1, std::memory_order_acq_rel);
     }
 }
@@ -103,9 +109,12 @@ void ThreadPool::parallel_for(int64_t n, int64_t grain, const Job& fn) {
 void ThreadPool::parallel_for_stream(int64_t n, int64_t grain, const Job& fn) {
     grain = std::max<int64_t>(1, grain);
     if (ran_alone(n, grain, fn)) return;
-    for (int t = 0; t < n_threads_; ++t)
-        shares_[t].span.store(pack(static_cast<uint64_t>(n * t / n_threads_), static_cast<uint64_t>(n * (t + 1) / n_threads_)),
-                              std::memory_order_relaxed);
+    assert(n < (int64_t{1} << 32));  // a share's bounds are 32-bit halves of one word
+    for (int t = 0; t < n_threads_; ++t) {
+        const auto front = static_cast<uint64_t>(n * t / n_threads_);
+        const auto back = static_cast<uint64_t>(n * (t + 1) / n_threads_);
+        shares_[t].span.store(pack(front, back), std::memory_order_relaxed);
+    }
     run(n, std::max(grain, n / (n_threads_ * 64)), true, fn);
 }
 
@@ -118,10 +127,7 @@ void ThreadPool::run(int64_t n, int64_t chunk, bool stream, const Job& fn) {
     pending_.store(n_threads_ - 1, std::memory_order_release);
     generation_.fetch_add(1, std::memory_order_acq_rel);
     generation_.notify_all();
-    if (stream)
-        run_stream_share(0);
-    else
-        run_share(0);
+    run_part(0);
     // Wait for every worker to check in. Spin briefly (the usual case: they are running), then
     // yield, so that on a loaded machine a descheduled worker gets the core instead of us burning
     // a whole time slice spinning for it.

@@ -21,9 +21,11 @@ public:
 
     int size() const { return n_threads_; }
 
+    using Job = std::function<void(int64_t, int64_t, int)>;  // fn(begin, end, thread_index)
+
     // Calls fn(begin, end, thread_index) on disjoint sub-ranges covering [0, n). Ranges are split
     // into chunks of at least `grain` items. Not re-entrant.
-    void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t, int)>& fn);
+    void parallel_for(int64_t n, int64_t grain, const Job& fn);
 
     // The same for loops that stream memory in index order (decode's weight rows): thread t owns
     // the t-th contiguous share of [0, n) and takes it front to back in pieces of at least `grain`
@@ -31,11 +33,13 @@ public:
     // (parallel_for's shared chunk counter hands a thread chunks far apart); a thread done with its
     // share takes pieces from the back of one still running. The tail where a thread waits for
     // another is then one piece, not one of parallel_for's quarter-share chunks. n < 2^32.
-    void parallel_for_stream(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t, int)>& fn);
+    void parallel_for_stream(int64_t n, int64_t grain, const Job& fn);
 
 private:
-    using Job = std::function<void(int64_t, int64_t, int)>;
     void worker_loop(int index);
+    // Thread `index`'s part of the current loop: run_share (shared chunk counter) or
+    // run_stream_share (owned shares), as the loop was started.
+    void run_part(int index);
     void run_share(int index);
     void run_stream_share(int index);
     void run(int64_t n, int64_t chunk, bool stream, const Job& fn);
