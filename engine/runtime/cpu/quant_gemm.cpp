@@ -267,8 +267,8 @@ void interleaved_gemm(DType t, const Rows& weights, int64_t in, const uint8_t* a
     if (const UnpackKFn unpack = unpack_k_fn(t)) {
         const int64_t nb = in / kSuperBlock;
         by_groups(unpack, interleave_k16, direct_interleave_k(t), weights, nb,
-                  [&](const InterleavedK16* g, int m, int64_t r0) {
-                      k.k(g, m, nb, act, act_stride, n, y + r0, ldy);
+                  [&, group32 = t == DType::Q4_K || t == DType::Q5_K](const InterleavedK16* g, int m, int64_t r0) {
+                      k.k(g, m, nb, group32, act, act_stride, n, y + r0, ldy);
                   });
         return;
     }

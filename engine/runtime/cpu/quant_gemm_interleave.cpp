@@ -17,12 +17,11 @@ void interleave_k16(const UnpackedK* rows, int count, int64_t nb, InterleavedK16
         for (int r = 0; r < count; ++r) {
             const UnpackedK& u = rows[r * nb + b];
             for (int s = 0; s < 64; ++s) std::memcpy(o.q[s][r], u.q + 4 * s, 4);
-            for (int g = 0; g < 16; ++g) o.scale[g][r][0] = o.scale[g][r][1] = u.scale[g / 2][8 * (g % 2)];
+            for (int g = 0; g < 16; ++g) o.scale[g][r] = u.d * u.scale[g / 2][8 * (g % 2)];
             for (int p = 0; p < 8; ++p) {
                 o.min[p][r][0] = u.min[2 * p];
                 o.min[p][r][1] = u.min[2 * p + 1];
             }
-            o.d[r] = u.d;
             o.dmin[r] = u.dmin;
         }
     }
@@ -73,9 +72,9 @@ void q4_k_rows(const uint8_t* rows, std::size_t row_bytes, int count, int64_t nb
                 store4(o.q[16 * c + 8 + l4][r], (v >> 4) & 0x0F0F0F0Fu);
             }
         const ScaleMin8 sm = unpack_scale_min_k4(blk + q4k::kScales);
-        for (int g = 0; g < 16; ++g) o.scale[g][r][0] = o.scale[g][r][1] = static_cast<int16_t>(sm.scale[g / 2]);
+        const float d = f16_to_f32(load_u16(blk + q4k::kD));
+        for (int g = 0; g < 16; ++g) o.scale[g][r] = d * static_cast<float>(sm.scale[g / 2]);
         for (int p = 0; p < 8; ++p) o.min[p][r][0] = o.min[p][r][1] = static_cast<int16_t>(sm.min[p]);
-        o.d[r] = f16_to_f32(load_u16(blk + q4k::kD));
         o.dmin[r] = f16_to_f32(load_u16(blk + q4k::kDmin));
     });
 }
@@ -92,12 +91,13 @@ void q6_k_rows(const uint8_t* rows, std::size_t row_bytes, int count, int64_t nb
                     const uint32_t high = (load_u32(blk + q6k::kQh + 32 * h + l) >> (2 * k)) & 0x03030303u;
                     store4(o.q[32 * h + 8 * k + l / 4][r], low | (high << 4));
                 }
+        const float d = f16_to_f32(load_u16(blk + q6k::kD));
         for (int g = 0; g < 16; ++g) {
-            const auto scale = static_cast<int16_t>(static_cast<int8_t>(blk[q6k::kScales + g]));
-            o.scale[g][r][0] = o.scale[g][r][1] = scale;
+            const int scale = static_cast<int8_t>(blk[q6k::kScales + g]);
+            o.scale[g][r] = d * static_cast<float>(scale);
             o.min[g / 2][r][g % 2] = static_cast<int16_t>(32 * scale);
         }
-        o.d[r] = o.dmin[r] = f16_to_f32(load_u16(blk + q6k::kD));
+        o.dmin[r] = d;
     });
 }
 

@@ -22,13 +22,17 @@ namespace snapdoc::cpu::quant_gemm_detail {
 
 inline constexpr int kInterleavedRows = 16;
 
-// One 256-value super-block of 16 rows. w[row][v] = d[row]·scale[g][row]·q − dmin[row]·min, as in
-// UnpackedK; rows past the end of the matrix are zero.
+// One 256-value super-block of 16 rows. w[row][v] = scale[g][row]·q − dmin[row]·min, as in
+// UnpackedK with d folded into the float scale (exact: an f16 times a small integer); rows past the
+// end of the matrix are zero. The kernel sums each scale group's products in integers (dpbusd:
+// unsigned levels × signed activation bytes) and applies the group's scale once, in float, so a
+// 32-value group (Q4_K, Q5_K) costs one instruction per 4 values and 16 rows, not the two that
+// scaling every pair of products in integers took.
 struct alignas(64) InterleavedK16 {
-    uint8_t q[64][kInterleavedRows][4];      // step s (values 4s..4s+3) × row × value
-    int16_t scale[16][kInterleavedRows][2];  // group g (values 16g..16g+15) × row × (the scale twice)
-    int16_t min[8][kInterleavedRows][2];     // group pair p × row × (min of group 2p, of 2p + 1)
-    float d[kInterleavedRows], dmin[kInterleavedRows];
+    uint8_t q[64][kInterleavedRows][4];  // step s (values 4s..4s+3) × row × value
+    float scale[16][kInterleavedRows];   // group g (values 16g..16g+15) × row: d·scale
+    int16_t min[8][kInterleavedRows][2];  // group pair p × row × (min of group 2p, of 2p + 1)
+    float dmin[kInterleavedRows];
 };
 
 // One 32-value block of 16 rows: w[row][v] = d[row]·q + m[row]. The kernel multiplies unsigned
@@ -62,7 +66,9 @@ void to_unsigned_levels(const uint8_t* act, std::size_t act_stride, int n, int64
 // ⌈rows / 16⌉ interleaved groups of nb blocks each (group g at w + g·nb), the activation rows are
 // act_stride bytes apart. For the 32-value form the activation levels are stored as unsigned bytes
 // x + 128 (ActBlock32 with every q byte XOR 0x80; to_unsigned_levels).
-using GemmK16Fn = void (*)(const InterleavedK16* w, int rows, int64_t nb, const uint8_t* act,
+// group32: every pair of 16-value groups shares one scale (Q4_K, Q5_K), so the kernel applies the
+// scales per 32 values.
+using GemmK16Fn = void (*)(const InterleavedK16* w, int rows, int64_t nb, bool group32, const uint8_t* act,
                            std::size_t act_stride, int n, float* y, int64_t ldy);
 using Gemm32x16Fn = void (*)(const Interleaved32x16* w, int rows, int64_t nb, bool has_min,
                              const uint8_t* act, std::size_t act_stride, int n, float* y, int64_t ldy);
