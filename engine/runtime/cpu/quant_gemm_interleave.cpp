@@ -61,16 +61,27 @@ void each_block(const uint8_t* rows, std::size_t row_bytes, int count, int64_t n
     }
 }
 
-// Q4_K: values 64c..64c+31 in the low nibbles of qs[32c..], 64c+32.. in the high ones, so 4
-// consecutive values are one masked (or shifted) 32-bit word.
-void q4_k_rows(const uint8_t* rows, std::size_t row_bytes, int count, int64_t nb, InterleavedK16* out) {
-    each_block(rows, row_bytes, count, nb, kQ4_KBytes, out, [](InterleavedK16& o, int r, const uint8_t* blk) {
+// Q4_K / Q5_K: values 64c..64c+31 in the low nibbles of qs[32c..], 64c+32.. in the high ones, so 4
+// consecutive values are one masked (or shifted) 32-bit word; Q5_K's fifth bit of value e is bit
+// e / 32 of qh[e % 32] (2c for the low half, 2c + 1 for the high half). Q4_K and Q5_K share every
+// offset but where qs starts (block_formats.h).
+template <bool kFive>
+void k4_rows(const uint8_t* rows, std::size_t row_bytes, int count, int64_t nb, InterleavedK16* out) {
+    constexpr int kBytes = kFive ? kQ5_KBytes : kQ4_KBytes, kQsAt = kFive ? q5k::kQs : q4k::kQs;
+    each_block(rows, row_bytes, count, nb, kBytes, out, [](InterleavedK16& o, int r, const uint8_t* blk) {
         for (int c = 0; c < 4; ++c)
             for (int l4 = 0; l4 < 8; ++l4) {
-                const uint32_t v = load_u32(blk + q4k::kQs + 32 * c + 4 * l4);
-                store4(o.q[16 * c + l4][r], v & 0x0F0F0F0Fu);
-                store4(o.q[16 * c + 8 + l4][r], (v >> 4) & 0x0F0F0F0Fu);
+                const uint32_t v = load_u32(blk + kQsAt + 32 * c + 4 * l4);
+                uint32_t low = v & 0x0F0F0F0Fu, high = (v >> 4) & 0x0F0F0F0Fu;
+                if constexpr (kFive) {
+                    const uint32_t qh = load_u32(blk + q5k::kQh + 4 * l4);
+                    low |= ((qh >> (2 * c)) & 0x01010101u) << 4;
+                    high |= ((qh >> (2 * c + 1)) & 0x01010101u) << 4;
+                }
+                store4(o.q[16 * c + l4][r], low);
+                store4(o.q[16 * c + 8 + l4][r], high);
             }
+        static_assert(q4k::kScales == q5k::kScales && q4k::kD == q5k::kD && q4k::kDmin == q5k::kDmin);
         const ScaleMin8 sm = unpack_scale_min_k4(blk + q4k::kScales);
         const float d = f16_to_f32(load_u16(blk + q4k::kD));
         for (int g = 0; g < 16; ++g) o.scale[g][r] = d * static_cast<float>(sm.scale[g / 2]);
@@ -117,7 +128,9 @@ void q8_0_rows(const uint8_t* rows, std::size_t row_bytes, int count, int64_t nb
 InterleaveKRowsFn direct_interleave_k(DType t) {
     switch (t) {
         case DType::Q4_K:
-            return q4_k_rows;
+            return k4_rows<false>;
+        case DType::Q5_K:
+            return k4_rows<true>;
         case DType::Q6_K:
             return q6_k_rows;
         default:

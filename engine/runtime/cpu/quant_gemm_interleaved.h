@@ -55,7 +55,7 @@ using InterleaveKRowsFn = void (*)(const uint8_t* rows, std::size_t row_bytes, i
                                    InterleavedK16* out);
 using Interleave32RowsFn = void (*)(const uint8_t* rows, std::size_t row_bytes, int count, int64_t nb,
                                     Interleaved32x16* out);
-InterleaveKRowsFn direct_interleave_k(DType t);    // Q4_K, Q6_K
+InterleaveKRowsFn direct_interleave_k(DType t);    // Q4_K, Q5_K, Q6_K
 Interleave32RowsFn direct_interleave_32(DType t);  // Q8_0
 
 // Copies n activation rows of ActBlock32 blocks (act_stride bytes each, nb blocks) into dst with
