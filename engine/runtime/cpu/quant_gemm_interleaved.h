@@ -7,7 +7,7 @@
 // of quant_gemm_simd.inc spent more instructions on the scale than on the products.
 //
 // The interleaved blocks are made per call, a chunk of rows at a time — straight from the file's
-// bytes for Q4_K, Q6_K and Q8_0 (direct_interleave_*), else from the unpacked forms of
+// bytes for Q4_K, Q5_K, Q6_K and Q8_0 (direct_interleave_*), else from the unpacked forms of
 // quant_gemm_kernels.h (interleave_k16 / interleave_32x16) — so the weights in memory stay as the
 // file stores them: no repacked copy of the model.
 #pragma once
