@@ -68,7 +68,7 @@ int bench_qgemm(int argc, char** argv) {
         }
     }
     std::vector<Variant> variants;
-    for (cpu::KernelLevel l : {cpu::KernelLevel::Portable, cpu::KernelLevel::Avx2, cpu::KernelLevel::Avx512Vnni})
+    for (cpu::KernelLevel l : cpu::kAllKernelLevels)
         if (cpu::kernel_level_available(l) && l != cpu::KernelLevel::Portable)
             variants.push_back({std::string("int8 ") + cpu::kernel_level_name(l), false, l});
     variants.push_back({"exact f32", true, cpu::best_kernel_level()});

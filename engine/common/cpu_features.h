@@ -8,4 +8,8 @@ namespace snapdoc {
 // Always false off x86.
 bool cpu_has_f16c();
 
+// True when the CPU has AVX-VNNI, the VEX-encoded (256-bit) dpbusd / dpwssd (CPUID leaf 7 subleaf 1,
+// EAX bit 4). Always false off x86.
+bool cpu_has_avx_vnni();
+
 }  // namespace snapdoc

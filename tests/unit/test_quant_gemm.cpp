@@ -32,7 +32,7 @@ constexpr DType kGemmTypes[] = {DType::Q4_0, DType::Q4_1, DType::Q5_0, DType::Q5
 
 std::vector<KernelLevel> available_levels() {
     std::vector<KernelLevel> out;
-    for (KernelLevel l : {KernelLevel::Portable, KernelLevel::Avx2, KernelLevel::Avx512Vnni})
+    for (KernelLevel l : cpu::kAllKernelLevels)
         if (cpu::kernel_level_available(l)) out.push_back(l);
     return out;
 }
@@ -277,7 +277,7 @@ TEST(KernelLevel, EnvironmentForcesALevelAndRejectsUnknownOrUnavailableOnes) {
         ForcedLevel forced("sse9");
         EXPECT_THROW(cpu::active_kernel_level(), Error);
     }
-    for (KernelLevel l : {KernelLevel::Avx2, KernelLevel::Avx512Vnni}) {
+    for (KernelLevel l : {KernelLevel::Avx2, KernelLevel::AvxVnni, KernelLevel::Avx512Vnni}) {
         ForcedLevel forced(cpu::kernel_level_name(l));
         if (cpu::kernel_level_available(l))
             EXPECT_EQ(cpu::active_kernel_level(), l);

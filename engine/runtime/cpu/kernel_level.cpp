@@ -13,13 +13,14 @@ const char* kernel_level_name(KernelLevel level) {
     switch (level) {
         case KernelLevel::Portable: return "portable";
         case KernelLevel::Avx2: return "avx2";
+        case KernelLevel::AvxVnni: return "avxvnni";
         case KernelLevel::Avx512Vnni: return "avx512vnni";
     }
     return "?";
 }
 
 std::optional<KernelLevel> parse_kernel_level(std::string_view name) {
-    for (KernelLevel l : {KernelLevel::Portable, KernelLevel::Avx2, KernelLevel::Avx512Vnni})
+    for (KernelLevel l : kAllKernelLevels)
         if (name == kernel_level_name(l)) return l;
     return std::nullopt;
 }
@@ -30,16 +31,24 @@ bool kernel_level_available(KernelLevel level) {
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
     static const bool avx2 =
         __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && cpu_has_f16c();
-    static const bool vnni = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                             __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
-    return level == KernelLevel::Avx2 ? avx2 : vnni;
+    static const bool avx512vnni = avx2 && __builtin_cpu_supports("avx512f") &&
+                                   __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+                                   __builtin_cpu_supports("avx512vnni");
+    static const bool avxvnni = avx2 && cpu_has_avx_vnni();
+    switch (level) {
+        case KernelLevel::Avx2: return avx2;
+        case KernelLevel::AvxVnni: return avxvnni;
+        case KernelLevel::Avx512Vnni: return avx512vnni;
+        case KernelLevel::Portable: return true;
+    }
+    return false;
 #else
     return false;
 #endif
 }
 
 KernelLevel best_kernel_level() {
-    for (KernelLevel l : {KernelLevel::Avx512Vnni, KernelLevel::Avx2})
+    for (KernelLevel l : {KernelLevel::Avx512Vnni, KernelLevel::AvxVnni, KernelLevel::Avx2})
         if (kernel_level_available(l)) return l;
     return KernelLevel::Portable;
 }
@@ -49,7 +58,7 @@ KernelLevel active_kernel_level() {
     if (forced == nullptr || *forced == '\0') return best_kernel_level();
     const auto level = parse_kernel_level(forced);
     if (!level)
-        throw Error(std::string("SNAPDOC_CPU_KERNELS=") + forced + ": expected portable, avx2 or avx512vnni");
+        throw Error(std::string("SNAPDOC_CPU_KERNELS=") + forced + ": expected portable, avx2, avxvnni or avx512vnni");
     if (!kernel_level_available(*level))
         throw Error(std::string("SNAPDOC_CPU_KERNELS=") + forced +
                     ": this CPU (or this build) cannot run those kernels; the best here is " +

@@ -1,7 +1,7 @@
 // Which instruction set the CPU backend's integer GEMM kernels (quant_gemm.h) run with, chosen at
-// run time from what the CPU has. SNAPDOC_CPU_KERNELS=portable|avx2|avx512vnni forces a level, so
-// one machine can check every path it can run (CI on an AVX2 machine tests portable and avx2);
-// forcing a level the CPU lacks is an error, not a silent fallback.
+// run time from what the CPU has. SNAPDOC_CPU_KERNELS=portable|avx2|avxvnni|avx512vnni forces a
+// level, so one machine can check every path it can run (CI on an AVX2 machine tests portable and
+// avx2); forcing a level the CPU lacks is an error, not a silent fallback.
 #pragma once
 
 #include <optional>
@@ -9,11 +9,15 @@
 
 namespace snapdoc::cpu {
 
-// Ordered: each level's CPU features include the previous level's.
-enum class KernelLevel { Portable, Avx2, Avx512Vnni };
+// Ordered from the plainest to the fastest. Not nested: avxvnni (the VEX-encoded 256-bit VNNI of
+// Alder Lake and Zen 5) is absent from some AVX-512 VNNI CPUs (Cascade Lake, Ice Lake, Zen 4), so
+// each level's availability is checked on its own; every level but portable needs AVX2 + FMA + F16C.
+enum class KernelLevel { Portable, Avx2, AvxVnni, Avx512Vnni };
+inline constexpr KernelLevel kAllKernelLevels[] = {KernelLevel::Portable, KernelLevel::Avx2, KernelLevel::AvxVnni,
+                                                   KernelLevel::Avx512Vnni};
 
 const char* kernel_level_name(KernelLevel level);
-// nullopt for a name that is none of portable, avx2, avx512vnni.
+// nullopt for a name that is none of portable, avx2, avxvnni, avx512vnni.
 std::optional<KernelLevel> parse_kernel_level(std::string_view name);
 // Whether this build has the level's kernels and this CPU can run them.
 bool kernel_level_available(KernelLevel level);

@@ -259,11 +259,11 @@ void by_groups(void (*unpack)(const uint8_t*, U&), void (*interleave)(const U*, 
     }
 }
 
-// The AVX-512 VNNI level: interleaved 16-row groups (quant_gemm_avx512vnni.cpp).
-void interleaved_gemm(DType t, const Rows& weights, int64_t in, const uint8_t* act, std::size_t act_stride,
-                      int n, float* y, int64_t ldy) {
+// The VNNI levels: interleaved 16-row groups (quant_gemm_avx512vnni.cpp, or in 8-row halves
+// quant_gemm_avxvnni.cpp).
+void interleaved_gemm(const quant_gemm_detail::InterleavedKernels& k, DType t, const Rows& weights, int64_t in,
+                      const uint8_t* act, std::size_t act_stride, int n, float* y, int64_t ldy) {
     using namespace quant_gemm_detail;
-    const InterleavedKernels k = avx512_interleaved_kernels();
     if (const UnpackKFn unpack = unpack_k_fn(t)) {
         const int64_t nb = in / kSuperBlock;
         by_groups(unpack, interleave_k16, direct_interleave_k(t), weights, nb,
@@ -299,8 +299,10 @@ void quant_gemm(KernelLevel level, DType t, const uint8_t* w, std::size_t row_by
         throw Error(std::string("quant_gemm: no integer kernel for ") + std::string(dtype_name(t)));
     const std::size_t act_stride = act_row_bytes(act_format(t), in);
     const Rows weights{w, row_bytes, dtype_block_bytes(t), rows};
-    if (level == KernelLevel::Avx512Vnni) {
-        interleaved_gemm(t, weights, in, act, act_stride, n, y, ldy);
+    if (level == KernelLevel::Avx512Vnni || level == KernelLevel::AvxVnni) {
+        interleaved_gemm(level == KernelLevel::Avx512Vnni ? quant_gemm_detail::avx512_interleaved_kernels()
+                                                          : quant_gemm_detail::avxvnni_interleaved_kernels(),
+                         t, weights, in, act, act_stride, n, y, ldy);
         return;
     }
     const quant_gemm_detail::Kernels k = kernels(level);

@@ -78,6 +78,7 @@ struct InterleavedKernels {
     Gemm32x16Fn b32 = nullptr;
 };
 
-InterleavedKernels avx512_interleaved_kernels();  // nulls when the build has no AVX-512 kernels
+InterleavedKernels avx512_interleaved_kernels();   // nulls when the build has no AVX-512 kernels
+InterleavedKernels avxvnni_interleaved_kernels();  // the same blocks in 8-row halves (AVX-VNNI, 256-bit)
 
 }  // namespace snapdoc::cpu::quant_gemm_detail

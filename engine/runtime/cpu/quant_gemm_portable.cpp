@@ -62,6 +62,7 @@ bool kernels_built(KernelLevel level) {
     switch (level) {
         case KernelLevel::Portable: return true;
         case KernelLevel::Avx2: return avx2_kernels().k != nullptr;
+        case KernelLevel::AvxVnni: return avxvnni_interleaved_kernels().k != nullptr;
         case KernelLevel::Avx512Vnni: return avx512_interleaved_kernels().k != nullptr;
     }
     return false;
