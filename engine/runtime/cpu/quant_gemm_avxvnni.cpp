@@ -1,7 +1,7 @@
 // The AVX-VNNI integer GEMM: the AVX-512 VNNI level's 16-row interleaved weight blocks
 // (quant_gemm_interleaved.h) read as two 256-bit halves of 8 rows each, with the VEX-encoded
-// dpbusd / dpwssd that CPUs without AVX-512 have (Intel from Alder Lake, AMD from Zen 5). Those
-// CPUs otherwise run the AVX2 level, whose maddubs + madd + add take three instructions per 32
+// dpbusd / dpwssd that Intel's CPUs from Alder Lake on have without AVX-512. Those CPUs
+// otherwise run the AVX2 level, whose maddubs + madd + add take three instructions per 32
 // products where one dpbusd here makes 32 (4 values × 8 rows).
 //   Super-blocks (K-quants): dpbusd (unsigned levels × signed activation bytes) summed over one
 //   scale group, then × d·scale·d_x in float per group; the mins by 8 dpwssd against the
