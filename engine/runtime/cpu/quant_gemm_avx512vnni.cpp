@@ -19,6 +19,7 @@
 #include <immintrin.h>
 
 #include <cstring>
+#include <utility>
 
 #include "engine/runtime/cpu/quant_activation.h"
 
@@ -26,7 +27,8 @@ namespace snapdoc::cpu::quant_gemm_detail {
 
 namespace {
 
-constexpr int kMaxTileRows = 8;  // activation rows per tile: 8 i32 + 8 f32 accumulators in 32 registers
+constexpr int kSliceRows = kInterleavedRows;  // a tile covers a whole 16-row group
+constexpr int kMaxTileRows = 8;  // activation rows per tile: 8 i32 + 8 + 8 f32 accumulators in 32 registers
 
 inline __m512i broadcast4(const void* p) {
     int32_t v;
@@ -38,9 +40,14 @@ inline __m512i load(const void* p) {
     return _mm512_load_si512(p);
 }
 
+// The first `count` of 16 rows.
+inline __mmask16 first_rows(int count) {
+    return static_cast<__mmask16>((1u << count) - 1u);
+}
+
 template <int NR, int kGroup>
-void tile_k(const InterleavedK16* w, int64_t nb, const ActBlock256* const* x, float* y, int64_t ldy,
-            __mmask16 keep) {
+void tile_k(const InterleavedK16* w, int64_t nb, int /*half: 0*/, const ActBlock256* const* x, float* y,
+            int64_t ldy, int count) {
     constexpr int kSteps = kGroup / 4;  // 4 values per step
     __m512 accf[NR];
     for (int j = 0; j < NR; ++j) accf[j] = _mm512_setzero_ps();
@@ -76,12 +83,12 @@ void tile_k(const InterleavedK16* w, int64_t nb, const ActBlock256* const* x, fl
         }
         for (int j = 0; j < NR; ++j) accf[j] = _mm512_fmadd_ps(accb[j], _mm512_set1_ps(x[j][b].d), accf[j]);
     }
-    for (int j = 0; j < NR; ++j) _mm512_mask_storeu_ps(y + j * ldy, keep, accf[j]);
+    for (int j = 0; j < NR; ++j) _mm512_mask_storeu_ps(y + j * ldy, first_rows(count), accf[j]);
 }
 
 template <int NR, bool kMin>
-void tile_32(const Interleaved32x16* w, int64_t nb, const ActBlock32* const* x, float* y, int64_t ldy,
-             __mmask16 keep) {
+void tile_32(const Interleaved32x16* w, int64_t nb, int /*half: 0*/, const ActBlock32* const* x, float* y,
+             int64_t ldy, int count) {
     __m512 accf[NR];
     for (int j = 0; j < NR; ++j) accf[j] = _mm512_setzero_ps();
     for (int64_t b = 0; b < nb; ++b) {
@@ -102,85 +109,10 @@ void tile_32(const Interleaved32x16* w, int64_t nb, const ActBlock32* const* x, 
                 accf[j] = _mm512_fmadd_ps(_mm512_load_ps(wb.m), _mm512_set1_ps(x[j][b].d_sum), accf[j]);
         }
     }
-    for (int j = 0; j < NR; ++j) _mm512_mask_storeu_ps(y + j * ldy, keep, accf[j]);
+    for (int j = 0; j < NR; ++j) _mm512_mask_storeu_ps(y + j * ldy, first_rows(count), accf[j]);
 }
 
-// Tile functions for 1..kMaxTileRows activation rows.
-template <class W, class X>
-using TileFn = void (*)(const W*, int64_t, const X* const*, float*, int64_t, __mmask16);
-
-template <class W, class X, template <int> class T>
-TileFn<W, X> tile_for(int nr) {
-    switch (nr) {
-        case 8:
-            return T<8>::fn;
-        case 7:
-            return T<7>::fn;
-        case 6:
-            return T<6>::fn;
-        case 5:
-            return T<5>::fn;
-        case 4:
-            return T<4>::fn;
-        case 3:
-            return T<3>::fn;
-        case 2:
-            return T<2>::fn;
-        default:
-            return T<1>::fn;
-    }
-}
-
-template <int NR>
-struct TileK16 {
-    static constexpr TileFn<InterleavedK16, ActBlock256> fn = tile_k<NR, 16>;
-};
-template <int NR>
-struct TileK32 {
-    static constexpr TileFn<InterleavedK16, ActBlock256> fn = tile_k<NR, 32>;
-};
-template <int NR>
-struct Tile32 {
-    static constexpr TileFn<Interleaved32x16, ActBlock32> fn = tile_32<NR, false>;
-};
-template <int NR>
-struct Tile32Min {
-    static constexpr TileFn<Interleaved32x16, ActBlock32> fn = tile_32<NR, true>;
-};
-
-// A tile of activation rows (kept in L1) against every 16-row group of the chunk in turn.
-template <class W, class X>
-void tiles(const W* w, int rows, int64_t nb, const uint8_t* act, std::size_t act_stride, int n, float* y,
-           int64_t ldy, TileFn<W, X> (*tile_of)(int)) {
-    const int groups = (rows + kInterleavedRows - 1) / kInterleavedRows;
-    for (int i0 = 0; i0 < n; i0 += kMaxTileRows) {
-        const int nr = n - i0 < kMaxTileRows ? n - i0 : kMaxTileRows;
-        const TileFn<W, X> tile = tile_of(nr);
-        const X* x[kMaxTileRows];
-        for (int j = 0; j < nr; ++j)
-            x[j] = reinterpret_cast<const X*>(act + static_cast<std::size_t>(i0 + j) * act_stride);
-        for (int g = 0; g < groups; ++g) {
-            const int r0 = g * kInterleavedRows;
-            const int count = rows - r0 < kInterleavedRows ? rows - r0 : kInterleavedRows;
-            const __mmask16 keep = static_cast<__mmask16>((1u << count) - 1u);
-            tile(w + g * nb, nb, x, y + static_cast<int64_t>(i0) * ldy + r0, ldy, keep);
-        }
-    }
-}
-
-void gemm_k16(const InterleavedK16* w, int rows, int64_t nb, bool group32, const uint8_t* act,
-              std::size_t act_stride, int n, float* y, int64_t ldy) {
-    tiles<InterleavedK16, ActBlock256>(w, rows, nb, act, act_stride, n, y, ldy,
-                                       group32 ? tile_for<InterleavedK16, ActBlock256, TileK32>
-                                               : tile_for<InterleavedK16, ActBlock256, TileK16>);
-}
-
-void gemm_32x16(const Interleaved32x16* w, int rows, int64_t nb, bool has_min, const uint8_t* act,
-                std::size_t act_stride, int n, float* y, int64_t ldy) {
-    tiles<Interleaved32x16, ActBlock32>(w, rows, nb, act, act_stride, n, y, ldy,
-                                        has_min ? tile_for<Interleaved32x16, ActBlock32, Tile32Min>
-                                                : tile_for<Interleaved32x16, ActBlock32, Tile32>);
-}
+#include "engine/runtime/cpu/quant_gemm_interleaved_tiles.inc"
 
 }  // namespace
 

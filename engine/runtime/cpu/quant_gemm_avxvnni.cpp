@@ -19,6 +19,7 @@
 #include <immintrin.h>
 
 #include <cstring>
+#include <utility>
 
 #include "engine/runtime/cpu/quant_activation.h"
 
@@ -27,6 +28,7 @@ namespace snapdoc::cpu::quant_gemm_detail {
 namespace {
 
 constexpr int kHalfRows = kInterleavedRows / 2;
+constexpr int kSliceRows = kHalfRows;  // a tile covers one 8-row half of a group
 constexpr int kMaxTileRows = 4;
 
 inline __m256i broadcast4(const void* p) {
@@ -122,74 +124,7 @@ void tile_32(const Interleaved32x16* w, int64_t nb, int h, const ActBlock32* con
     for (int j = 0; j < NR; ++j) store_rows(y + j * ldy, accf[j], count);
 }
 
-template <class W, class X>
-using TileFn = void (*)(const W*, int64_t, int, const X* const*, float*, int64_t, int);
-
-template <class W, class X, template <int> class T>
-TileFn<W, X> tile_for(int nr) {
-    switch (nr) {
-        case 4:
-            return T<4>::fn;
-        case 3:
-            return T<3>::fn;
-        case 2:
-            return T<2>::fn;
-        default:
-            return T<1>::fn;
-    }
-}
-
-template <int NR>
-struct TileK16 {
-    static constexpr TileFn<InterleavedK16, ActBlock256> fn = tile_k<NR, 16>;
-};
-template <int NR>
-struct TileK32 {
-    static constexpr TileFn<InterleavedK16, ActBlock256> fn = tile_k<NR, 32>;
-};
-template <int NR>
-struct Tile32 {
-    static constexpr TileFn<Interleaved32x16, ActBlock32> fn = tile_32<NR, false>;
-};
-template <int NR>
-struct Tile32Min {
-    static constexpr TileFn<Interleaved32x16, ActBlock32> fn = tile_32<NR, true>;
-};
-
-// A tile of activation rows (kept in L1) against every 8-row half of the chunk's groups in turn.
-template <class W, class X>
-void tiles(const W* w, int rows, int64_t nb, const uint8_t* act, std::size_t act_stride, int n, float* y,
-           int64_t ldy, TileFn<W, X> (*tile_of)(int)) {
-    const int groups = (rows + kInterleavedRows - 1) / kInterleavedRows;
-    for (int i0 = 0; i0 < n; i0 += kMaxTileRows) {
-        const int nr = n - i0 < kMaxTileRows ? n - i0 : kMaxTileRows;
-        const TileFn<W, X> tile = tile_of(nr);
-        const X* x[kMaxTileRows];
-        for (int j = 0; j < nr; ++j)
-            x[j] = reinterpret_cast<const X*>(act + static_cast<std::size_t>(i0 + j) * act_stride);
-        for (int g = 0; g < groups; ++g)
-            for (int h = 0; h < 2; ++h) {
-                const int r0 = g * kInterleavedRows + h * kHalfRows;
-                if (r0 >= rows) break;
-                const int count = rows - r0 < kHalfRows ? rows - r0 : kHalfRows;
-                tile(w + g * nb, nb, h, x, y + static_cast<int64_t>(i0) * ldy + r0, ldy, count);
-            }
-    }
-}
-
-void gemm_k16(const InterleavedK16* w, int rows, int64_t nb, bool group32, const uint8_t* act,
-              std::size_t act_stride, int n, float* y, int64_t ldy) {
-    tiles<InterleavedK16, ActBlock256>(w, rows, nb, act, act_stride, n, y, ldy,
-                                       group32 ? tile_for<InterleavedK16, ActBlock256, TileK32>
-                                               : tile_for<InterleavedK16, ActBlock256, TileK16>);
-}
-
-void gemm_32x16(const Interleaved32x16* w, int rows, int64_t nb, bool has_min, const uint8_t* act,
-                std::size_t act_stride, int n, float* y, int64_t ldy) {
-    tiles<Interleaved32x16, ActBlock32>(w, rows, nb, act, act_stride, n, y, ldy,
-                                        has_min ? tile_for<Interleaved32x16, ActBlock32, Tile32Min>
-                                                : tile_for<Interleaved32x16, ActBlock32, Tile32>);
-}
+#include "engine/runtime/cpu/quant_gemm_interleaved_tiles.inc"
 
 }  // namespace
 
