@@ -156,6 +156,23 @@ TEST_P(QuantGemm, EveryLevelMatchesTheDecodeDotsAcrossChunksAndRowGroups) {
     }
 }
 
+TEST_P(QuantGemm, EveryLevelHandlesALastGroupThatEndsInItsSecondHalf) {
+    // 28 rows: one full 16-row group, then 12 rows, so the AVX-VNNI level's 8-row slices end with a
+    // 4-row one and the AVX-512 level masks 4 lanes of its last tile.
+    const DType t = GetParam();
+    const Problem p = make_problem(t, 28, 512, 5, 10, false);
+    for (KernelLevel level : available_levels()) {
+        const auto y = run(p, level);
+        for (int i = 0; i < p.n; ++i)
+            for (int r = 0; r < p.rows; ++r) {
+                const double ref = cpu::quant_dot_portable(t, p.w.data() + r * p.row_bytes(),
+                                                           p.act.data() + i * p.act_bytes(), p.in);
+                ASSERT_NEAR(y[i * p.rows + r], ref, 1e-5 * std::fabs(ref) + 1e-4)
+                    << dtype_name(t) << " " << cpu::kernel_level_name(level) << " row " << r << " act " << i;
+            }
+    }
+}
+
 TEST_P(QuantGemm, EveryLevelComputesTheDecodeDotsIntegers) {
     // Random level and scale bits (extreme levels: −128 in Q8_0, 63 in Q6_K, negative scales) and
     // activations at ±127: what the unpacking and any i16 saturation would get wrong. The portable
