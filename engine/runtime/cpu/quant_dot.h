@@ -24,7 +24,7 @@ QuantDotFn quant_dot_simd(DType t);
 // The 512-bit kernel for t (Q6_K) when this build targets AVX-512 BW + VNNI, else nullptr;
 // quant_dot prefers it to quant_dot_simd's.
 QuantDotFn quant_dot_avx512(DType t);
-// The 512-bit kernel for t (Q4_K) that reads an ActFormat::Blocks256Nibbles activation, when this
+// The 512-bit kernel for t (Q4_K, Q5_K) that reads an ActFormat::Blocks256Nibbles activation, when this
 // build targets AVX-512 BW + VNNI, else nullptr.
 QuantDotFn quant_dot_avx512_nibbles(DType t);
 // What quant_dot calls for t (fetch it once per matmul rather than per row).

@@ -1,11 +1,11 @@
-// 512-bit decode dots for the K-quants that dominate Q4_K_M files (Q4_K, Q6_K). The 256-bit kernels
+// 512-bit decode dots for the K-quants that dominate Q4_K_M / Q5_K_M files (Q4_K, Q5_K, Q6_K). The 256-bit kernels
 // of quant_dot_avx2.cpp are compute-bound for these types on an AVX-512 CPU (Llama-3.1-8B Q4_K_M
 // decode ran at 48% of the bandwidth roofline, `dot_k4` and `dot_q6_k` half of the time): here each
 // register holds 64 levels, so one maddubs + one dpwssd (with the sub-block scales spread over the
 // lanes by one permute) covers what took two of each, plus two shuffles, at 256 bits.
 // Built like the rest of the decode kernels: when the compiler targets AVX-512 BW + VNNI
-// (`-march=native` on such a CPU). quant_dot_fn() prefers the Q6_K one; the Q4_K one reads its own
-// activation layout (ActBlock256Nibbles), so decode_dot() pairs it with that format.
+// (`-march=native` on such a CPU). quant_dot_fn() prefers the Q6_K one; the Q4_K / Q5_K one reads
+// its own activation layout (ActBlock256Nibbles), so decode_dot() pairs it with that format.
 #include "engine/runtime/cpu/quant_dot.h"
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__) && defined(__F16C__)
@@ -56,13 +56,19 @@ inline __m512i high_nibbles(__m512i packed) {
 #endif
 }
 
-// Q4_K against an ActBlock256Nibbles activation: one 64-byte load of qs (values 128h..128h+127) is
-// split into its low nibbles (sub-blocks 4h and 4h + 2, in the register's two 256-bit halves) and
-// its high nibbles (4h + 1, 4h + 3), and the activation's levels are stored in that order. The
-// sub-block scale of each i16 lane comes from one in-lane byte shuffle of the scales broadcast to
-// every 128-bit lane; d and dmin are converted together, and the mins' term (against the
-// activation's precomputed 32-value sums) stays in a vector accumulator, summed once at the end.
-float dot_q4_k_512(const uint8_t* row, const void* act, int64_t n) {
+// Q4_K / Q5_K against an ActBlock256Nibbles activation: one 64-byte load of qs (values
+// 128h..128h+127) is split into its low nibbles (sub-blocks 4h and 4h + 2, in the register's two
+// 256-bit halves) and its high nibbles (4h + 1, 4h + 3), and the activation's levels are stored in
+// that order. The sub-block scale of each i16 lane comes from one in-lane byte shuffle of the
+// scales broadcast to every 128-bit lane; d and dmin are converted together, and the mins' term
+// (against the activation's precomputed 32-value sums) stays in a vector accumulator, summed once
+// at the end. Q5_K's fifth bit of value 64c + 32k + l is bit 2c + k of qh[l]: with qh in both
+// halves of a register, one per-lane rotate brings each half's bit to bit 4 of its bytes (chunk
+// c = 2h in the low half, 2h + 1 in the high one), and one ternary-logic op merges it.
+template <bool kFive>
+float dot_k4_512(const uint8_t* row, const void* act, int64_t n) {
+    static_assert(q4k::kScales == q5k::kScales && q4k::kD == q5k::kD && q4k::kDmin == q5k::kDmin);
+    constexpr int kBytes = kFive ? kQ5_KBytes : kQ4_KBytes, kQsAt = kFive ? q5k::kQs : q4k::kQs;
     const auto* a = static_cast<const ActBlock256Nibbles*>(act);
     const __m512i m4 = _mm512_set1_epi8(0x0F);
     // Byte shuffle controls: i16 lanes 0-15 take scale byte lo, 16-31 byte hi, high bytes zeroed.
@@ -73,7 +79,14 @@ float dot_q4_k_512(const uint8_t* row, const void* act, int64_t n) {
     const __m512i spread_low[2] = {spread(0, 2), spread(4, 6)}, spread_high[2] = {spread(1, 3), spread(5, 7)};
     __m512 acc = _mm512_setzero_ps();
     __m128 acc_min = _mm_setzero_ps();
-    for (int64_t b = 0; b < n / kSuperBlock; ++b, row += kQ4_KBytes) {
+    // Rotate counts (mod 64) taking bit 2c + k of each byte to bit 4, per 256-bit half [c = 2h, 2h + 1].
+    const auto rotations = [](int h, int k) {
+        const auto to_bit4 = [](int bit) { return static_cast<long long>((4 - bit + 64) % 64); };
+        return _mm512_inserti64x4(_mm512_set1_epi64(to_bit4(4 * h + k)), _mm256_set1_epi64x(to_bit4(4 * h + 2 + k)), 1);
+    };
+    const __m512i rot_low[2] = {rotations(0, 0), rotations(1, 0)}, rot_high[2] = {rotations(0, 1), rotations(1, 1)};
+    const __m512i bit4 = _mm512_set1_epi8(0x10);
+    for (int64_t b = 0; b < n / kSuperBlock; ++b, row += kBytes) {
         const ActBlock256Nibbles& x = a[b];
         const __m128i sm = scale_min_k4(row + q4k::kScales);
         // [d, dmin] · the activation's scale, from the block's first 4 bytes.
@@ -85,9 +98,16 @@ float dot_q4_k_512(const uint8_t* row, const void* act, int64_t n) {
         const __m512i scales = _mm512_broadcast_i32x4(sm);
         __m512i sum = _mm512_setzero_si512();
         for (int h = 0; h < 2; ++h) {
-            const __m512i packed = _mm512_loadu_si512(row + q4k::kQs + 64 * h);
-            const __m512i low = _mm512_maddubs_epi16(_mm512_and_si512(packed, m4), _mm512_loadu_si512(x.q + 128 * h));
-            const __m512i high = _mm512_maddubs_epi16(high_nibbles(packed), _mm512_loadu_si512(x.q + 128 * h + 64));
+            const __m512i packed = _mm512_loadu_si512(row + kQsAt + 64 * h);
+            __m512i low_levels = _mm512_and_si512(packed, m4), high_levels = high_nibbles(packed);
+            if constexpr (kFive) {
+                const __m512i qh = _mm512_broadcast_i64x4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + q5k::kQh)));
+                // levels | (rotated qh & 0x10)
+                low_levels = _mm512_ternarylogic_epi32(low_levels, _mm512_rolv_epi64(qh, rot_low[h]), bit4, 0xF8);
+                high_levels = _mm512_ternarylogic_epi32(high_levels, _mm512_rolv_epi64(qh, rot_high[h]), bit4, 0xF8);
+            }
+            const __m512i low = _mm512_maddubs_epi16(low_levels, _mm512_loadu_si512(x.q + 128 * h));
+            const __m512i high = _mm512_maddubs_epi16(high_levels, _mm512_loadu_si512(x.q + 128 * h + 64));
             sum = _mm512_dpwssd_epi32(sum, low, _mm512_shuffle_epi8(scales, spread_low[h]));
             sum = _mm512_dpwssd_epi32(sum, high, _mm512_shuffle_epi8(scales, spread_high[h]));
         }
@@ -139,7 +159,11 @@ QuantDotFn quant_dot_avx512(DType t) {
 }
 
 QuantDotFn quant_dot_avx512_nibbles(DType t) {
-    return t == DType::Q4_K ? dot_q4_k_512 : nullptr;
+    switch (t) {
+        case DType::Q4_K: return dot_k4_512<false>;
+        case DType::Q5_K: return dot_k4_512<true>;
+        default: return nullptr;
+    }
 }
 
 }  // namespace snapdoc::cpu
