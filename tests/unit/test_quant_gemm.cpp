@@ -121,6 +121,21 @@ std::vector<float> run(const Problem& p, KernelLevel level) {
     return y;
 }
 
+// Every available level's GEMM against the portable decode dot of each (weight row, activation
+// row): the same integers, summed in another order.
+void expect_every_level_matches_the_decode_dots(const Problem& p) {
+    for (KernelLevel level : available_levels()) {
+        const auto y = run(p, level);
+        for (int i = 0; i < p.n; ++i)
+            for (int r = 0; r < p.rows; ++r) {
+                const double ref = cpu::quant_dot_portable(p.t, p.w.data() + r * p.row_bytes(),
+                                                           p.act.data() + i * p.act_bytes(), p.in);
+                ASSERT_NEAR(y[i * p.rows + r], ref, 1e-5 * std::fabs(ref) + 1e-4)
+                    << dtype_name(p.t) << " " << cpu::kernel_level_name(level) << " row " << r << " act " << i;
+            }
+    }
+}
+
 class QuantGemm : public ::testing::TestWithParam<DType> {};
 
 TEST_P(QuantGemm, EveryLevelMatchesTheExactProductWithinActivationRounding) {
@@ -142,35 +157,13 @@ TEST_P(QuantGemm, EveryLevelMatchesTheDecodeDotsAcrossChunksAndRowGroups) {
     // More weight rows than one unpacked chunk holds (the AVX-512 level takes 16-row groups, at most
     // 4 per chunk at this row length; the others 2-row tiles in chunks of up to 64 rows), a partial
     // last group, and activation rows past one 8-row tile.
-    const DType t = GetParam();
-    const Problem p = make_problem(t, 150, 2048, 19, 8, false);
-    for (KernelLevel level : available_levels()) {
-        const auto y = run(p, level);
-        for (int i = 0; i < p.n; ++i)
-            for (int r = 0; r < p.rows; ++r) {
-                const double ref = cpu::quant_dot_portable(t, p.w.data() + r * p.row_bytes(),
-                                                           p.act.data() + i * p.act_bytes(), p.in);
-                ASSERT_NEAR(y[i * p.rows + r], ref, 1e-5 * std::fabs(ref) + 1e-4)
-                    << dtype_name(t) << " " << cpu::kernel_level_name(level) << " row " << r << " act " << i;
-            }
-    }
+    expect_every_level_matches_the_decode_dots(make_problem(GetParam(), 150, 2048, 19, 8, false));
 }
 
 TEST_P(QuantGemm, EveryLevelHandlesALastGroupThatEndsInItsSecondHalf) {
     // 28 rows: one full 16-row group, then 12 rows, so the AVX-VNNI level's 8-row slices end with a
     // 4-row one and the AVX-512 level masks 4 lanes of its last tile.
-    const DType t = GetParam();
-    const Problem p = make_problem(t, 28, 512, 5, 10, false);
-    for (KernelLevel level : available_levels()) {
-        const auto y = run(p, level);
-        for (int i = 0; i < p.n; ++i)
-            for (int r = 0; r < p.rows; ++r) {
-                const double ref = cpu::quant_dot_portable(t, p.w.data() + r * p.row_bytes(),
-                                                           p.act.data() + i * p.act_bytes(), p.in);
-                ASSERT_NEAR(y[i * p.rows + r], ref, 1e-5 * std::fabs(ref) + 1e-4)
-                    << dtype_name(t) << " " << cpu::kernel_level_name(level) << " row " << r << " act " << i;
-            }
-    }
+    expect_every_level_matches_the_decode_dots(make_problem(GetParam(), 28, 512, 5, 10, false));
 }
 
 TEST_P(QuantGemm, EveryLevelComputesTheDecodeDotsIntegers) {
