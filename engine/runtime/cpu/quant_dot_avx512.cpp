@@ -152,10 +152,60 @@ float dot_q6_k_512(const uint8_t* row, const void* act, int64_t n) {
     return _mm512_reduce_add_ps(acc);
 }
 
+// Q3_K: value 128h + 32j + l has its low 2 bits at shift 2j of qs[32h + l] and its third bit at
+// bit 4h + j of hmask[l]. One register takes planes j and j + 1 (values 128h + 32j .. + 63,
+// contiguous in the activation): qs and hmask broadcast to both 256-bit halves, one per-lane shift
+// and one per-lane rotate give each half its plane, one ternary-logic op merges the third bit.
+// Levels are stored +4: 4·Σ scale·sums16 is subtracted. The scales are 16 signed 6-bit values.
+float dot_q3_k_512(const uint8_t* row, const void* act, int64_t n) {
+    const auto* a = static_cast<const ActBlock256*>(act);
+    const __m512i m3 = _mm512_set1_epi8(3), bit2 = _mm512_set1_epi8(4);
+    // Per 256-bit half [plane j, plane j + 1]: the right shift of the low bits, the rotate (mod 64)
+    // taking bit 4h + j to bit 2.
+    const auto per_half = [](long long lo, long long hi) {
+        return _mm512_inserti64x4(_mm512_set1_epi64(lo), _mm256_set1_epi64x(hi), 1);
+    };
+    const auto to_bit2 = [](int bit) { return static_cast<long long>((2 - bit + 64) % 64); };
+    const __m512i shift[2] = {per_half(0, 2), per_half(4, 6)};
+    const __m512i rot[2][2] = {{per_half(to_bit2(0), to_bit2(1)), per_half(to_bit2(2), to_bit2(3))},
+                               {per_half(to_bit2(4), to_bit2(5)), per_half(to_bit2(6), to_bit2(7))}};
+    __m512 acc = _mm512_setzero_ps();
+    alignas(16) uint8_t biased[16];
+    for (int64_t b = 0; b < n / kSuperBlock; ++b, row += kQ3_KBytes) {
+        const ActBlock256& x = a[b];
+        unpack_q3k_scales_biased(row + q3k::kScales, biased);
+        const __m128i s8 = _mm_sub_epi8(_mm_load_si128(reinterpret_cast<const __m128i*>(biased)), _mm_set1_epi8(32));
+        const __m512i scales16 = _mm512_castsi256_si512(_mm256_cvtepi8_epi16(s8));
+        const __m512i hm =
+            _mm512_broadcast_i64x4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + q3k::kHmask)));
+        __m512i sum = _mm512_setzero_si512();
+        for (int h = 0; h < 2; ++h) {
+            const __m512i qs =
+                _mm512_broadcast_i64x4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + q3k::kQs + 32 * h)));
+            for (int pair = 0; pair < 2; ++pair) {  // planes 2·pair and 2·pair + 1
+                const __m512i low = _mm512_and_si512(_mm512_srlv_epi64(qs, shift[pair]), m3);
+                // low | (rotated hmask & 4)
+                const __m512i level = _mm512_ternarylogic_epi32(low, _mm512_rolv_epi64(hm, rot[h][pair]), bit2, 0xF8);
+                const __m512i p = _mm512_maddubs_epi16(level, _mm512_loadu_si512(x.q + 128 * h + 64 * pair));
+                sum = _mm512_dpwssd_epi32(sum, p, spread_scales<3>(scales16, 8 * h + 4 * pair));
+            }
+        }
+        const __m256i offsets = _mm256_madd_epi16(_mm256_cvtepi8_epi16(s8),
+                                                  _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.sums16)));
+        sum = _mm512_sub_epi32(sum, _mm512_zextsi256_si512(_mm256_slli_epi32(offsets, 2)));
+        acc = _mm512_fmadd_ps(_mm512_set1_ps(half(row + q3k::kD) * x.d), _mm512_cvtepi32_ps(sum), acc);
+    }
+    return _mm512_reduce_add_ps(acc);
+}
+
 }  // namespace
 
 QuantDotFn quant_dot_avx512(DType t) {
-    return t == DType::Q6_K ? dot_q6_k_512 : nullptr;
+    switch (t) {
+        case DType::Q3_K: return dot_q3_k_512;
+        case DType::Q6_K: return dot_q6_k_512;
+        default: return nullptr;
+    }
 }
 
 QuantDotFn quant_dot_avx512_nibbles(DType t) {
