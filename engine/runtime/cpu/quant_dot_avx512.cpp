@@ -1,4 +1,4 @@
-// 512-bit decode dots for the K-quants that dominate Q4_K_M / Q5_K_M files (Q4_K, Q5_K, Q6_K). The 256-bit kernels
+// 512-bit decode dots for the K-quants (Q2_K … Q6_K). The 256-bit kernels
 // of quant_dot_avx2.cpp are compute-bound for these types on an AVX-512 CPU (Llama-3.1-8B Q4_K_M
 // decode ran at 48% of the bandwidth roofline, `dot_k4` and `dot_q6_k` half of the time): here each
 // register holds 64 levels, so one maddubs + one dpwssd (with the sub-block scales spread over the
@@ -152,13 +152,18 @@ float dot_q6_k_512(const uint8_t* row, const void* act, int64_t n) {
     return _mm512_reduce_add_ps(acc);
 }
 
-// Q3_K: value 128h + 32j + l has its low 2 bits at shift 2j of qs[32h + l] and its third bit at
-// bit 4h + j of hmask[l]. One register takes planes j and j + 1 (values 128h + 32j .. + 63,
-// contiguous in the activation): qs and hmask broadcast to both 256-bit halves, one per-lane shift
-// and one per-lane rotate give each half its plane, one ternary-logic op merges the third bit.
-// Levels are stored +4: 4·Σ scale·sums16 is subtracted. The scales are 16 signed 6-bit values.
-float dot_q3_k_512(const uint8_t* row, const void* act, int64_t n) {
+// Q2_K / Q3_K: value 128h + 32j + l has its low 2 bits at shift 2j of qs[32h + l] (and, for Q3_K,
+// its third bit at bit 4h + j of hmask[l]). One register takes planes j and j + 1 (values
+// 128h + 32j .. + 63, contiguous in the activation): qs (and hmask) broadcast to both 256-bit
+// halves, one per-lane shift (and one per-lane rotate, merged by one ternary-logic op) give each
+// half its plane; the 16-value groups' scales are spread over the lanes by one permute.
+//   Q3_K: signed 6-bit scales; levels stored +4, so 4·Σ scale·sums16 is subtracted.
+//   Q2_K: 4-bit scales and mins (w = d·scale·q − dmin·min); the mins' term against the
+//   activation's sums16 stays in a vector accumulator, summed once at the end.
+template <bool kQ3>
+float dot_two_bit_512(const uint8_t* row, const void* act, int64_t n) {
     const auto* a = static_cast<const ActBlock256*>(act);
+    constexpr int kBytes = kQ3 ? kQ3_KBytes : kQ2_KBytes, kQsAt = kQ3 ? q3k::kQs : q2k::kQs;
     const __m512i m3 = _mm512_set1_epi8(3), bit2 = _mm512_set1_epi8(4);
     // Per 256-bit half [plane j, plane j + 1]: the right shift of the low bits, the rotate (mod 64)
     // taking bit 4h + j to bit 2.
@@ -170,39 +175,55 @@ float dot_q3_k_512(const uint8_t* row, const void* act, int64_t n) {
     const __m512i rot[2][2] = {{per_half(to_bit2(0), to_bit2(1)), per_half(to_bit2(2), to_bit2(3))},
                                {per_half(to_bit2(4), to_bit2(5)), per_half(to_bit2(6), to_bit2(7))}};
     __m512 acc = _mm512_setzero_ps();
+    __m256 acc_min = _mm256_setzero_ps();
     alignas(16) uint8_t biased[16];
-    for (int64_t b = 0; b < n / kSuperBlock; ++b, row += kQ3_KBytes) {
+    for (int64_t b = 0; b < n / kSuperBlock; ++b, row += kBytes) {
         const ActBlock256& x = a[b];
-        unpack_q3k_scales_biased(row + q3k::kScales, biased);
-        const __m128i s8 = _mm_sub_epi8(_mm_load_si128(reinterpret_cast<const __m128i*>(biased)), _mm_set1_epi8(32));
+        const __m256i sums16 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.sums16));
+        __m128i s8;
+        __m512i hm = _mm512_setzero_si512();
+        if constexpr (kQ3) {
+            unpack_q3k_scales_biased(row + q3k::kScales, biased);
+            s8 = _mm_sub_epi8(_mm_load_si128(reinterpret_cast<const __m128i*>(biased)), _mm_set1_epi8(32));
+            hm = _mm512_broadcast_i64x4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + q3k::kHmask)));
+        } else {
+            const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + q2k::kScales));
+            const __m128i m4 = _mm_set1_epi8(0x0F);
+            s8 = _mm_and_si128(packed, m4);
+            const __m256i mins = _mm256_madd_epi16(_mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(packed, 4), m4)), sums16);
+            acc_min = _mm256_fmadd_ps(_mm256_set1_ps(half(row + q2k::kDmin) * x.d), _mm256_cvtepi32_ps(mins), acc_min);
+        }
         const __m512i scales16 = _mm512_castsi256_si512(_mm256_cvtepi8_epi16(s8));
-        const __m512i hm =
-            _mm512_broadcast_i64x4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + q3k::kHmask)));
         __m512i sum = _mm512_setzero_si512();
         for (int h = 0; h < 2; ++h) {
             const __m512i qs =
-                _mm512_broadcast_i64x4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + q3k::kQs + 32 * h)));
+                _mm512_broadcast_i64x4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + kQsAt + 32 * h)));
             for (int pair = 0; pair < 2; ++pair) {  // planes 2·pair and 2·pair + 1
-                const __m512i low = _mm512_and_si512(_mm512_srlv_epi64(qs, shift[pair]), m3);
-                // low | (rotated hmask & 4)
-                const __m512i level = _mm512_ternarylogic_epi32(low, _mm512_rolv_epi64(hm, rot[h][pair]), bit2, 0xF8);
+                __m512i level = _mm512_and_si512(_mm512_srlv_epi64(qs, shift[pair]), m3);
+                if constexpr (kQ3)  // level | (rotated hmask & 4)
+                    level = _mm512_ternarylogic_epi32(level, _mm512_rolv_epi64(hm, rot[h][pair]), bit2, 0xF8);
                 const __m512i p = _mm512_maddubs_epi16(level, _mm512_loadu_si512(x.q + 128 * h + 64 * pair));
                 sum = _mm512_dpwssd_epi32(sum, p, spread_scales<3>(scales16, 8 * h + 4 * pair));
             }
         }
-        const __m256i offsets = _mm256_madd_epi16(_mm256_cvtepi8_epi16(s8),
-                                                  _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.sums16)));
-        sum = _mm512_sub_epi32(sum, _mm512_zextsi256_si512(_mm256_slli_epi32(offsets, 2)));
-        acc = _mm512_fmadd_ps(_mm512_set1_ps(half(row + q3k::kD) * x.d), _mm512_cvtepi32_ps(sum), acc);
+        if constexpr (kQ3) {  // levels are stored +4
+            const __m256i offsets = _mm256_madd_epi16(_mm256_cvtepi8_epi16(s8), sums16);
+            sum = _mm512_sub_epi32(sum, _mm512_zextsi256_si512(_mm256_slli_epi32(offsets, 2)));
+        }
+        acc = _mm512_fmadd_ps(_mm512_set1_ps(half(row + (kQ3 ? q3k::kD : q2k::kD)) * x.d), _mm512_cvtepi32_ps(sum),
+                              acc);
     }
-    return _mm512_reduce_add_ps(acc);
+    const __m128 m = _mm_add_ps(_mm256_castps256_ps128(acc_min), _mm256_extractf128_ps(acc_min, 1));
+    const __m128 m2 = _mm_add_ps(m, _mm_movehl_ps(m, m));
+    return _mm512_reduce_add_ps(acc) - _mm_cvtss_f32(_mm_add_ss(m2, _mm_movehdup_ps(m2)));
 }
 
 }  // namespace
 
 QuantDotFn quant_dot_avx512(DType t) {
     switch (t) {
-        case DType::Q3_K: return dot_q3_k_512;
+        case DType::Q2_K: return dot_two_bit_512<false>;
+        case DType::Q3_K: return dot_two_bit_512<true>;
         case DType::Q6_K: return dot_q6_k_512;
         default: return nullptr;
     }
