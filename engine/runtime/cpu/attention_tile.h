@@ -38,9 +38,10 @@ inline const float* tile_rows(const float* f32, const uint16_t* f16, int t0, int
 // Where the decode tiles (attention_decode.h) do not run: up to this many query vectors (decode of
 // a model without GQA: one row, one head) a tile is done with direct dot products / axpys that read
 // each K and V row once. From two on, the GEMM path (which packs the tile first) is faster: each
-// dot's horizontal sum is a serial chain, the GEMM's register tiles are not. Decode attention of Llama-3.2-1B's shape (group 4) at 4K keys ran
-// 105 GFLOP/s this way against ~55 with direct dots up to 4 vectors, and the demo's (group 2) 60
-// against 36 (`snapdoc-bench attention --rows 1`, 2-core Zen 5); one vector stays direct (40 vs 20).
+// dot's horizontal sum is a serial chain, the GEMM's register tiles are not. Decode attention of
+// Llama-3.2-1B's shape (group 4) at 4K keys ran 105 GFLOP/s this way against ~55 with direct dots
+// up to 4 vectors, and the demo's (group 2) 60 against 36 (`snapdoc-bench attention --rows 1`,
+// 2-core Zen 5); one vector stays direct (40 vs 20).
 inline constexpr int kAttentionDirectRows = 1;
 
 // s [m, kt] (row stride kAttentionTile) = scale · qp [m, hd] · k[0..kt)ᵀ. The GEMMs run single-
