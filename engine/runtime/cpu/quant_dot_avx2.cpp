@@ -35,13 +35,6 @@ inline __m128i load128(const void* p) {
     return _mm_loadu_si128(static_cast<const __m128i*>(p));
 }
 
-inline float hsum(__m256 v) {
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
-}
-
 // Sums of each 4 consecutive u8 × s8 products, as 8 i32.
 inline __m256i dot_u8s8(__m256i u, __m256i s) {
 #if defined(__AVXVNNI__)

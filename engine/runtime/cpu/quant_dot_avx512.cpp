@@ -22,6 +22,7 @@ namespace {
 using namespace quant;
 
 using quant_dot_x86::half;
+using quant_dot_x86::hsum;
 
 // i16 lane l of the result = scales16[first + (l >> kLog2Lanes)]: one scale per 2^kLog2Lanes i16
 // lanes (8: a Q6_K group of 16 levels).
@@ -96,12 +97,14 @@ float dot_k4_512(const uint8_t* row, const void* act, int64_t n) {
                                             _mm_loadu_si128(reinterpret_cast<const __m128i*>(x.sums32)));
         acc_min = _mm_fmadd_ps(_mm_shuffle_ps(dd, dd, _MM_SHUFFLE(1, 1, 1, 1)), _mm_cvtepi32_ps(mins), acc_min);
         const __m512i scales = _mm512_broadcast_i32x4(sm);
+        __m512i qh = _mm512_setzero_si512();
+        if constexpr (kFive)
+            qh = _mm512_broadcast_i64x4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + q5k::kQh)));
         __m512i sum = _mm512_setzero_si512();
         for (int h = 0; h < 2; ++h) {
             const __m512i packed = _mm512_loadu_si512(row + kQsAt + 64 * h);
             __m512i low_levels = _mm512_and_si512(packed, m4), high_levels = high_nibbles(packed);
             if constexpr (kFive) {
-                const __m512i qh = _mm512_broadcast_i64x4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + q5k::kQh)));
                 // levels | (rotated qh & 0x10)
                 low_levels = _mm512_ternarylogic_epi32(low_levels, _mm512_rolv_epi64(qh, rot_low[h]), bit4, 0xF8);
                 high_levels = _mm512_ternarylogic_epi32(high_levels, _mm512_rolv_epi64(qh, rot_high[h]), bit4, 0xF8);
@@ -113,8 +116,7 @@ float dot_k4_512(const uint8_t* row, const void* act, int64_t n) {
         }
         acc = _mm512_fmadd_ps(_mm512_broadcastss_ps(dd), _mm512_cvtepi32_ps(sum), acc);
     }
-    const __m128 m = _mm_add_ps(acc_min, _mm_movehl_ps(acc_min, acc_min));
-    return _mm512_reduce_add_ps(acc) - _mm_cvtss_f32(_mm_add_ss(m, _mm_movehdup_ps(m)));
+    return _mm512_reduce_add_ps(acc) - hsum(acc_min);
 }
 
 // Q6_K: half h (values 128h..128h+127): levels 0..63 of it are the low nibbles of ql[64h..64h+63]
@@ -213,9 +215,7 @@ float dot_two_bit_512(const uint8_t* row, const void* act, int64_t n) {
         acc = _mm512_fmadd_ps(_mm512_set1_ps(half(row + (kQ3 ? q3k::kD : q2k::kD)) * x.d), _mm512_cvtepi32_ps(sum),
                               acc);
     }
-    const __m128 m = _mm_add_ps(_mm256_castps256_ps128(acc_min), _mm256_extractf128_ps(acc_min, 1));
-    const __m128 m2 = _mm_add_ps(m, _mm_movehl_ps(m, m));
-    return _mm512_reduce_add_ps(acc) - _mm_cvtss_f32(_mm_add_ss(m2, _mm_movehdup_ps(m2)));
+    return _mm512_reduce_add_ps(acc) - hsum(acc_min);
 }
 
 }  // namespace

@@ -23,6 +23,15 @@ inline int hsum(__m128i v) {
     return _mm_cvtsi128_si32(v);
 }
 
+inline float hsum(__m128 v) {
+    v = _mm_add_ps(v, _mm_movehl_ps(v, v));
+    return _mm_cvtss_f32(_mm_add_ss(v, _mm_movehdup_ps(v)));
+}
+
+inline float hsum(__m256 v) {
+    return hsum(_mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1)));
+}
+
 // Σ_j mins8[j] · (activation sum of 32-value sub-block j = 16-value groups 2j and 2j + 1): the
 // sub-block mins of a Q4_K / Q5_K super-block against the activation's group sums.
 inline int mins_dot_32(const uint8_t* mins8, const ActBlock256& a) {
