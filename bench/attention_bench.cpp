@@ -181,10 +181,14 @@ int bench_attention(int argc, char** argv) {
                           {{"--no-baseline"}, false},
                           {{"--window"}},
                           {{"--isa"}},
+                          {{"--layers"}},
                           {{"--kv-f16"}, false}},
                          argc, argv, 2);
     const int threads = std::max(1, args.integer("threads", 2)), rows = args.integer("rows", 512);
     const int trials = std::max(1, args.integer("trials", 2)), window = args.integer("window", 32);
+    // Several layers' caches, attended one after the other as a decode step does: more than the
+    // L3 holds, so each call reads its keys and values from memory, not from the previous trial.
+    const int layers = std::max(1, args.integer("layers", 1));
     const std::vector<int> contexts = cli::parse_int_list(args.str("contexts", "8192,32768"), "--contexts");
     std::vector<std::string> shapes;
     for (std::string list = args.str("shapes", "demo,125m"); !list.empty();) {
@@ -197,8 +201,9 @@ int bench_attention(int argc, char** argv) {
     if (!cpu::use_attention_vector_isa(args.str("isa", "auto")))
         throw Error("snapdoc-bench attention: --isa must be auto or one this CPU runs");
 
-    std::printf("attention bench: %d threads, vector ISA %s, OpenBLAS core %s, K/V cache %s, load average %.2f\n",
-                threads, cpu::attention_vector_isa(), openblas_get_corename(), f16 ? "f16" : "f32", load_average());
+    std::printf(
+        "attention bench: %d threads, vector ISA %s, OpenBLAS core %s, K/V cache %s, load average %.2f\n",
+        threads, cpu::attention_vector_isa(), openblas_get_corename(), f16 ? "f16" : "f32", load_average());
     const Rate big = sgemm_rate(threads, 512, 512, 512, 3);
     const Rate tile = sgemm_rate(threads, cpu::kAttentionBlockQueries, cpu::kAttentionTile, 64, 3);
     std::printf(
@@ -208,19 +213,29 @@ int bench_attention(int argc, char** argv) {
         tile.per_cpu);
     std::printf(
         "GFLOP/s: per wall second; /cpu-s: per CPU-second (what other processes on the cores do not "
-        "change); %%ceil: /cpu-s of the 512^3 sgemm's\n\n");
-    std::printf("%-6s %7s %5s %8s | %8s %7s %7s | %8s %7s %7s %6s | %7s | %9s\n", "shape", "context", "rows",
-                "GFLOP", "old s", "GFLOP/s", "/cpu-s", "new s", "GFLOP/s", "/cpu-s", "%ceil", "speedup",
-                "window s");
+        "change); %%ceil: /cpu-s of the 512^3 sgemm's; KV GB/s: the cache read once per call, per wall "
+        "second\n\n");
+    std::printf("%-6s %7s %5s %8s | %8s %7s %7s | %8s %7s %7s %6s %7s | %7s | %9s\n", "shape", "context",
+                "rows", "GFLOP", "old s", "GFLOP/s", "/cpu-s", "new s", "GFLOP/s", "/cpu-s", "%ceil",
+                "KV GB/s", "speedup", "window s");
     ThreadPool pool(threads);
     for (const std::string& name : shapes)
         for (int ctx : contexts) {
             const Shape& s = shape_named(name);
-            Problem p(s, ctx, std::min(rows, ctx), f16);
+            std::vector<Problem> stack;
+            for (int l = 0; l < layers; ++l) stack.emplace_back(s, ctx, std::min(rows, ctx), f16);
+            Problem& p = stack.front();
             const cpu::AttentionArgs a = p.args();
-            const Timing fresh = best_of(trials, [&] { cpu::attention(a, pool); });
+            std::vector<cpu::AttentionArgs> per_layer;
+            for (Problem& l : stack) per_layer.push_back(l.args());
+            const Timing fresh = best_of(trials, [&] {
+                for (const cpu::AttentionArgs& l : per_layer) cpu::attention(l, pool);
+            });
             Timing old;
-            if (!args.has("no-baseline") && !f16) old = best_of(1, [&] { cpu::attention_baseline(a, pool); });
+            if (!args.has("no-baseline") && !f16)
+                old = best_of(1, [&] {
+                    for (const cpu::AttentionArgs& l : per_layer) cpu::attention_baseline(l, pool);
+                });
             // SnapKV's window scores at this context: the last `window` queries over all keys.
             Problem w(s, ctx, std::min(window, ctx), f16);
             std::vector<float> scores(static_cast<std::size_t>(s.n_heads) * (ctx - w.rows));
@@ -230,14 +245,16 @@ int bench_attention(int argc, char** argv) {
             wa.head_dim = s.head_dim, wa.group = wargs.group, wa.heads = wargs.heads, wa.scale = wargs.scale;
             wa.n_prefix = ctx - w.rows, wa.out = scores.data();
             const Timing ws = best_of(trials, [&] { cpu::window_scores(wa, pool); });
-            const double g = p.gflop();
+            const double g = p.gflop() * layers;
             std::printf("%-6s %7d %5d %8.2f | ", s.name, ctx, p.rows, g);
             if (old.cpu > 0)
                 std::printf("%8.3f %7.1f %7.1f | ", old.wall, g / old.wall, g / old.cpu);
             else
                 std::printf("%8s %7s %7s | ", "-", "-", "-");
-            std::printf("%8.3f %7.1f %7.1f %5.0f%% | ", fresh.wall, g / fresh.wall, g / fresh.cpu,
-                        100 * g / fresh.cpu / big.per_cpu);
+            // The cache bytes one call reads (every key and value once), per wall second.
+            const double kv_bytes = 2.0 * layers * s.n_kv_heads * ctx * s.head_dim * (f16 ? 2 : 4);
+            std::printf("%8.3f %7.1f %7.1f %5.0f%% %7.1f | ", fresh.wall, g / fresh.wall, g / fresh.cpu,
+                        100 * g / fresh.cpu / big.per_cpu, kv_bytes / fresh.wall / 1e9);
             if (old.cpu > 0)
                 std::printf("%6.1fx | %9.4f\n", old.wall / fresh.wall, ws.wall);
             else

@@ -109,7 +109,8 @@ Problem as_f16_cache(Problem p) {
             f32_to_f16_row(f32->data(), f16->data(), static_cast<int64_t>(f32->size()));
             f16_to_f32_row(f16->data(), f32->data(), static_cast<int64_t>(f32->size()));
         }
-        p.views[c] = {nullptr, nullptr, H.pos.data(), static_cast<int>(H.pos.size()), H.k16.data(), H.v16.data()};
+        p.views[c] = {nullptr,      nullptr,     H.pos.data(), static_cast<int>(H.pos.size()),
+                      H.k16.data(), H.v16.data()};
     }
     return p;
 }
@@ -123,12 +124,14 @@ std::vector<int32_t> chunk_positions(int len, int n) {
 
 using Kernel = void (*)(const AttentionArgs&, ThreadPool&);
 
-void expect_matches_reference(const Problem& p, Kernel kernel, bool check_lse, const std::string& what) {
+// Rows [0, rows) of the output (all when rows < 0) against the float64 softmax.
+void expect_matches_reference(const Problem& p, Kernel kernel, bool check_lse, const std::string& what,
+                              int rows = -1) {
     SCOPED_TRACE(what);
     std::vector<float> out(p.q.size(), -7.0f), lse(int64_t(p.n()) * p.n_heads, -7.0f);
     ThreadPool pool(2);
     kernel(p.args(out.data(), check_lse ? lse.data() : nullptr), pool);
-    for (int r = 0; r < p.n(); ++r)
+    for (int r = 0; r < (rows < 0 ? p.n() : rows); ++r)
         for (int h = 0; h < p.n_heads; ++h) {
             const Head& H = p.heads[h / p.group];
             const double l = p.ref_lse(r, h);
@@ -212,12 +215,43 @@ TEST(CpuAttention, DecodeOfEveryDirectGroupAndHeadSize) {
         for (int group : {1, 2, 3, 4, 8})
             for (int hd : {64, 80, 96, 128, 16, 48, 112, 12, 5}) {
                 const int len = 2 * kAttentionTile + 7;
-                Problem p = make_problem(hd, 2 * group, group, {len, len - 2}, false, {len + 3}, 0, hd * 7 + group);
-                expect_matches_reference(p, attention, true, isa + " decode hd " + std::to_string(hd) + " group " +
-                                                                 std::to_string(group));
+                Problem p =
+                    make_problem(hd, 2 * group, group, {len, len - 2}, false, {len + 3}, 0, hd * 7 + group);
+                expect_matches_reference(
+                    p, attention, true,
+                    isa + " decode hd " + std::to_string(hd) + " group " + std::to_string(group));
             }
     }
     ASSERT_TRUE(use_attention_vector_isa("auto"));
+}
+
+TEST(CpuAttention, DecodeRowsOfOneBlockReadOnlyTheKeysTheySee) {
+    // Two rows of one block whose query vectors share the decode tiles' batches of 4 (GQA groups of
+    // 2 and 3), a window whose edge falls between the rows' first visible keys, and NaN in entries
+    // a row does not see: a masked key must add nothing to that row, not 0·NaN. First NaN past both
+    // rows (a cache head written ahead of these queries), then at the second row's own position,
+    // which only it sees: the first row must still match. Head sizes of one, a partial and two
+    // 64-value chunks; f32 and f16 caches.
+    for (int group : {2, 3})
+        for (int hd : {64, 80, 128})
+            for (bool f16 : {false, true})
+                for (bool second_rows_own : {false, true}) {
+                    const int len = 2 * kAttentionTile + 9;
+                    Problem p = make_problem(hd, 2 * group, group, {len, len}, true, {len - 6, len - 5}, 300,
+                                             hd + f16 + group);
+                    const int first_nan = second_rows_own ? len - 5 : len - 4,
+                              end_nan = second_rows_own ? len - 4 : len;
+                    for (Head& H : p.heads)
+                        for (int j = first_nan; j < end_nan; ++j)
+                            for (int d = 0; d < hd; ++d)
+                                H.k[int64_t(j) * hd + d] = H.v[int64_t(j) * hd + d] = NAN;
+                    if (f16) p = as_f16_cache(std::move(p));
+                    expect_matches_reference(p, attention, !second_rows_own,
+                                             "group " + std::to_string(group) + " hd " + std::to_string(hd) +
+                                                 " f16 " + std::to_string(f16) +
+                                                 (second_rows_own ? " NaN at row 2" : " NaN past both"),
+                                             second_rows_own ? 1 : -1);
+                }
 }
 
 TEST(CpuAttention, F16CacheOfPrefillAndDecode) {
@@ -229,8 +263,8 @@ TEST(CpuAttention, F16CacheOfPrefillAndDecode) {
             const Problem p = as_f16_cache(make_problem(64, 2 * group, group, {len, len - 30}, false,
                                                         chunk_positions(len + 20, n), group == 2 ? 100 : 0,
                                                         group * 13 + n));
-            expect_matches_reference(p, attention, true, "f16 group " + std::to_string(group) + " n " +
-                                                             std::to_string(n));
+            expect_matches_reference(p, attention, true,
+                                     "f16 group " + std::to_string(group) + " n " + std::to_string(n));
         }
 }
 
@@ -265,30 +299,30 @@ TEST(CpuAttention, WindowScoresMatchDirectSoftmax) {
         {80, 4, 300, 5, 300, 0},   {128, 8, 2 * kAttentionTile, 16, 2 * kAttentionTile - 16, 0},
         {12, 2, 500, 32, 468, 50}, {32, 1, 400, 2, 398, 0}};
     for (const bool f16 : {false, true})  // an f32 cache, and an f16 one (BackendOptions::kv_f16)
-    for (const Case& k : cases) {
-        Problem p = make_problem(k.hd, 2 * k.group, k.group, {k.len}, true, chunk_positions(k.len, k.w),
-                                 k.window, k.len);
-        if (f16) p = as_f16_cache(std::move(p));
-        WindowScoreArgs a;
-        a.q = p.q.data();
-        a.q_positions = p.qpos.data();
-        a.n_window = p.n();
-        a.n_heads = p.n_heads;
-        a.head_dim = p.hd;
-        a.group = p.group;
-        a.heads = p.views.data();
-        a.scale = p.scale();
-        a.sliding_window = p.window;
-        a.n_prefix = k.n_prefix;
-        std::vector<float> out(int64_t(p.n_heads) * k.n_prefix, -1.0f);
-        a.out = out.data();
-        ThreadPool pool(2);
-        window_scores(a, pool);
-        const std::vector<double> ref = reference_window_scores(p, k.n_prefix);
-        for (std::size_t i = 0; i < ref.size(); ++i)
-            ASSERT_NEAR(out[i], ref[i], 1e-5 + 1e-4 * ref[i])
-                << "hd " << k.hd << " group " << k.group << " f16 " << f16 << " at " << i;
-    }
+        for (const Case& k : cases) {
+            Problem p = make_problem(k.hd, 2 * k.group, k.group, {k.len}, true, chunk_positions(k.len, k.w),
+                                     k.window, k.len);
+            if (f16) p = as_f16_cache(std::move(p));
+            WindowScoreArgs a;
+            a.q = p.q.data();
+            a.q_positions = p.qpos.data();
+            a.n_window = p.n();
+            a.n_heads = p.n_heads;
+            a.head_dim = p.hd;
+            a.group = p.group;
+            a.heads = p.views.data();
+            a.scale = p.scale();
+            a.sliding_window = p.window;
+            a.n_prefix = k.n_prefix;
+            std::vector<float> out(int64_t(p.n_heads) * k.n_prefix, -1.0f);
+            a.out = out.data();
+            ThreadPool pool(2);
+            window_scores(a, pool);
+            const std::vector<double> ref = reference_window_scores(p, k.n_prefix);
+            for (std::size_t i = 0; i < ref.size(); ++i)
+                ASSERT_NEAR(out[i], ref[i], 1e-5 + 1e-4 * ref[i])
+                    << "hd " << k.hd << " group " << k.group << " f16 " << f16 << " at " << i;
+        }
 }
 
 TEST(CpuAttention, EveryVectorIsaThisCpuRuns) {

@@ -28,6 +28,7 @@ struct Block {
 struct Scratch {
     std::vector<float> q, s, acc, mx, sum;
     std::vector<float> k_tile, v_tile;  // an f16 cache's tile in f32
+    std::vector<TileRange> seen;        // per query vector: the columns of the tile it sees
 };
 
 // Flash-attention over one block: for each key tile, S = scale·Q·Kᵀ and O += P·V are small GEMMs
@@ -42,6 +43,7 @@ void attend_block(const AttentionArgs& a, const Block& b, Scratch& s) {
     s.s.resize(static_cast<std::size_t>(m_rows) * kAttentionTile);
     s.mx.assign(m_rows, kNegInf);
     s.sum.assign(m_rows, 0.0f);
+    s.seen.resize(m_rows);
     if (values) s.acc.assign(static_cast<std::size_t>(m_rows) * hd, 0.0f);
     pack_group_queries(a.q, q_stride, b.r0, b.rows, b.c, group, hd, s.q.data());
     // A decode-sized block (a GQA group's query vectors of one row or a few) skips the GEMM's
@@ -53,11 +55,13 @@ void attend_block(const AttentionArgs& a, const Block& b, Scratch& s) {
         if (decode)
             decode_scores(s.q.data(), m_rows, hd, h.k, h.k16, t0, kt, a.scale, s.s.data(), kAttentionTile);
         else
-            score_tile(s.q.data(), m_rows, hd, tile_rows(h.k, h.k16, t0, kt, hd, s.k_tile), kt, a.scale, s.s.data());
+            score_tile(s.q.data(), m_rows, hd, tile_rows(h.k, h.k16, t0, kt, hd, s.k_tile), kt, a.scale,
+                       s.s.data());
         for (int m = 0; m < m_rows; ++m) {
             float* sc = s.s.data() + static_cast<int64_t>(m) * kAttentionTile;
             const TileRange r =
                 visible_in_tile(h.positions + t0, kt, a.q_positions[b.r0 + m / group], a.sliding_window);
+            s.seen[m] = r;
             if (r.lo >= r.hi) {
                 if (values) std::fill(sc, sc + kt, 0.0f);
                 continue;
@@ -72,7 +76,8 @@ void attend_block(const AttentionArgs& a, const Block& b, Scratch& s) {
             if (correction != 1.0f) scale_row(s.acc.data() + static_cast<int64_t>(m) * hd, hd, correction);
         }
         if (values && decode)
-            decode_values(s.s.data(), kAttentionTile, m_rows, hd, h.v, h.v16, t0, kt, s.acc.data());
+            decode_values(s.s.data(), kAttentionTile, s.seen.data(), m_rows, hd, h.v, h.v16, t0, kt,
+                          s.acc.data());
         else if (values)
             accumulate_values(s.s.data(), m_rows, hd, tile_rows(h.v, h.v16, t0, kt, hd, s.v_tile), kt,
                               s.acc.data());

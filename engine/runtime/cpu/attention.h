@@ -23,7 +23,7 @@ struct CacheHeadView {
     const float* v = nullptr;            // [length, head_dim]
     const int32_t* positions = nullptr;  // [length], ascending
     int length = 0;
-    const uint16_t* k16 = nullptr;       // [length, head_dim] IEEE half, when k is null
+    const uint16_t* k16 = nullptr;  // [length, head_dim] IEEE half, when k is null
     const uint16_t* v16 = nullptr;
 };
 
@@ -35,6 +35,11 @@ inline const float* rows_as_f32(const float* f32, const uint16_t* f16, int first
     f16_to_f32_row(f16 + off, buf, static_cast<int64_t>(n) * hd);
     return buf;
 }
+
+// The columns [lo, hi) of one key tile that one query sees (lo >= hi: none).
+struct TileRange {
+    int lo = 0, hi = 0;
+};
 
 struct AttentionArgs {
     const float* q = nullptr;              // [n, n_heads * head_dim], after RoPE

@@ -9,6 +9,8 @@
 
 #include <cstdint>
 
+#include "engine/runtime/cpu/attention.h"
+
 namespace snapdoc::cpu {
 
 inline constexpr int kAttentionDecodeVectors = 8;
@@ -19,11 +21,12 @@ bool decode_tile_available(int hd);
 
 // s[i * s_stride + j] = scale · q_i · k_{t0 + j} for i < m, j < kt (q: [m, hd]; k: a cache head's
 // [length, hd] rows, k32 in f32 or, when k32 is null, k16 in f16, as CacheHeadView holds them).
-void decode_scores(const float* q, int m, int hd, const float* k32, const uint16_t* k16, int t0, int kt, float scale,
-                   float* s, int s_stride);
+void decode_scores(const float* q, int m, int hd, const float* k32, const uint16_t* k16, int t0, int kt,
+                   float scale, float* s, int s_stride);
 
-// acc[i, :] += Σ_j s[i * s_stride + j] · v_{t0 + j} for i < m, j < kt (v as k above).
-void decode_values(const float* s, int s_stride, int m, int hd, const float* v32, const uint16_t* v16, int t0, int kt,
-                   float* acc);
+// acc[i, :] += Σ_j s[i * s_stride + j] · v_{t0 + j} for i < m and the j in [seen[i].lo, seen[i].hi)
+// (v as k above); the other columns of s are not read.
+void decode_values(const float* s, int s_stride, const TileRange* seen, int m, int hd, const float* v32,
+                   const uint16_t* v16, int t0, int kt, float* acc);
 
 }  // namespace snapdoc::cpu

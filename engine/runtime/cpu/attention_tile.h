@@ -50,7 +50,8 @@ inline constexpr int kAttentionDirectRows = 1;
 inline void score_tile(const float* qp, int m, int hd, const float* k, int kt, float scale, float* s) {
     if (m > kAttentionDirectRows) {
         if (gemm_f32_has_avx512())
-            gemm_f32(GemmB::Transposed, m, kt, hd, scale, qp, hd, k, hd, false, s, kAttentionTile, GemmIsa::Avx512);
+            gemm_f32(GemmB::Transposed, m, kt, hd, scale, qp, hd, k, hd, false, s, kAttentionTile,
+                     GemmIsa::Avx512);
         else
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, kt, hd, scale, qp, hd, k, hd, 0.0f, s,
                         kAttentionTile);
@@ -80,9 +81,6 @@ inline void accumulate_values(const float* s, int m, int hd, const float* v, int
 
 // The columns [lo, hi) of a tile with key positions kpos[0..kt) (ascending) that a query at
 // position p sees; lo >= hi when none.
-struct TileRange {
-    int lo = 0, hi = 0;
-};
 inline TileRange visible_in_tile(const int32_t* kpos, int kt, int32_t p, int window) {
     TileRange r{0, kt};
     if (kpos[kt - 1] > p) r.hi = static_cast<int>(std::upper_bound(kpos, kpos + kt, p) - kpos);
