@@ -40,7 +40,11 @@ int cmd_eval_niah(int argc, char** argv) {
     o.max_new_tokens = n_predict_flag(args, 24);
     o.docs_out = args.str("docs-out");
 
+    // Ctrl-C from here on is reported as an interruption: installed before the model loads, so one
+    // that lands during the load (seconds on a busy machine) is not the default kill without a word.
+    const auto& cancel = install_interrupt_flag();
     LoadedModel lm = load_for_cli(args, /*need_tokenizer=*/true, /*need_backend=*/true);
+    if (cancel.load()) throw Cancelled();
     const ChatTemplateKind kind = choose_chat_template(lm.model->chat_template, args.str("template"));
     // Up front, before the first trial: a length past the context is refused (it used to fail
     // deep inside a trial with an internal message).
@@ -48,7 +52,6 @@ int cmd_eval_niah(int argc, char** argv) {
         check_context_room(l, 0, lm.backend->config().context_length, "eval-niah --lengths " + std::to_string(l),
                            args.has("ignore-context"));
     const bool quiet = args.has("quiet");
-    const auto& cancel = install_interrupt_flag();
     const eval::NiahReport report = eval::run_niah(
         *lm.backend, *lm.tokenizer, kind, o, [&](const eval::NiahTrialResult& r) {
             if (cancel.load()) throw Cancelled();  // Ctrl-C: stop after this trial; main() reports it
