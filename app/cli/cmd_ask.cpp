@@ -57,6 +57,10 @@ int cmd_ask(int argc, char** argv) {
     opts.citations = !args.has("no-citations");
     opts.history_keep_tokens = args.integer("history-keep", opts.history_keep_tokens);
     if (opts.history_keep_tokens < -1) throw Error("--history-keep must be -1 (keep all turns whole) or >= 0");
+    // Ctrl-C from here on is reported, not the default kill: reading and tokenizing a long document
+    // and loading the model take seconds, and an interrupt there stops before the prefill.
+    const auto& cancel = install_interrupt_flag();
+    opts.cancel = &cancel;
     const std::string document = read_document_text(doc_path);
 
     LoadedModel lm = load_for_cli(args, /*need_tokenizer=*/true, /*need_backend=*/false);
@@ -93,8 +97,7 @@ int cmd_ask(int argc, char** argv) {
     const int ctx = run_context > 0 ? run_context : lm.backend->config().context_length;
     DocumentChat chat(*lm.backend, *lm.tokenizer, kind);
     const auto kv_cache = attach_kv_cache(args, chat, lm.model->path, run_context);
-    const auto& cancel = install_interrupt_flag();
-    opts.cancel = &cancel;
+    if (cancel.load()) throw Cancelled();
     check_context_room(static_cast<int64_t>(doc_part.size() + longest_question), opts.max_new_tokens, ctx,
                        "document + question + answer", ignore_context);
     if (!chat.kv_cache_has(doc_part, args.str("system"))) announce_prefill(*lm.backend, doc_part);
