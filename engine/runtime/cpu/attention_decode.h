@@ -1,10 +1,11 @@
 // Decode-sized attention tiles without packing: up to kAttentionDecodeVectors query vectors (one
 // decode row of a GQA group) against one key tile. The scores of 16 keys come from 16 register
-// accumulators folded into one vector (no horizontal sum per key, no serial chain), and the values
-// are summed in registers per query vector. K and V come as f32 rows or as the f16 cache's rows,
-// converted 16 keys at a time into an L1-resident buffer that every query vector then reads (no
-// tile-sized scratch). AVX-512 only, for head sizes that are a multiple of 16
-// up to 128; elsewhere the tiles take the GEMM or per-key paths (attention_tile.h).
+// accumulators folded into one vector (no horizontal sum per key, no serial chain), the keys of an
+// f16 cache converted 16 at a time into an L1-resident buffer that every query vector then reads.
+// The values of up to 4 query vectors sum in registers over the whole tile: each value row is
+// loaded (and converted) once and multiplied into all of them (no tile-sized scratch). AVX-512
+// only, for head sizes that are a multiple of 16 up to 128; elsewhere the tiles take the GEMM or
+// per-key paths (attention_tile.h).
 #pragma once
 
 #include <cstdint>
