@@ -79,7 +79,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     e.key.engine_version = field<uint32_t>(b, kEngine);
     int32_t shape[6];
     for (int i = 0; i < 6; ++i) shape[i] = field<int32_t>(b, kShape + 4 * i);
-    e.shape = {shape[0], shape[1], shape[2], shape[3], shape[4], std::max(0, shape[5] - (mode >> 7))};
+    // (In 64 bits: the file's field may be INT32_MIN, and the harness must not overflow first.)
+    e.shape = {shape[0], shape[1], shape[2], shape[3], shape[4],
+               static_cast<int32_t>(std::max<int64_t>(0, int64_t{shape[5]} - (mode >> 7)))};
     // A model's shape is small; a file claiming more is refused by the reader's own checks anyway.
     if (e.shape.tokens < 0 || e.shape.tokens > (1 << 20)) e.shape.tokens = 1;
     std::vector<int32_t> tokens(static_cast<std::size_t>(e.shape.tokens));
