@@ -224,8 +224,7 @@ int bench_attention(int argc, char** argv) {
             const Shape& s = shape_named(name);
             std::vector<Problem> stack;
             for (int l = 0; l < layers; ++l) stack.emplace_back(s, ctx, std::min(rows, ctx), f16);
-            Problem& p = stack.front();
-            const cpu::AttentionArgs a = p.args();
+            const Problem& p = stack.front();
             std::vector<cpu::AttentionArgs> per_layer;
             for (Problem& l : stack) per_layer.push_back(l.args());
             const Timing fresh = best_of(trials, [&] {

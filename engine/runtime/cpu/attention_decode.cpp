@@ -114,7 +114,7 @@ SNAPDOC_TARGET_AVX512 void values_block(const float* s, int s_stride, const Tile
     };
     for (int t = lo_any; t < lo_all; ++t) add_key(t, true);
     for (int t = lo_all; t < hi_all; ++t) add_key(t, false);
-    for (int t = std::max(hi_all, lo_any); t < hi_any; ++t) add_key(t, true);
+    for (int t = hi_all; t < hi_any; ++t) add_key(t, true);
     for (int i = 0; i < M; ++i)
         for (int c = 0; c < CC; ++c)
             _mm512_storeu_ps(acc + static_cast<int64_t>(i) * hd + 16 * (c0 + c), a[i][c]);
