@@ -40,11 +40,9 @@ int cmd_eval_niah(int argc, char** argv) {
     o.max_new_tokens = n_predict_flag(args, 24);
     o.docs_out = args.str("docs-out");
 
-    // Ctrl-C from here on is reported as an interruption: installed before the model loads, so one
-    // that lands during the load (seconds on a busy machine) is not the default kill without a word.
-    const auto& cancel = install_interrupt_flag();
+    // Ctrl-C from here on is reported as an interruption (load_for_cli takes it over the load).
     LoadedModel lm = load_for_cli(args, /*need_tokenizer=*/true, /*need_backend=*/true);
-    if (cancel.load()) throw Cancelled();
+    const auto& cancel = install_interrupt_flag();
     const ChatTemplateKind kind = choose_chat_template(lm.model->chat_template, args.str("template"));
     // Up front, before the first trial: a length past the context is refused (it used to fail
     // deep inside a trial with an internal message).

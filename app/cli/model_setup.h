@@ -23,7 +23,9 @@ struct LoadedModel {
     std::unique_ptr<Backend> backend;
 };
 
-// Loads the model named by -m, its tokenizer (required or optional) and a backend (if wanted).
+// Loads the model named by -m, its tokenizer (required or optional) and a backend (if wanted). With a
+// backend (the commands that run the model), Ctrl-C is taken from the start of the load
+// (install_interrupt_flag): one during it throws Cancelled once the load is done.
 LoadedModel load_for_cli(const Args& args, bool need_tokenizer, bool need_backend);
 // The backend for `model` (--threads, --device) at `context_length` (0: the model's own), for a
 // command that picks the context itself after tokenizing (ask: document_run_context).
