@@ -19,7 +19,7 @@ int cmd_eval(int argc, char** argv) {
     const auto ids = parse_int_list(args.required("ids"), "--ids");
     if (ids.empty()) throw Error("--ids is empty");
     const std::string out_path = args.required("logits-out");
-    LoadedModel lm = load_for_cli(args, /*need_tokenizer=*/false, /*need_backend=*/true);
+    LoadedModel lm = load_for_cli_interruptible(args, /*need_tokenizer=*/false, /*need_backend=*/true);
     check_context_room(static_cast<int64_t>(ids.size()), 0, lm.backend->config().context_length, "the --ids",
                        args.has("ignore-context"));
 

@@ -33,7 +33,7 @@ int cmd_eval_multi(int argc, char** argv) {
     o.seed = static_cast<uint64_t>(args.integer64("seed", 1));
     o.max_new_tokens = n_predict_flag(args, 24);
 
-    LoadedModel lm = load_for_cli(args, /*need_tokenizer=*/true, /*need_backend=*/true);
+    LoadedModel lm = load_for_cli_interruptible(args, /*need_tokenizer=*/true, /*need_backend=*/true);
     const ChatTemplateKind kind = choose_chat_template(lm.model->chat_template, args.str("template"));
     check_context_room(o.length, 0, lm.backend->config().context_length, "eval-multi --length " + std::to_string(o.length),
                        args.has("ignore-context"));

@@ -40,8 +40,7 @@ int cmd_eval_niah(int argc, char** argv) {
     o.max_new_tokens = n_predict_flag(args, 24);
     o.docs_out = args.str("docs-out");
 
-    // Ctrl-C from here on is reported as an interruption (load_for_cli takes it over the load).
-    LoadedModel lm = load_for_cli(args, /*need_tokenizer=*/true, /*need_backend=*/true);
+    LoadedModel lm = load_for_cli_interruptible(args, /*need_tokenizer=*/true, /*need_backend=*/true);
     const auto& cancel = install_interrupt_flag();
     const ChatTemplateKind kind = choose_chat_template(lm.model->chat_template, args.str("template"));
     // Up front, before the first trial: a length past the context is refused (it used to fail

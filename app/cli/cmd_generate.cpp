@@ -27,7 +27,7 @@ int cmd_generate(int argc, char** argv) {
                                {{"--print-ids"}, false},
                                {{"--ignore-context"}, false}});
     const Args args(flags, argc, argv, 2);
-    LoadedModel lm = load_for_cli(args, /*need_tokenizer=*/true, /*need_backend=*/true);
+    LoadedModel lm = load_for_cli_interruptible(args, /*need_tokenizer=*/true, /*need_backend=*/true);
     const Tokenizer& tok = *lm.tokenizer;
 
     GenerationRequest req;

@@ -48,7 +48,7 @@ int cmd_inspect(int argc, char** argv) {
     if (by_ids == (args.has("doc") || args.has("question")))
         throw Error("give either --doc FILE --question Q, or --ids \"...\"");
 
-    LoadedModel lm = load_for_cli(args, /*need_tokenizer=*/!by_ids, /*need_backend=*/true);
+    LoadedModel lm = load_for_cli_interruptible(args, /*need_tokenizer=*/!by_ids, /*need_backend=*/true);
     const ModelConfig& cfg = lm.model->config;
     const int ctx = lm.backend->config().context_length;
     const bool ignore_context = args.has("ignore-context");

@@ -24,10 +24,6 @@ std::vector<FlagSpec> model_flags() {
 
 LoadedModel load_for_cli(const Args& args, bool need_tokenizer, bool need_backend) {
     init_logging(args.str("log-level"));
-    // The commands that run the model take Ctrl-C from here on: one that lands during the load
-    // (seconds for a large file on a busy machine) is reported as an interruption after it, not
-    // the default kill without a word.
-    const std::atomic<bool>* interrupted = need_backend ? &install_interrupt_flag() : nullptr;
     LoadedModel lm;
     lm.model = std::make_unique<Model>(load_model(model_path_from_args(args)));
     if (lm.model->has_tokenizer() || need_tokenizer) lm.tokenizer = Tokenizer::from_model(*lm.model);
@@ -37,7 +33,13 @@ LoadedModel load_for_cli(const Args& args, bool need_tokenizer, bool need_backen
         if (ctx < 0) throw Error("--ctx must be >= 0");
         lm.backend = make_cli_backend(args, *lm.model, ctx);
     }
-    if (interrupted && interrupted->load()) throw Cancelled();  // main() says "interrupted", exit 130
+    return lm;
+}
+
+LoadedModel load_for_cli_interruptible(const Args& args, bool need_tokenizer, bool need_backend) {
+    const std::atomic<bool>& interrupted = install_interrupt_flag();
+    LoadedModel lm = load_for_cli(args, need_tokenizer, need_backend);
+    if (interrupted.load()) throw Cancelled();
     return lm;
 }
 

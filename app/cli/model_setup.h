@@ -23,10 +23,13 @@ struct LoadedModel {
     std::unique_ptr<Backend> backend;
 };
 
-// Loads the model named by -m, its tokenizer (required or optional) and a backend (if wanted). With a
-// backend (the commands that run the model), Ctrl-C is taken from the start of the load
-// (install_interrupt_flag): one during it throws Cancelled once the load is done.
+// Loads the model named by -m, its tokenizer (required or optional) and a backend (if wanted).
 LoadedModel load_for_cli(const Args& args, bool need_tokenizer, bool need_backend);
+// The same for a CLI command that runs the model: Ctrl-C is taken (install_interrupt_flag) from the
+// start of the load, and one that lands during it throws Cancelled once the load is done (main()
+// then says "interrupted", exit 130), not the default kill without a word. Not for snapdoc-server,
+// whose own SIGTERM / SIGINT handlers drain the requests in flight.
+LoadedModel load_for_cli_interruptible(const Args& args, bool need_tokenizer, bool need_backend);
 // The backend for `model` (--threads, --device) at `context_length` (0: the model's own), for a
 // command that picks the context itself after tokenizing (ask: document_run_context).
 std::unique_ptr<Backend> make_cli_backend(const Args& args, const Model& model, int context_length);
