@@ -40,7 +40,12 @@ struct Shape {
     const char* name;
     int n_heads, n_kv_heads, head_dim;
 };
-constexpr Shape kShapes[] = {{"demo", 4, 2, 64}, {"125m", 12, 12, 64}, {"1b", 32, 8, 64}, {"7b", 32, 8, 128}};
+// qwen1.5b: Qwen2.5-1.5B's attention, a GQA group of 6 (decode_values takes it as 4 + 2 vectors).
+constexpr Shape kShapes[] = {{"demo", 4, 2, 64},
+                             {"125m", 12, 12, 64},
+                             {"1b", 32, 8, 64},
+                             {"7b", 32, 8, 128},
+                             {"qwen1.5b", 12, 2, 128}};
 
 const Shape& shape_named(const std::string& name) {
     for (const Shape& s : kShapes)
