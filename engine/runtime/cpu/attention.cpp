@@ -33,7 +33,8 @@ struct Scratch {
 
 // Flash-attention over one block: for each key tile, S = scale·Q·Kᵀ and O += P·V are small GEMMs
 // with a running max and denominator per query vector. Positions are ascending, so each query sees
-// one contiguous run of a tile's columns: only those are exponentiated, the rest are zeroed.
+// one contiguous run of a tile's columns: only those are exponentiated, the rest are zeroed where the
+// GEMM path's P·V reads them.
 void attend_block(const AttentionArgs& a, const Block& b, Scratch& s) {
     const int hd = a.head_dim, group = a.group, m_rows = b.rows * group;
     const int64_t q_stride = static_cast<int64_t>(a.n_heads) * hd;
@@ -49,6 +50,9 @@ void attend_block(const AttentionArgs& a, const Block& b, Scratch& s) {
     // A decode-sized block (a GQA group's query vectors of one row or a few) skips the GEMM's
     // packing and the tile-sized f16 conversion (attention_decode.h).
     const bool decode = m_rows <= kAttentionDecodeVectors && decode_tile_available(hd);
+    // The GEMM's P·V reads every column of a tile, so the masked ones must be 0; the decode values
+    // read only the columns each vector sees (s.seen), and the fill would be wasted there.
+    const bool zero_masked = values && !decode;
 
     for (int t0 = b.keys.first; t0 < b.keys.end; t0 += kAttentionTile) {
         const int kt = std::min(kAttentionTile, b.keys.end - t0);
@@ -63,7 +67,7 @@ void attend_block(const AttentionArgs& a, const Block& b, Scratch& s) {
                 visible_in_tile(h.positions + t0, kt, a.q_positions[b.r0 + m / group], a.sliding_window);
             s.seen[m] = r;
             if (r.lo >= r.hi) {
-                if (values) std::fill(sc, sc + kt, 0.0f);
+                if (zero_masked) std::fill(sc, sc + kt, 0.0f);
                 continue;
             }
             const float new_max = std::max(s.mx[m], row_max(sc + r.lo, r.hi - r.lo));
@@ -71,8 +75,10 @@ void attend_block(const AttentionArgs& a, const Block& b, Scratch& s) {
             s.sum[m] = s.sum[m] * correction + exp_shift_sum(sc + r.lo, r.hi - r.lo, new_max);
             s.mx[m] = new_max;
             if (!values) continue;
-            std::fill(sc, sc + r.lo, 0.0f);
-            std::fill(sc + r.hi, sc + kt, 0.0f);
+            if (zero_masked) {
+                std::fill(sc, sc + r.lo, 0.0f);
+                std::fill(sc + r.hi, sc + kt, 0.0f);
+            }
             if (correction != 1.0f) scale_row(s.acc.data() + static_cast<int64_t>(m) * hd, hd, correction);
         }
         if (values && decode)
