@@ -99,21 +99,14 @@ SNAPDOC_TARGET_AVX2_F16C void values_block(const float* s, int s_stride, const T
     __m256 a[M][CC];
     for (int i = 0; i < M; ++i)
         for (int c = 0; c < CC; ++c) a[i][c] = _mm256_loadu_ps(acc + static_cast<int64_t>(i) * hd + 8 * (c0 + c));
-    int lo_all = 0, hi_all = kt, lo_any = kt, hi_any = 0;
-    for (int i = 0; i < M; ++i) {
-        lo_all = std::max(lo_all, seen[i].lo), hi_all = std::min(hi_all, seen[i].hi);
-        if (seen[i].lo < seen[i].hi) lo_any = std::min(lo_any, seen[i].lo), hi_any = std::max(hi_any, seen[i].hi);
-    }
-    if (lo_all >= hi_all) lo_all = hi_all = hi_any;  // no key every vector sees: all are tested
-    for (int t = lo_any; t < lo_all; ++t) add_value_row<M, CC, true>(a, s, s_stride, seen, v32, v16, hd, c0, t0, t);
-    for (int t = lo_all; t < hi_all; ++t) add_value_row<M, CC, false>(a, s, s_stride, seen, v32, v16, hd, c0, t0, t);
-    for (int t = hi_all; t < hi_any; ++t) add_value_row<M, CC, true>(a, s, s_stride, seen, v32, v16, hd, c0, t0, t);
+    const SeenSpans k = seen_spans(seen, M, kt);
+    for (int t = k.lo_any; t < k.lo_all; ++t) add_value_row<M, CC, true>(a, s, s_stride, seen, v32, v16, hd, c0, t0, t);
+    for (int t = k.lo_all; t < k.hi_all; ++t) add_value_row<M, CC, false>(a, s, s_stride, seen, v32, v16, hd, c0, t0, t);
+    for (int t = k.hi_all; t < k.hi_any; ++t) add_value_row<M, CC, true>(a, s, s_stride, seen, v32, v16, hd, c0, t0, t);
     for (int i = 0; i < M; ++i)
         for (int c = 0; c < CC; ++c) _mm256_storeu_ps(acc + static_cast<int64_t>(i) * hd + 8 * (c0 + c), a[i][c]);
 }
 
-using ValuesBlockFn = void (*)(const float*, int, const TileRange*, const float*, const uint16_t*, int, int, int,
-                               int, float*);
 template <int M>
 constexpr ValuesBlockFn kValuesByChunks[kMaxValueChunks + 1] = {nullptr, values_block<M, 1>, values_block<M, 2>,
                                                                 values_block<M, 3>};
@@ -122,12 +115,7 @@ constexpr const ValuesBlockFn* kValuesBlocks[5] = {nullptr, kValuesByChunks<1>, 
 
 void values(const float* s, int s_stride, const TileRange* seen, int m, int hd, const float* v32,
             const uint16_t* v16, int t0, int kt, float* acc) {
-    const int chunks = hd / 8;
-    for (int i0 = 0; i0 < m; i0 += 4)
-        for (int c0 = 0; c0 < chunks; c0 += kMaxValueChunks)
-            kValuesBlocks[std::min(4, m - i0)][std::min(kMaxValueChunks, chunks - c0)](
-                s + static_cast<int64_t>(i0) * s_stride, s_stride, seen + i0, v32, v16, hd, c0, t0, kt,
-                acc + static_cast<int64_t>(i0) * hd);
+    run_values_blocks(kValuesBlocks, kMaxValueChunks, hd / 8, s, s_stride, seen, m, hd, v32, v16, t0, kt, acc);
 }
 
 #undef SNAPDOC_TARGET_AVX2_F16C

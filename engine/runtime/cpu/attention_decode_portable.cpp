@@ -25,10 +25,8 @@ void scores(const float* q, int m, int hd, const float* k32, const uint16_t* k16
 void values(const float* s, int s_stride, const TileRange* seen, int m, int hd, const float* v32,
             const uint16_t* v16, int t0, int kt, float* acc) {
     float buf[kPortableMaxHeadDim];
-    int lo = kt, hi = 0;
-    for (int i = 0; i < m; ++i)
-        if (seen[i].lo < seen[i].hi) lo = std::min(lo, seen[i].lo), hi = std::max(hi, seen[i].hi);
-    for (int t = lo; t < hi; ++t) {
+    const SeenSpans k = seen_spans(seen, m, kt);
+    for (int t = k.lo_any; t < k.hi_any; ++t) {
         const float* v = rows_as_f32(v32, v16, t0 + t, 1, hd, buf);
         for (int i = 0; i < m; ++i)
             if (t >= seen[i].lo && t < seen[i].hi)
