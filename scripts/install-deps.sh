@@ -21,6 +21,8 @@ usage() {
 #                         of clang, so without it the fuzz targets fail to link.
 #   libopenblas0-pthread  the threaded OpenBLAS the CPU backend's GEMMs run on.
 #   libcurl4-openssl-dev  the hub client's HTTP(S) (app/hub); libssl-dev its SHA-256 (libcrypto).
+#   qemu-user             scripts/ci-cpu-levels.sh runs the kernels as an AVX2-only (Haswell) and an
+#                         SSE4.2-only (Nehalem) CPU would.
 #   libcpp-httplib-dev    snapdoc-server's HTTP and the local test hub (tests/support/local_hub.*,
 #                         snapdoc-local-hub); curl, nodejs, npm: the server's tests drive it with curl
 #                         and the official openai npm package (npm installs it on first use).
@@ -31,6 +33,7 @@ packages=(
     libgtest-dev libsqlite3-dev
     libcurl4-openssl-dev libssl-dev libcpp-httplib-dev curl
     clang libclang-rt-dev
+    qemu-user
 )
 # node + npm for snapdoc-server's openai-client test: Debian's packages, unless an npm is already
 # on PATH (NodeSource's nodejs bundles npm and conflicts with Debian's npm package).

@@ -48,6 +48,10 @@ if [[ "$(ctest --test-dir "$BUILD_DIR" -N -L cuda-emu | sed -n 's/^Total Tests: 
     ctest --test-dir "$emu_dir" --output-on-failure --no-tests=error -j "$CTEST_JOBS" -L cuda-emu
 fi
 
+# The kernels on CPUs this machine is not (qemu-user: Haswell = AVX2 only, Nehalem = SSE4.2 only).
+echo "== CPU levels under qemu"
+bash scripts/ci-cpu-levels.sh "$BUILD_DIR"
+
 if [[ "$FUZZ_SECONDS" == "0" ]]; then
     echo "== fuzz: skipped (FUZZ_SECONDS=0)"
 elif [[ ! -f scripts/fuzz.sh ]]; then

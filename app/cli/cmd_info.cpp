@@ -3,6 +3,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/model_setup.h"
 #include "engine/model/model_summary.h"
+#include "engine/runtime/cpu/kernel_level.h"
 #include "engine/tokenizer/chat_template.h"
 
 namespace snapdoc::cli {
@@ -61,6 +62,8 @@ int cmd_info(int argc, char** argv) {
     const DetectedTemplate t = detect_chat_template(m.chat_template);
     std::printf("chat template:   %s (%s)\n", std::string(chat_template_name(t.kind)).c_str(),
                 t.reason.c_str());
+    // Which instruction set the CPU backend runs here (chosen at run time, SNAPDOC_CPU_KERNELS forces one).
+    std::printf("cpu kernels:     %s\n", cpu::describe_cpu_kernels().c_str());
     return 0;
 }
 

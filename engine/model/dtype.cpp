@@ -1,20 +1,19 @@
 // Element-type conversions. The scalar f16/bf16 codecs work on bit patterns so they are exact for
 // every input (subnormals, infinities, NaN payloads) and do not depend on the FPU rounding mode;
-// the row converters use F16C when the compiler targets it, which gives the same results.
+// the f16 row converters go through engine/kv/f16_rows.h, which picks F16C at run time where the
+// CPU has it (the same bits as the scalar codec).
 #include "engine/model/dtype.h"
 
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <iterator>
 
+#include "engine/kv/f16_rows.h"
 #include "engine/model/quant/block_formats.h"
 #include "engine/model/quant/quant_rows.h"
-
-#ifdef __F16C__
-#include <immintrin.h>
-#endif
 
 namespace snapdoc {
 
@@ -38,27 +37,19 @@ uint16_t load_u16(const uint8_t* p) {
     return v;
 }
 
+bool aligned_u16(const void* p) {
+    return reinterpret_cast<std::uintptr_t>(p) % alignof(uint16_t) == 0;
+}
+
 void dequantize_f16(const uint8_t* src, float* dst, int64_t n) {
-    int64_t i = 0;
-#ifdef __F16C__
-    for (; i + 8 <= n; i += 8) {
-        __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * i));
-        _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(h));
-    }
-#endif
-    for (; i < n; ++i) dst[i] = f16_to_f32(load_u16(src + 2 * i));
+    if (aligned_u16(src)) return f16_to_f32_row(reinterpret_cast<const uint16_t*>(src), dst, n);
+    for (int64_t i = 0; i < n; ++i) dst[i] = f16_to_f32(load_u16(src + 2 * i));  // an odd address: bytewise
 }
 
 void quantize_f16(const float* src, uint8_t* dst, int64_t n) {
-    int64_t i = 0;
-#ifdef __F16C__
-    for (; i + 8 <= n; i += 8) {
-        __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 2 * i), h);
-    }
-#endif
-    for (; i < n; ++i) {
-        uint16_t h = f32_to_f16(src[i]);
+    if (aligned_u16(dst)) return f32_to_f16_row(src, reinterpret_cast<uint16_t*>(dst), n);
+    for (int64_t i = 0; i < n; ++i) {
+        const uint16_t h = f32_to_f16(src[i]);
         std::memcpy(dst + 2 * i, &h, sizeof h);
     }
 }

@@ -4,8 +4,9 @@
 // f16 cache converted 16 at a time into an L1-resident buffer that every query vector then reads.
 // The values of up to 4 query vectors sum in registers over the whole tile: each value row is
 // loaded (and converted) once and multiplied into all of them (no tile-sized scratch). AVX-512
-// only, for head sizes that are a multiple of 16 up to 128; elsewhere the tiles take the GEMM or
-// per-key paths (attention_tile.h).
+// tiles for head sizes that are a multiple of 16 up to 128, AVX2 tiles (8-wide) for multiples of 8
+// up to 128, portable ones elsewhere (attention_decode_kernels.h); every level reads only the
+// columns a vector sees, so a masked key holding NaN cannot reach it.
 #pragma once
 
 #include <cstdint>
@@ -16,8 +17,8 @@ namespace snapdoc::cpu {
 
 inline constexpr int kAttentionDecodeVectors = 8;
 
-// True when the kernels below run here for this head size (and the attention vector ISA in use is
-// AVX-512, so forcing "avx2" or "portable" in tests also turns them off).
+// True when the kernels below serve this head size (any up to 512; the vector ISA in use, which
+// tests may force, picks the tiles' instruction set).
 bool decode_tile_available(int hd);
 
 // s[i * s_stride + j] = scale · q_i · k_{t0 + j} for i < m, j < kt (q: [m, hd]; k: a cache head's

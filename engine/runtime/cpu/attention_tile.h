@@ -49,7 +49,7 @@ inline constexpr int kAttentionDirectRows = 1;
 // (gemm_f32.h), OpenBLAS elsewhere.
 inline void score_tile(const float* qp, int m, int hd, const float* k, int kt, float scale, float* s) {
     if (m > kAttentionDirectRows) {
-        if (gemm_f32_has_avx512())
+        if (gemm_f32_use_avx512())
             gemm_f32(GemmB::Transposed, m, kt, hd, scale, qp, hd, k, hd, false, s, kAttentionTile,
                      GemmIsa::Avx512);
         else
@@ -66,7 +66,7 @@ inline void score_tile(const float* qp, int m, int hd, const float* k, int kt, f
 // acc [m, hd] += s [m, kt] (row stride kAttentionTile) · v[0..kt).
 inline void accumulate_values(const float* s, int m, int hd, const float* v, int kt, float* acc) {
     if (m > kAttentionDirectRows) {
-        if (gemm_f32_has_avx512())
+        if (gemm_f32_use_avx512())
             gemm_f32(GemmB::AsIs, m, hd, kt, 1.0f, s, kAttentionTile, v, hd, true, acc, hd, GemmIsa::Avx512);
         else
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, hd, kt, 1.0f, s, kAttentionTile, v, hd,

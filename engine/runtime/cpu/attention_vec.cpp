@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/runtime/cpu/kernel_level.h"
 #include "engine/runtime/cpu/x86_targets.h"
 
 namespace snapdoc::cpu {
@@ -164,9 +165,9 @@ bool always() {
 const Kernels kKernels[] = {
 #ifdef SNAPDOC_CPU_X86
     {"avx512", avx512::row_max, avx512::exp_shift_sum,
-     [] { return bool(__builtin_cpu_supports("avx512f")); }},
+     [] { return float_isa() == FloatIsa::Avx512; }},
     {"avx2", avx2::row_max, avx2::exp_shift_sum,
-     [] { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }},
+     [] { return float_isa() != FloatIsa::Portable; }},
 #endif
     {"portable", portable::row_max, portable::exp_shift_sum, always},
 };

@@ -1,7 +1,7 @@
 // The vector pieces of the CPU attention's online softmax: a row maximum and exp(x - m) with its
 // sum. Scalar std::exp on every score was most of the old kernel's time: a 100K-token prefill of
 // the demo model evaluates ~8·10^10 of them. On x86 the AVX-512 or AVX2 version is chosen at run
-// time from what the CPU supports (so a build without -march=native still gets them); elsewhere,
+// time from what the CPU supports, capped by a forced kernel level (kernel_level.h: float_isa); elsewhere,
 // and on CPUs without AVX2, a portable loop runs.
 #pragma once
 

@@ -1,4 +1,5 @@
 #include "engine/runtime/cpu/gemm_f32.h"
+#include "engine/runtime/cpu/kernel_level.h"
 
 #include <cstddef>
 #include <vector>
@@ -44,11 +45,15 @@ bool gemm_f32_has_avx512() {
 #endif
 }
 
+bool gemm_f32_use_avx512() {
+    return gemm_f32_has_avx512() && float_isa() == FloatIsa::Avx512;
+}
+
 void gemm_f32(GemmB layout, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
               const float* b, int64_t ldb, bool accumulate, float* c, int64_t ldc, GemmIsa isa) {
     if (m <= 0 || n <= 0) return;
     const bool b_transposed = layout == GemmB::Transposed;
-    if (isa == GemmIsa::Auto) isa = gemm_f32_has_avx512() ? GemmIsa::Avx512 : GemmIsa::Portable;
+    if (isa == GemmIsa::Auto) isa = gemm_f32_use_avx512() ? GemmIsa::Avx512 : GemmIsa::Portable;
     if (isa == GemmIsa::Avx512) {
         if (!gemm_f32_has_avx512())
             throw Error("gemm_f32: the AVX-512 kernel was asked for but this CPU lacks AVX-512F");

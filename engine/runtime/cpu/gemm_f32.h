@@ -16,6 +16,9 @@ enum class GemmIsa { Auto, Avx512, Portable };
 
 // Whether this CPU runs the AVX-512 kernel (checked once). Callers without it keep OpenBLAS.
 bool gemm_f32_has_avx512();
+// Whether the callers that pick a GEMM (MatMul, the attention tiles) take the AVX-512 kernel: the CPU
+// has it and the float kernels may use it (float_isa(), kernel_level.h); else OpenBLAS.
+bool gemm_f32_use_avx512();
 
 // How B is stored: Transposed is B [n, k] (a weight W [out, in]: C = A·Bᵀ); AsIs is B [k, n]
 // (attention's V [keys, head_dim]: C = A·B).

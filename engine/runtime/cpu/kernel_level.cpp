@@ -1,5 +1,6 @@
 #include "engine/runtime/cpu/kernel_level.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -64,6 +65,56 @@ KernelLevel active_kernel_level() {
                     ": this CPU (or this build) cannot run those kernels; the best here is " +
                     kernel_level_name(best_kernel_level()));
     return *level;
+}
+
+namespace {
+
+FloatIsa cpu_float_isa() {
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+    if (!(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && cpu_has_f16c())) return FloatIsa::Portable;
+    return __builtin_cpu_supports("avx512f") ? FloatIsa::Avx512 : FloatIsa::Avx2;
+#else
+    return FloatIsa::Portable;
+#endif
+}
+
+FloatIsa capped_float_isa() {
+    const FloatIsa cpu = cpu_float_isa();
+    const char* forced = std::getenv("SNAPDOC_CPU_KERNELS");
+    // An unknown or unavailable name is reported by active_kernel_level(), which every matmul calls.
+    const auto level = forced ? parse_kernel_level(forced) : std::nullopt;
+    if (!level) return cpu;
+    switch (*level) {
+        case KernelLevel::Portable: return FloatIsa::Portable;
+        case KernelLevel::Avx2:
+        case KernelLevel::AvxVnni: return std::min(cpu, FloatIsa::Avx2);
+        case KernelLevel::Avx512Vnni: return cpu;
+    }
+    return cpu;
+}
+
+}  // namespace
+
+FloatIsa float_isa() {
+    static const FloatIsa isa = capped_float_isa();
+    return isa;
+}
+
+const char* float_isa_name(FloatIsa isa) {
+    switch (isa) {
+        case FloatIsa::Portable: return "portable";
+        case FloatIsa::Avx2: return "avx2";
+        case FloatIsa::Avx512: return "avx512";
+    }
+    return "?";
+}
+
+std::string describe_cpu_kernels() {
+    std::string available;
+    for (KernelLevel l : kAllKernelLevels)
+        if (kernel_level_available(l)) available += std::string(available.empty() ? "" : " ") + kernel_level_name(l);
+    return std::string(kernel_level_name(active_kernel_level())) + " (available: " + available +
+           "; float vectors " + float_isa_name(float_isa()) + ")";
 }
 
 }  // namespace snapdoc::cpu

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace snapdoc::cpu {
@@ -26,5 +27,18 @@ KernelLevel best_kernel_level();
 // SNAPDOC_CPU_KERNELS when set (Error for an unknown or unavailable level), else best_kernel_level().
 // Read on every call: cheap next to one matmul, and tests may change the variable.
 KernelLevel active_kernel_level();
+
+// The widest vectors the float kernels (attention, the f32 GEMM, the float-weight dots, the
+// activation quantizer) may use: what the CPU has (AVX2 means AVX2 + FMA + F16C), capped by
+// SNAPDOC_CPU_KERNELS when it forces a level (portable: none; avx2, avxvnni: AVX2; avx512vnni:
+// AVX-512F where the CPU has it). A CPU with AVX-512F but no VNNI runs the avx2 integer level and
+// the AVX-512 float kernels. Read once per process: these run too often to read the variable.
+enum class FloatIsa { Portable, Avx2, Avx512 };
+FloatIsa float_isa();
+const char* float_isa_name(FloatIsa isa);
+
+// One line for `snapdoc-cli info` and logs: the active integer level, every level this CPU and
+// build can run, and the float vectors, e.g. "avx2 (available: portable avx2; float vectors avx2)".
+std::string describe_cpu_kernels();
 
 }  // namespace snapdoc::cpu

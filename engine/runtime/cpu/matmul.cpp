@@ -135,7 +135,7 @@ void MatMul::blas(const TensorView& w, const float* x, int n, float* y) {
     // compact in memory and the conversion runs in parallel too.
     // Our AVX-512 GEMM where the CPU has it (about 1.9x OpenBLAS's Haswell kernels, which is what the
     // environment's OPENBLAS_CORETYPE pins; gemm_f32.h), OpenBLAS elsewhere.
-    const bool use_own_gemm = gemm_f32_has_avx512();
+    const bool use_own_gemm = gemm_f32_use_avx512();
     const int64_t block_rows = std::max<int64_t>(16, std::min<int64_t>(256, (int64_t{1} << 18) / std::max<int64_t>(1, in)));
     scratch_.resize(pool_.size());
     pool_.parallel_for(out, block_rows, [&](int64_t r0, int64_t r1, int thread) {

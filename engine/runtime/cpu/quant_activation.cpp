@@ -5,10 +5,8 @@
 #include <cmath>
 #include <limits>
 
-#if defined(__AVX2__) && defined(__FMA__)
-#include <immintrin.h>
-#define SNAPDOC_ACT_AVX2 1
-#endif
+#include "engine/runtime/cpu/kernel_level.h"
+#include "engine/runtime/cpu/x86_targets.h"
 
 namespace snapdoc::cpu {
 
@@ -38,10 +36,11 @@ float quantize_block_portable(const float* x, int n, int8_t* q, int& sum) {
     return d;
 }
 
-#ifdef SNAPDOC_ACT_AVX2
+#ifdef SNAPDOC_CPU_X86
 // The same results as the portable code (a NaN or Inf value makes d NaN and every q 0, rounding is
-// to nearest even in both), 32 values per step. n is a multiple of 32.
-float quantize_block(const float* x, int n, int8_t* q, int& sum) {
+// to nearest even in both), 32 values per step. n is a multiple of 32. Run where the active kernel
+// level is AVX2 or above (the build's baseline does not assume AVX2).
+SNAPDOC_TARGET_AVX2 float quantize_block_avx2(const float* x, int n, int8_t* q, int& sum) {
     const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
     const __m256 inf = _mm256_set1_ps(std::numeric_limits<float>::infinity());
     __m256 vmax = _mm256_setzero_ps();
@@ -81,11 +80,17 @@ float quantize_block(const float* x, int n, int8_t* q, int& sum) {
     sum = _mm_cvtsi128_si32(t);
     return d;
 }
-#else
+#endif
+
+// The same bytes either way; float_isa() keeps a CPU without AVX2 (or SNAPDOC_CPU_KERNELS=portable)
+// off it.
 float quantize_block(const float* x, int n, int8_t* q, int& sum) {
+#ifdef SNAPDOC_CPU_X86
+    static const bool avx2 = float_isa() != FloatIsa::Portable;
+    if (avx2) return quantize_block_avx2(x, n, q, sum);
+#endif
     return quantize_block_portable(x, n, q, sum);
 }
-#endif
 
 }  // namespace
 

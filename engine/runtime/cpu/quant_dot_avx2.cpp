@@ -1,4 +1,7 @@
-// AVX2 kernels for quant_dot (quant_dot.h). Weights are unpacked to bytes in registers and
+// AVX2 kernels for quant_dot (quant_dot.h), compiled three times (engine/CMakeLists.txt) with the
+// target flags of one kernel level each: avx2 (maddubs + madd), avxvnni (VEX dpbusd) and avx512vnni
+// (EVEX dpbusd on 256-bit vectors); SNAPDOC_QUANT_DOT_VARIANT names the level's namespace, and
+// quant_dot_portable.cpp picks the variant of the active level at run time. Weights are unpacked to bytes in registers and
 // multiplied with the 8-bit activations by maddubs (u8 × s8 → pairs summed in i16) and madd; the
 // 32-value types use AVX-VNNI / AVX-512 VNNI dpbusd instead when the compiler targets it. Unsigned
 // level offsets (−8, −16, −32, −4) and sub-block mins are applied once per block through the
@@ -7,6 +10,8 @@
 //
 // No i16 lane can saturate: the largest pair sum is 2 · 128 · 127 (Q8_0 / IQ4: |w| ≤ 128, |x| ≤ 127).
 #include "engine/runtime/cpu/quant_dot.h"
+
+#include "engine/runtime/cpu/quant_dot_variants.h"
 
 #if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
 #define SNAPDOC_QUANT_AVX2 1
@@ -17,7 +22,7 @@
 #include "engine/runtime/cpu/quant_dot_x86.h"
 #endif
 
-namespace snapdoc::cpu {
+namespace snapdoc::cpu::SNAPDOC_QUANT_DOT_VARIANT {
 
 #ifdef SNAPDOC_QUANT_AVX2
 namespace {
@@ -367,4 +372,4 @@ QuantDotFn quant_dot_simd(DType t) {
 #endif
 }
 
-}  // namespace snapdoc::cpu
+}  // namespace snapdoc::cpu::SNAPDOC_QUANT_DOT_VARIANT

@@ -3,10 +3,11 @@
 // decode ran at 48% of the bandwidth roofline, `dot_k4` and `dot_q6_k` half of the time): here each
 // register holds 64 levels, so one maddubs + one dpwssd (with the sub-block scales spread over the
 // lanes by one permute) covers what took two of each, plus two shuffles, at 256 bits.
-// Built like the rest of the decode kernels: when the compiler targets AVX-512 BW + VNNI
-// (`-march=native` on such a CPU). quant_dot_fn() prefers the Q6_K one; the Q4_K / Q5_K one reads
+// Compiled with its own AVX-512 BW/VL + VNNI target flags (engine/CMakeLists.txt), without GFNI (a
+// Cascade Lake has VNNI but no GFNI), and used only at the avx512vnni kernel level (kernel_level.h);
+// quant_dot_fn() prefers these to the level's 256-bit kernels; the Q4_K / Q5_K one reads
 // its own activation layout (ActBlock256Nibbles), so decode_dot() pairs it with that format.
-#include "engine/runtime/cpu/quant_dot.h"
+#include "engine/runtime/cpu/quant_dot_variants.h"
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__) && defined(__F16C__)
 #include <immintrin.h>

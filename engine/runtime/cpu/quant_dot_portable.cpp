@@ -6,6 +6,7 @@
 #include "engine/model/quant/block_formats.h"
 #include "engine/runtime/cpu/quant_activation.h"
 #include "engine/runtime/cpu/quant_dot.h"
+#include "engine/runtime/cpu/quant_dot_variants.h"
 
 namespace snapdoc::cpu {
 
@@ -215,19 +216,32 @@ float quant_dot_portable(DType t, const uint8_t* row, const void* act, int64_t n
     return portable_fn(t)(row, act, n);
 }
 
-QuantDotFn quant_dot_fn(DType t) {
-    if (const QuantDotFn wide = quant_dot_avx512(t)) return wide;
-    const QuantDotFn simd = quant_dot_simd(t);
+QuantDotFn quant_dot_fn(DType t, KernelLevel level) {
+    QuantDotFn simd = nullptr;
+    switch (level) {
+        case KernelLevel::Avx512Vnni:
+            simd = quant_dot_avx512(t);
+            if (!simd) simd = avx512vnni::quant_dot_simd(t);
+            break;
+        case KernelLevel::AvxVnni: simd = avxvnni::quant_dot_simd(t); break;
+        case KernelLevel::Avx2: simd = avx2::quant_dot_simd(t); break;
+        case KernelLevel::Portable: break;
+    }
     return simd ? simd : portable_fn(t);
 }
 
+DecodeDot decode_dot(DType t, KernelLevel level) {
+    if (level == KernelLevel::Avx512Vnni)
+        if (const QuantDotFn own = quant_dot_avx512_nibbles(t)) return {own, ActFormat::Blocks256Nibbles};
+    return {quant_dot_fn(t, level), act_format(t)};
+}
+
 DecodeDot decode_dot(DType t) {
-    if (const QuantDotFn own = quant_dot_avx512_nibbles(t)) return {own, ActFormat::Blocks256Nibbles};
-    return {quant_dot_fn(t), act_format(t)};
+    return decode_dot(t, active_kernel_level());
 }
 
 float quant_dot(DType t, const uint8_t* row, const void* act, int64_t n) {
-    return quant_dot_fn(t)(row, act, n);
+    return quant_dot_fn(t, active_kernel_level())(row, act, n);
 }
 
 }  // namespace snapdoc::cpu

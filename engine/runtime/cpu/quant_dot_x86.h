@@ -1,6 +1,7 @@
 // Small x86 helpers shared by the decode dot kernels (quant_dot_avx2.cpp, quant_dot_avx512.cpp).
-// Both translation units are built with the project's own target flags (no per-file -m flags), so
-// these inline functions compile to the same instructions in each and the linker may keep either.
+// Those translation units are compiled with different target flags (one per kernel level), so the
+// helpers have internal linkage (an unnamed namespace): each unit keeps its own copy, and the
+// linker cannot hand an AVX2-only CPU the AVX-512 unit's copy of a shared inline function.
 // Include only inside a block that checks the target (F16C, SSE4.1).
 #pragma once
 
@@ -12,6 +13,7 @@
 #include "engine/runtime/cpu/quant_activation.h"
 
 namespace snapdoc::cpu::quant_dot_x86 {
+namespace {
 
 inline float half(const uint8_t* p) {
     return _cvtsh_ss(quant::load_u16(p));
@@ -41,4 +43,5 @@ inline int mins_dot_32(const uint8_t* mins8, const ActBlock256& a) {
     return hsum(_mm_madd_epi16(mins, sums));
 }
 
+}  // namespace
 }  // namespace snapdoc::cpu::quant_dot_x86
