@@ -66,7 +66,7 @@ void usage(std::FILE* out) {
         "Common flags: --device cpu|cuda|auto (auto = the GPU when one is usable), --threads N (0 = all\n"
         "cores), --log-level trace|debug|info|warn|error|off, --exact-prefill (CPU: prefill quantized\n"
         "weights in exact f32 instead of on 8-bit activations; SNAPDOC_CPU_KERNELS=portable|avx2|avxvnni|avx512vnni\n"
-        "forces the integer kernels' instruction set), --kv-f16 (CPU: keep the attention cache's K and V\n"
+        "forces the CPU kernels' instruction set), --kv-f16 (CPU: keep the attention cache's K and V\n"
         "as f16, llama.cpp's default: half the cache memory and faster long-context decode; off: f32)\n"
         "(default from SNAPDOC_LOG_LEVEL, else warn).\n"
         "Inputs longer than the context (prompt + -n) are refused before any work; --ignore-context\n"
