@@ -1,7 +1,7 @@
 // The model catalogue (resources/models/catalogue.json, compiled into the program): instruct models
 // known to load in snapdoc, with their hub repository, the file(s) of each quantization, and the
-// shape the fit estimate needs (fit_estimate.h). How each entry was checked: README, "The model
-// catalogue". Qt-free: the CLI and the app read the same entries.
+// shape the fit estimate needs (fit_estimate.h). How each entry was checked: docs/models.md, "The
+// model catalogue". Qt-free: the CLI and the app read the same entries.
 #pragma once
 
 #include <cstdint>

@@ -43,7 +43,7 @@ void usage() {
         "4096]\n"
         "       [--log-level info]\n"
         "OpenAI routes: /v1/chat/completions, /v1/completions, /v1/models; also /health, /props, /tokenize,\n"
-        "/detokenize, /v1/documents. See README.md (snapdoc-server).\n",
+        "/detokenize, /v1/documents. See docs/server.md.\n",
         stderr);
 }
 

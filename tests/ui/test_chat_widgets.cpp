@@ -8,12 +8,14 @@
 #include <QPainter>
 #include <QSignalSpy>
 #include <QTextBlock>
+#include <QTextCursor>
 #include <QTextDocument>
 #include <QTextList>
 #include <QtTest>
 #include <cmath>
 
 #include "app/services/conversation_export.h"
+#include "tests/ui/support/glyph_widths.h"
 #include "tests/ui/support/ui_test_support.h"
 #include "ui/chat/chat_delegate.h"
 #include "ui/chat/chat_panel.h"
@@ -94,6 +96,14 @@ private slots:
         }
         QVERIFY(fixed_pitch_code);
         QVERIFY(list);
+        // The code is drawn in a face whose glyphs are one width, whichever fonts are installed
+        // (Qt's reader names the desktop's fixed font; the delegate pins the face that draws so).
+        const int code_at = doc->toPlainText().indexOf("return 0;");
+        QTextCursor code_cursor(doc.get());
+        code_cursor.setPosition(code_at + 1);
+        const QFont code_font = code_cursor.charFormat().font();
+        QVERIFY2(snapdoc::test::drawn_fixed_pitch(code_font),
+                 qPrintable(snapdoc::test::glyph_widths(code_font)));
         // The question is shown as typed (no Markdown).
         const auto q = ChatDelegate::body_document(model.index(0), view.font(), 380);
         QVERIFY(q->toPlainText().contains("```not code```"));

@@ -31,7 +31,7 @@ private slots:
     }
 
     // Issue 23 item 12: a document refused as longer than the context while the panel held an
-    // estimate for an earlier prompt kept showing that estimate, though the README says the panel
+    // estimate for an earlier prompt kept showing that estimate, though docs/user-guide.md says the panel
     // says why. (The window passes the refusal straight to set_unavailable_reason; in the window
     // the refusals tried after a model change and after another document showed the reason
     // already, so the rule is checked here, on the panel.)

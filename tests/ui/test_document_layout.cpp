@@ -3,7 +3,6 @@
 // (fixed pitch, one view line per text line), while the view keeps the document's characters one
 // for one, so shading, citation highlights and position -> text lookups stay right. Driven through
 // the real main window (open_document, by object name) and the panel with a synthetic token map.
-#include <QFontInfo>
 #include <QScrollBar>
 #include <QTextBlock>
 #include <QTextLayout>
@@ -11,6 +10,7 @@
 
 #include "app/services/library_store.h"
 #include "app/services/token_text_map.h"
+#include "tests/ui/support/glyph_widths.h"
 #include "tests/ui/support/ui_test_support.h"
 #include "ui/document/document_layout.h"
 #include "ui/document/document_panel.h"
@@ -21,6 +21,8 @@
 
 using namespace snapdoc;
 using namespace snapdoc::ui;
+using snapdoc::test::drawn_fixed_pitch;
+using snapdoc::test::glyph_widths;
 using snapdoc::test::wait_until;
 
 namespace {
@@ -170,12 +172,16 @@ private slots:
         QCOMPARE(format_at(*view, text.indexOf("bold claim")).fontWeight(), int(QFont::Bold));
         QVERIFY(format_at(*view, text.indexOf("aside")).fontItalic());
         QVERIFY(MarkdownStyler::is_hidden_markup(format_at(*view, text.indexOf("`code_span"))));
-        QVERIFY(QFontInfo(format_at(*view, text.indexOf("code_span")).font()).fixedPitch());
+        // Fixed pitch as drawn (glyph widths), not QFontInfo::fixedPitch(): that is fontconfig's flag for
+        // the face "monospace" resolves to, false for Noto Sans Mono though its letters are one width.
+        const QFont span = format_at(*view, text.indexOf("code_span")).font();
+        QVERIFY2(drawn_fixed_pitch(span), qPrintable(glyph_widths(span)));
         QVERIFY(format_at(*view, text.indexOf("link text")).fontUnderline());
         QVERIFY(MarkdownStyler::is_hidden_markup(format_at(*view, text.indexOf("[link"))));
         // Fence lines hidden, the code in between fixed pitch.
         QVERIFY(MarkdownStyler::is_hidden_markup(format_at(*view, text.indexOf("```"))));
-        QVERIFY(QFontInfo(format_at(*view, text.indexOf("int main")).font()).fixedPitch());
+        const QFont block = format_at(*view, text.indexOf("int main")).font();
+        QVERIFY2(drawn_fixed_pitch(block), qPrintable(glyph_widths(block)));
         QVERIFY(!MarkdownStyler::is_hidden_markup(format_at(*view, text.indexOf("Closing"))));
 
         // Shading, citation highlight and position -> text still read the file's offsets.
@@ -220,14 +226,14 @@ private slots:
                                 .arg(line_count(*view))
                                 .arg(view->document()->blockCount())));
         QVERIFY(view->horizontalScrollBar()->maximum() > 0);
-        QVERIFY2(QFontInfo(view->font()).fixedPitch(), qPrintable(view->font().family()));
+        QVERIFY2(drawn_fixed_pitch(view->font()), qPrintable(glyph_widths(view->font())));
         QCOMPARE(view->layout(), DocumentLayout::AsWritten);
 
         // A Markdown file opened next goes back to the proportional, re-wrapped layout.
         w.open_document(write("after.md", kMarkdown));
         QVERIFY(wait_until([&] { return shown.count() == 2; }));
         QCOMPARE(view->layout(), DocumentLayout::Markdown);
-        QVERIFY(!QFontInfo(view->font()).fixedPitch());
+        QVERIFY2(!drawn_fixed_pitch(view->font()), qPrintable(glyph_widths(view->font())));
         QCOMPARE(view->lineWrapMode(), QPlainTextEdit::WidgetWidth);
     }
 };

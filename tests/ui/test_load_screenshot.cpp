@@ -1,7 +1,7 @@
-// The screenshot mode as the README runs it, in a child process with its own HOME and XDG folders
-// (issue 12: it wrote its question and window geometry into the user's real library; issue 14
-// item 6: it waited out its whole timeout behind a modal error box). Now it uses a throw-away data
-// folder unless told otherwise, and prints an error a dialog would show, then exits.
+// The screenshot mode as docs/user-guide.md describes it, in a child process with its own HOME and
+// XDG folders (issue 12: it wrote its question and window geometry into the user's real library;
+// issue 14 item 6: it waited out its whole timeout behind a modal error box). Now it uses a
+// throw-away data folder unless told otherwise, and prints an error a dialog would show, then exits.
 #include <QDir>
 #include <QProcess>
 #include <QtTest>

@@ -572,7 +572,7 @@ private slots:
     }
 
     // 11: the library's counts stayed from the previous model after a model change. 12: a document
-    // refused as longer than the model's context: the README says the compression panel says why;
+    // refused as longer than the model's context: docs/user-guide.md says the compression panel says why;
     // it kept showing the estimate for the document read before. (Last: it loads another model.)
     void a_model_change_says_why_and_drops_old_counts() {
         LibraryModel& library = w_->library_model();

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The evaluations whose numbers README.md and docs/demo_model.md quote (seeded: rerunning gives the
+# The evaluations whose numbers docs/benchmarks.md and docs/demo_model.md quote (seeded: rerunning gives the
 # same tables). Usage: tools/demo_model/evaluate.sh SNAPDOC_CLI MODEL OUT_DIR
 #   niah.csv / niah-trials.csv / niah-{full,10pct,b64,b128}.png   needle in a haystack
 #   multi.csv                                                      several questions per document

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The long-context evaluation whose numbers docs/demo_model.md, docs/RESULTS.md and README.md quote:
+# The long-context evaluation whose numbers docs/demo_model.md, docs/RESULTS.md and docs/benchmarks.md quote:
 # SnapKV at fixed budgets (1024 and 2048 entries per head) vs full KV at 4K-128K tokens, one prefill
 # per document (every budget re-selects over the stored full KV). Seeded: reruns give the same tables.
 # Usage: tools/demo_model/evaluate_longctx.sh SNAPDOC_CLI MODEL OUT_DIR

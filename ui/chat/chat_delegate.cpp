@@ -7,7 +7,10 @@
 #include <QTextCursor>
 #include <QTextDocument>
 #include <cmath>
+#include <utility>
+#include <vector>
 
+#include "ui/document/fixed_pitch_font.h"
 #include "ui/models/chat_model.h"
 
 namespace snapdoc::ui {
@@ -50,6 +53,25 @@ void shade_code_blocks(QTextDocument& doc) {
     }
 }
 
+// Qt's Markdown reader marks code spans and blocks fixed-pitch and names the desktop's fixed font,
+// whose face depends on the fonts installed; give them the face the document view uses for code,
+// chosen on what it draws (ui/document/fixed_pitch_font.h).
+void pin_code_font(QTextDocument& doc) {
+    std::vector<std::pair<int, int>> ranges;  // collected first: merging re-cuts the fragments
+    for (QTextBlock b = doc.begin(); b.isValid(); b = b.next())
+        for (auto it = b.begin(); !it.atEnd(); ++it)
+            if (const QTextFragment f = it.fragment(); f.isValid() && f.charFormat().fontFixedPitch())
+                ranges.emplace_back(f.position(), f.position() + f.length());
+    QTextCharFormat code;
+    code.setFontFamilies(fixed_pitch_font().families());
+    for (const auto& [from, to] : ranges) {
+        QTextCursor c(&doc);
+        c.setPosition(from);
+        c.setPosition(to, QTextCursor::KeepAnchor);
+        c.mergeCharFormat(code);
+    }
+}
+
 }  // namespace
 
 QColor ChatDelegate::citation_color(bool weak) {
@@ -68,6 +90,7 @@ std::unique_ptr<QTextDocument> ChatDelegate::body_document(const QModelIndex& in
     if (markdown) {
         doc->setMarkdown(text, QTextDocument::MarkdownDialectGitHub);
         shade_code_blocks(*doc);
+        pin_code_font(*doc);
         if (streaming) {
             QTextCursor c(doc.get());
             c.movePosition(QTextCursor::End);

@@ -1,6 +1,5 @@
 #include "ui/document/document_view.h"
 
-#include <QFontDatabase>
 #include <QPainter>
 #include <QScrollBar>
 #include <QTextBlock>
@@ -9,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ui/document/fixed_pitch_font.h"
 #include "ui/document/markdown_styler.h"
 
 namespace snapdoc::ui {
@@ -66,7 +66,8 @@ void DocumentView::apply_layout(DocumentLayout layout) {
     // Detached first, so the new text is not styled as Markdown on its way in.
     styler_->setDocument(nullptr);
     const bool as_written = layout == DocumentLayout::AsWritten;
-    setFont(as_written ? QFontDatabase::systemFont(QFontDatabase::FixedFont) : QFont());
+    // As written: a face that draws fixed pitch, whichever fonts are installed (fixed_pitch_font.h).
+    setFont(as_written ? fixed_pitch_font() : QFont());
     setLineWrapMode(as_written ? QPlainTextEdit::NoWrap : QPlainTextEdit::WidgetWidth);
 }
 

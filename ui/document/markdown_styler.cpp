@@ -1,9 +1,10 @@
 #include "ui/document/markdown_styler.h"
 
-#include <QFontDatabase>
 #include <QRegularExpression>
 #include <QTextDocument>
 #include <array>
+
+#include "ui/document/fixed_pitch_font.h"
 
 namespace snapdoc::ui {
 
@@ -70,7 +71,7 @@ void MarkdownStyler::highlightBlock(const QString& text) {
     setCurrentBlockState(in_fence ? kInFence : kNormal);
     if (in_fence) {
         QTextCharFormat code;
-        code.setFontFamilies({QFontDatabase::systemFont(QFontDatabase::FixedFont).family()});
+        code.setFontFamilies(fixed_pitch_font().families());
         code.setBackground(QColor(242, 242, 242));
         setFormat(0, static_cast<int>(text.size()), code);
         return;
@@ -113,7 +114,7 @@ void MarkdownStyler::highlightBlock(const QString& text) {
     }
     if (table.match(text).hasMatch()) {
         QTextCharFormat mono;
-        mono.setFontFamilies({QFontDatabase::systemFont(QFontDatabase::FixedFont).family()});
+        mono.setFontFamilies(fixed_pitch_font().families());
         setFormat(0, static_cast<int>(text.size()), mono);
         style_inline(text, 0);
         return;
@@ -154,7 +155,7 @@ void MarkdownStyler::style_inline(const QString& text, int from) {
     for (auto it = code.globalMatch(text, from); it.hasNext();) {
         const auto m = it.next();
         QTextCharFormat c;
-        c.setFontFamilies({QFontDatabase::systemFont(QFontDatabase::FixedFont).family()});
+        c.setFontFamilies(fixed_pitch_font().families());
         c.setBackground(QColor(238, 238, 238));
         merge(static_cast<int>(m.capturedStart(2)), static_cast<int>(m.capturedLength(2)), c);
         hide(static_cast<int>(m.capturedStart(1)), static_cast<int>(m.capturedLength(1)));
