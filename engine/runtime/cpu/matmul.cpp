@@ -147,27 +147,26 @@ void MatMul::integer_gemm(const TensorView& w, const float* x, int n, float* y) 
     const int64_t out = w.rows(), in = w.cols();
     // The activation rows are quantized once; each thread then runs the tiled integer GEMM on its
     // slice of weight rows.
-    // With two planes the GEMM runs on 2n rows (the residual rows follow the first plane's), so each
-    // unpacked or interleaved weight block serves both, and each thread adds the pairs of its slice.
+    // With two planes each thread runs its weight slice on the first plane's rows straight into y,
+    // then on the residual rows into scratch, and adds. Two calls of n rows rather than one of 2n:
+    // each keeps the activation block of one plane (as much as one plane alone) hot while the
+    // weight chunks pass, where 2n rows in one call ran 2.3-4.8x one plane's time (RESULTS.md).
     const QuantizedRows act = quantize_rows(act_format(w.dtype), x, n, in);
-    const int rows = act.residual ? 2 * n : n;
-    float* y2 = y;
+    float* lo = nullptr;
     if (act.residual) {
-        gemm_out_.resize(static_cast<std::size_t>(rows) * static_cast<std::size_t>(out));
-        y2 = gemm_out_.data();
+        gemm_out_.resize(static_cast<std::size_t>(n) * static_cast<std::size_t>(out));
+        lo = gemm_out_.data();
     }
     const KernelLevel level = active_kernel_level();
     const std::size_t row_bytes = dtype_row_bytes(w.dtype, in);
     const auto* base = static_cast<const uint8_t*>(w.data);
     pool_.parallel_for(out, 32, [&](int64_t r0, int64_t r1, int) {
-        quant_gemm(level, w.dtype, base + static_cast<std::size_t>(r0) * row_bytes, row_bytes, r1 - r0, in, act.data,
-                   rows, y2 + r0, out);
-        if (y2 == y) return;
-        for (int64_t i = 0; i < n; ++i) {
-            const float* hi = y2 + i * out;
-            const float* lo = y2 + (i + n) * out;
-            for (int64_t r = r0; r < r1; ++r) y[i * out + r] = hi[r] + lo[r];
-        }
+        const uint8_t* slice = base + static_cast<std::size_t>(r0) * row_bytes;
+        quant_gemm(level, w.dtype, slice, row_bytes, r1 - r0, in, act.data, n, y + r0, out);
+        if (!lo) return;
+        quant_gemm(level, w.dtype, slice, row_bytes, r1 - r0, in, act.residual, n, lo + r0, out);
+        for (int64_t i = 0; i < n; ++i)
+            for (int64_t r = r0; r < r1; ++r) y[i * out + r] += lo[i * out + r];
     });
 }
 

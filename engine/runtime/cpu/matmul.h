@@ -68,7 +68,7 @@ private:
     ThreadPool& pool_;
     bool exact_prefill_;
     int planes_;  // activation planes: 2, or 1 with SNAPDOC_ACT_PLANES=1
-    std::vector<float> gemm_out_;  // the integer GEMM's [planes·n, out] results before they are added
+    std::vector<float> gemm_out_;  // the integer GEMM's [n, out] results on the residual plane
     RowSchedule schedule_ = RowSchedule::OwnedShares;
     std::vector<std::vector<float>> scratch_;  // per thread: dequantized weight rows for the sgemm path
     // The activation rows quantized to 8 bits, one buffer per ActFormat (the products of one input
