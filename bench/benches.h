@@ -28,7 +28,7 @@ int bench_roofline(int argc, char** argv);
 int bench_attention(int argc, char** argv);
 // snapdoc-bench gemm [--rows 512] [--threads 2] [--trials 3]   prefill GEMM GFLOP/s, ours vs OpenBLAS
 int bench_gemm(int argc, char** argv);
-// snapdoc-bench qgemm [--rows 512] [--threads 2] [--trials 3] [--types Q4_K,Q6_K,Q8_0]
+// snapdoc-bench qgemm [--rows 512] [--threads 2] [--trials 3] [--types Q4_K,Q6_K,Q8_0] [--planes 1,2] [--levels avx2,...]
 //   quantized prefill matmul GOP/s at Llama-3.2-1B shapes: integer GEMM per kernel level vs exact f32
 int bench_qgemm(int argc, char** argv);
 // snapdoc-bench longctx -m MODEL [--contexts 8192,32768] [--budget 1024] [--window 32] [--gen-tokens 64] [--kv-f16]

@@ -1,5 +1,5 @@
-// The prefill matmul of block-quantized weights: MatMul's integer GEMM (8-bit activations, at each
-// kernel level this CPU runs) against its exact f32 path (--exact-prefill: dequantized slices into
+// The prefill matmul of block-quantized weights: MatMul's integer GEMM (two 8-bit activation planes,
+// or one with --planes 1,2: SNAPDOC_ACT_PLANES, at each kernel level this CPU runs) against its exact f32 path (--exact-prefill: dequantized slices into
 // our AVX-512 sgemm, or OpenBLAS), same run, same matrices: the weight shapes of Llama-3.2-1B
 // (dim 2048, 32/8 heads, FFN 8192) times a chunk of --rows activation rows. The variants run in turn
 // within each trial (A B C A B C ...) so drift on a shared machine hits all alike; each figure is
@@ -39,6 +39,7 @@ struct Variant {
     std::string name;
     bool exact;
     cpu::KernelLevel level;
+    int planes = 2;  // activation planes (SNAPDOC_ACT_PLANES)
 };
 
 struct Rate {
@@ -54,7 +55,8 @@ DType parse_block_type(const std::string& name) {
 }  // namespace
 
 int bench_qgemm(int argc, char** argv) {
-    const cli::Args args({{{"--rows"}}, {{"--threads"}}, {{"--trials"}}, {{"--types"}}}, argc, argv, 2);
+    const cli::Args args({{{"--rows"}}, {{"--threads"}}, {{"--trials"}}, {{"--types"}}, {{"--planes"}}, {{"--levels"}}},
+                         argc, argv, 2);
     const int threads = std::max(1, args.integer("threads", 2)), rows = args.integer("rows", 512);
     const int trials = std::max(1, args.integer("trials", 3));
     if (rows < 1) throw Error("snapdoc-bench qgemm: --rows must be >= 1");
@@ -67,10 +69,19 @@ int bench_qgemm(int argc, char** argv) {
             s = e + 1;
         }
     }
+    // --planes 1,2 times each level with one activation plane (llama.cpp's 8 bits) and with two;
+    // --levels picks levels (default: every one this CPU runs but portable).
+    const std::string plane_list = args.str("planes", "2"), level_list = args.str("levels", "");
     std::vector<Variant> variants;
-    for (cpu::KernelLevel l : cpu::kAllKernelLevels)
-        if (cpu::kernel_level_available(l) && l != cpu::KernelLevel::Portable)
-            variants.push_back({std::string("int8 ") + cpu::kernel_level_name(l), false, l});
+    for (cpu::KernelLevel l : cpu::kAllKernelLevels) {
+        const std::string name = cpu::kernel_level_name(l);
+        const bool wanted = level_list.empty() ? l != cpu::KernelLevel::Portable
+                                               : ("," + level_list + ",").find("," + name + ",") != std::string::npos;
+        if (!cpu::kernel_level_available(l) || !wanted) continue;
+        for (int planes : {1, 2})
+            if (plane_list.find(std::to_string(planes)) != std::string::npos)
+                variants.push_back({(planes == 1 ? "1pl " : "2pl ") + name, false, l, planes});
+    }
     variants.push_back({"exact f32", true, cpu::best_kernel_level()});
     double load[1] = {-1};
     getloadavg(load, 1);
@@ -110,6 +121,7 @@ int bench_qgemm(int argc, char** argv) {
                 for (std::size_t k = 0; k < variants.size(); ++k) {
                     const Variant& v = variants[k];
                     setenv("SNAPDOC_CPU_KERNELS", cpu::kernel_level_name(v.level), 1);
+                    setenv("SNAPDOC_ACT_PLANES", v.planes == 1 ? "1" : "2", 1);  // read when MatMul is made
                     cpu::MatMul mm(pool, v.exact);
                     const double c0 = process_cpu_seconds();
                     const auto t0 = Clock::now();
@@ -121,6 +133,7 @@ int bench_qgemm(int argc, char** argv) {
                     best[k].per_cpu = std::max(best[k].per_cpu, gop / cpu_s);
                 }
             unsetenv("SNAPDOC_CPU_KERNELS");
+            unsetenv("SNAPDOC_ACT_PLANES");
             char label[64];
             std::snprintf(label, sizeof label, "%dx%d (%s)", s.out, s.in, s.what);
             std::printf("%-6s %-22s", std::string(dtype_name(t)).c_str(), label);

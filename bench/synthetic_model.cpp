@@ -76,7 +76,11 @@ DType parse_dtype(const std::string& name) {
     if (name == "f16") return DType::F16;
     if (name == "bf16") return DType::BF16;
     if (name == "q8_0") return DType::Q8_0;
-    throw Error("unknown dtype '" + name + "' (f32, f16, bf16, q8_0)");
+    // Every matrix in one block type by the simple quantizer (dtype.h), for timing the integer
+    // paths of those types (not llama.cpp's mixes or its search-based quantizer).
+    if (name == "q4_0") return DType::Q4_0;
+    if (name == "q4_k") return DType::Q4_K;
+    throw Error("unknown dtype '" + name + "' (f32, f16, bf16, q8_0, q4_0, q4_k)");
 }
 
 namespace {

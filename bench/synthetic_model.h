@@ -25,7 +25,7 @@ ModelConfig llama_shape(int layers, int dim, int heads, int kv_heads, int ffn, i
 
 const std::vector<SyntheticShape>& synthetic_shapes();
 const SyntheticShape& find_shape(const std::string& name);  // throws Error listing the known names
-DType parse_dtype(const std::string& name);                 // f32 | f16 | bf16 | q8_0
+DType parse_dtype(const std::string& name);                 // f32 | f16 | bf16 | q8_0 | q4_0 | q4_k
 
 // Writes the model unless `file` already exists; returns the path. With `sentencepiece_model` (a
 // tokenizer.model file whose piece count equals the shape's vocab), the file carries that vocabulary

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <string>
 
 #include "engine/common/error.h"
 
@@ -17,7 +18,11 @@ std::vector<float> prefill(Backend& backend, std::span<const int32_t> tokens, in
     auto act = backend.create_activations(chunk);
     std::vector<int32_t> positions(chunk);
     std::vector<float> last(cfg.vocab_size);
-    if (all_logits) all_logits->assign(static_cast<std::size_t>(n) * cfg.vocab_size, 0.0f);
+    const std::vector<int>& wanted = options.logits_positions;
+    for (int p : wanted)
+        if (p < 0 || p >= n) throw Error("prefill: logits position " + std::to_string(p) + " is outside the prompt");
+    const std::size_t out_rows = wanted.empty() ? static_cast<std::size_t>(n) : wanted.size();
+    if (all_logits) all_logits->assign(out_rows * cfg.vocab_size, 0.0f);
 
     for (int c0 = 0; c0 < n; c0 += chunk) {
         if (options.cancel && options.cancel->load()) throw Cancelled();
@@ -25,9 +30,12 @@ std::vector<float> prefill(Backend& backend, std::span<const int32_t> tokens, in
         std::iota(positions.begin(), positions.begin() + c, start_pos + c0);
         backend.embed(tokens.data() + c0, c, *act, 0);
         for (int l = 0; l < cfg.n_layers; ++l) backend.run_layer(l, *act, 0, c, positions.data(), kv, nullptr);
-        if (all_logits)
+        if (all_logits && wanted.empty())
             for (int i = 0; i < c; ++i)
                 backend.logits(*act, i, all_logits->data() + static_cast<std::size_t>(c0 + i) * cfg.vocab_size);
+        for (std::size_t k = 0; all_logits && k < wanted.size(); ++k)
+            if (wanted[k] >= c0 && wanted[k] < c0 + c)
+                backend.logits(*act, wanted[k] - c0, all_logits->data() + k * cfg.vocab_size);
         if (c0 + c == n) backend.logits(*act, c - 1, last.data());
         if (options.progress) options.progress(c0 + c, n);
     }

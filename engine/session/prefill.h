@@ -17,10 +17,14 @@ struct PrefillOptions {
     int chunk_rows = 512;
     const std::atomic<bool>* cancel = nullptr;          // checked between chunks; throws Cancelled
     std::function<void(int done, int total)> progress;  // called after each chunk
+    // With all_logits: only these positions (0-based in `tokens`, in this order), so a caller that
+    // needs a few rows of a long prompt does not compute and hold [n, vocab] (`eval --positions`).
+    std::vector<int> logits_positions;
 };
 
 // Runs `tokens` at positions [start_pos, start_pos + n) through the model, appending their K/V to
-// `kv`. Returns the logits of the last token. If `all_logits` is given it receives [n, vocab].
+// `kv`. Returns the logits of the last token. If `all_logits` is given it receives [n, vocab], or
+// [logits_positions.size(), vocab] when options.logits_positions is set.
 std::vector<float> prefill(Backend& backend, std::span<const int32_t> tokens, int start_pos, KvCache& kv,
                            const PrefillOptions& options = {}, std::vector<float>* all_logits = nullptr);
 

@@ -15,9 +15,11 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <optional>
+#include <string>
 
 #include "engine/model/model.h"
 #include "engine/runtime/backend.h"
+#include "engine/runtime/cpu/kernel_level.h"
 #include "engine/session/prefill.h"
 #include "engine/session/run_context.h"
 #include "tests/support/fixtures.h"
@@ -141,7 +143,27 @@ struct Sequence {
     std::vector<int> positions;  // where top-10 lists are stored
 };
 
-class ModelZooLogits : public ::testing::TestWithParam<ZooCase> {};
+// tests/CMakeLists.txt runs these tests once per kernel level (SNAPDOC_CPU_KERNELS=<level>): empty
+// when the forced level can run here (or none is forced), else why the run is skipped.
+std::string forced_level_missing() {
+    const char* name = std::getenv("SNAPDOC_CPU_KERNELS");
+    if (!name || !*name) return "";
+    const std::optional<cpu::KernelLevel> level = cpu::parse_kernel_level(name);
+    if (!level || cpu::kernel_level_available(*level)) return "";  // an unknown name fails in the engine
+    return std::string("SNAPDOC_CPU_KERNELS=") + name + ": this CPU or build lacks the level";
+}
+
+// The level the integer GEMM runs at, for the printed figures.
+const char* level_name() {
+    return cpu::kernel_level_name(cpu::active_kernel_level());
+}
+
+class ModelZooLogits : public ::testing::TestWithParam<ZooCase> {
+protected:
+    void SetUp() override {
+        if (const std::string why = forced_level_missing(); !why.empty()) GTEST_SKIP() << why;
+    }
+};
 
 TEST_P(ModelZooLogits, MatchesTheOraclesAtEveryStoredPosition) {
     const ZooCase c = GetParam();
@@ -219,14 +241,14 @@ TEST_P(ModelZooLogits, MatchesTheOraclesAtEveryStoredPosition) {
         wanted_exact.insert(wanted_exact.end(), ref_positions.begin(), ref_positions.end());
         const auto ours_wide = logits_at(*wide, s.ids, wanted_exact, n_ctx);
         ASSERT_EQ(rtop.size(), rpos.size());
-        // The README's contract for an engine that rounds activations to 8 bits: half of llama.cpp's
-        // own distance from the exact reference at the same positions. It holds with --exact-prefill
-        // (only the batch-1 dots, here the output head, round). The default integer prefill rounds
-        // every prefill matmul's activations as llama.cpp does: measured 0.43-0.60 of llama.cpp's
-        // distance on these files (issue 25, docs/RESULTS.md), held to 0.75 (closer than llama.cpp).
+        // The README's contract for an engine that rounds activations: half of llama.cpp's own distance
+        // from the exact reference at the same positions, at every kernel level. The short prompt (9
+        // rows) runs the decode dots, the long one (512-row chunks) the level's integer GEMM; both
+        // quantize each activation into two 8-bit planes (quant_activation_residual.h). With one plane
+        // (llama.cpp's scheme) they measured 0.85-1.38 of llama.cpp's distance (docs/RESULTS.md).
         const auto ours_exact_prefill = logits_at(m, s.ids, rpos, n_ctx, /*exact_prefill=*/true);
         // --kv-f16 (the f16 attention cache, llama.cpp's default) adds one rounding of every K and V:
-        // measured 0.44-0.73 of llama.cpp's distance on these files (integer prefill: 0.39-0.71).
+        // measured 0.44-0.73 of llama.cpp's distance with one activation plane, 0.01 with two.
         const auto ours_kv_f16 = logits_at(m, s.ids, rpos, n_ctx, /*exact_prefill=*/false, /*kv_f16=*/true);
         double part_top10 = 0, part_top10_exact_prefill = 0, part_top10_kv_f16 = 0;
         for (std::size_t i = 0; i < rpos.size(); ++i) {
@@ -246,16 +268,34 @@ TEST_P(ModelZooLogits, MatchesTheOraclesAtEveryStoredPosition) {
             EXPECT_LE(part_top10_exact_prefill, 0.5 * llama_error)
                 << part << " (--exact-prefill): max |snapdoc - exact| over the top-10 lists vs llama.cpp's "
                 << llama_error;
-            EXPECT_LE(part_top10, 0.75 * llama_error)
-                << part << " (integer prefill): max |snapdoc - exact| over the top-10 lists vs llama.cpp's "
-                << llama_error;
-            EXPECT_LE(part_top10_kv_f16, 0.75 * llama_error)
+            EXPECT_LE(part_top10, 0.5 * llama_error)
+                << part << " (integer prefill, " << level_name()
+                << "): max |snapdoc - exact| over the top-10 lists vs llama.cpp's " << llama_error;
+            EXPECT_LE(part_top10_kv_f16, 0.5 * llama_error)
                 << part << " (integer prefill, --kv-f16): max |snapdoc - exact| over the top-10 lists vs llama.cpp's "
                 << llama_error;
-            std::printf("[ modelzoo ] %s-%s %s: |snapdoc - exact| / |llama.cpp - exact| = %.2f (integer prefill), "
-                        "%.2f (--exact-prefill), %.2f (integer prefill, --kv-f16)\n",
-                        c.folder, c.variant, part, part_top10 / llama_error, part_top10_exact_prefill / llama_error,
-                        part_top10_kv_f16 / llama_error);
+            std::printf("[ modelzoo ] %s-%s %s (%s): |snapdoc - exact| / |llama.cpp - exact| = %.2f (integer "
+                        "prefill), %.2f (--exact-prefill), %.2f (integer prefill, --kv-f16)\n",
+                        c.folder, c.variant, part, level_name(), part_top10 / llama_error,
+                        part_top10_exact_prefill / llama_error, part_top10_kv_f16 / llama_error);
+        }
+        // The long sequence's last position, where llama.cpp's whole row is stored: the same contract
+        // against llama.cpp's distance over the same top-10 ids. This is the prefill GEMM's part
+        // (the short prompt never reaches it), so it is what differs between kernel levels.
+        if (is_long) {
+            const int last = static_cast<int>(s.ids.size()) - 1;
+            const auto at_ref = std::find(rpos.begin(), rpos.end(), last);
+            const auto at_llama = std::find(file_positions.begin(), file_positions.end(), last);
+            ASSERT_TRUE(at_ref != rpos.end() && at_llama != file_positions.end()) << "no stored row at " << last;
+            const json& top = rtop[at_ref - rpos.begin()];
+            std::vector<float> llama_row(rows.begin() + (at_llama - file_positions.begin()) * vocab,
+                                         rows.begin() + (at_llama - file_positions.begin() + 1) * vocab);
+            const double llama_error = top10_error(llama_row, top), ours_error = top10_error(ours.at(last), top);
+            EXPECT_LE(ours_error, 0.5 * llama_error)
+                << "long position " << last << " (integer prefill, " << level_name()
+                << "): max |snapdoc - exact| over the top-10 list vs llama.cpp's " << llama_error;
+            std::printf("[ modelzoo ] %s-%s long position %d (%s): |snapdoc - exact| / |llama.cpp - exact| = %.2f\n",
+                        c.folder, c.variant, last, level_name(), ours_error / llama_error);
         }
         for (std::size_t i = 0; !ref.empty() && i < ref_positions.size(); ++i) {
             const float* row = ref.data() + i * vocab;

@@ -1,7 +1,8 @@
 // The integer prefill GEMM (quant_gemm.h) at every kernel level this CPU can run, against the
 // exact product (dequantized weights · f32 activations, in double) within the 8-bit activation
 // rounding, and against the portable decode dots (the same integers), on quantizer output and on
-// random block bytes; the SNAPDOC_CPU_KERNELS override; MatMul's integer and --exact-prefill paths.
+// random block bytes; the SNAPDOC_CPU_KERNELS override; MatMul's integer paths (both activation
+// planes, quant_activation_residual.h) and --exact-prefill.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -16,6 +17,7 @@
 #include "engine/runtime/cpu/kernel_level.h"
 #include "engine/runtime/cpu/matmul.h"
 #include "engine/runtime/cpu/quant_activation.h"
+#include "engine/runtime/cpu/quant_activation_residual.h"
 #include "engine/runtime/cpu/quant_dot.h"
 #include "engine/runtime/cpu/quant_gemm.h"
 #include "engine/runtime/cpu/thread_pool.h"
@@ -115,10 +117,28 @@ Expected expected(const Problem& p, int r, int i) {
     return e;
 }
 
-std::vector<float> run(const Problem& p, KernelLevel level) {
+std::vector<float> run(const Problem& p, KernelLevel level, const std::vector<uint8_t>* act = nullptr) {
     std::vector<float> y(static_cast<std::size_t>(p.n) * p.rows, NAN);
-    cpu::quant_gemm(level, p.t, p.w.data(), p.row_bytes(), p.rows, p.in, p.act.data(), p.n, y.data(), p.rows);
+    cpu::quant_gemm(level, p.t, p.w.data(), p.row_bytes(), p.rows, p.in, (act ? *act : p.act).data(), p.n, y.data(),
+                    p.rows);
     return y;
+}
+
+// Residual rows of x after quantizing them in `format` (quant_activation_residual.h), row i at r + i·in.
+std::vector<float> residuals(cpu::ActFormat format, const float* x, const uint8_t* act, std::size_t act_stride,
+                             int n, int in) {
+    std::vector<float> r(static_cast<std::size_t>(n) * in);
+    for (int i = 0; i < n; ++i) cpu::activation_residual(format, x + i * in, act + i * act_stride, r.data() + i * in, in);
+    return r;
+}
+
+// The second activation plane of p's rows, as MatMul makes it.
+std::vector<uint8_t> second_plane(const Problem& p) {
+    const cpu::ActFormat f = cpu::act_format(p.t);
+    const std::vector<float> r = residuals(f, p.x.data(), p.act.data(), p.act_bytes(), p.n, p.in);
+    std::vector<uint8_t> out(p.act.size());
+    for (int i = 0; i < p.n; ++i) cpu::quantize_activation(f, r.data() + i * p.in, out.data() + i * p.act_bytes(), p.in);
+    return out;
 }
 
 // Every available level's GEMM against the portable decode dot of each (weight row, activation
@@ -194,16 +214,21 @@ TEST_P(QuantGemm, EveryLevelComputesTheDecodeDotsIntegers) {
 }
 
 TEST_P(QuantGemm, MatMulPrefillUsesTheForcedLevelAndExactPrefillStaysExact) {
+    // MatMul's GEMM: the level's kernel on both activation planes (quant_activation_residual.h), added.
     const DType t = GetParam();
     const Problem p = make_problem(t, 48, 512, cpu::kIntegerGemmMinRows + 5, 6, false);
     const TensorView w = view_of(p);
+    const std::vector<uint8_t> plane2 = second_plane(p);
     ThreadPool pool(2);
     for (KernelLevel level : available_levels()) {
         ForcedLevel forced(cpu::kernel_level_name(level));
         cpu::MatMul mm(pool);
         std::vector<float> y(static_cast<std::size_t>(p.n) * p.rows);
         mm(w, p.x.data(), p.n, y.data());
-        EXPECT_EQ(y, run(p, level)) << dtype_name(t) << " " << cpu::kernel_level_name(level);
+        std::vector<float> want = run(p, level);
+        const std::vector<float> lo = run(p, level, &plane2);
+        for (std::size_t k = 0; k < want.size(); ++k) want[k] += lo[k];
+        EXPECT_EQ(y, want) << dtype_name(t) << " " << cpu::kernel_level_name(level);
     }
     cpu::MatMul exact(pool, /*exact_prefill=*/true);
     std::vector<float> y(static_cast<std::size_t>(p.n) * p.rows);
@@ -225,13 +250,17 @@ TEST_P(QuantGemm, MatMulRunsFewRowsThroughTheDecodeDots) {
     cpu::MatMul mm(pool);
     std::vector<float> y(static_cast<std::size_t>(p.n) * p.rows);
     mm(w, p.x.data(), p.n, y.data());
-    // The decode kernel, on the activation in the format it reads (its own for AVX-512 Q4_K).
+    // The decode kernel, on both activation planes in the format it reads (its own for AVX-512 Q4_K).
     const cpu::DecodeDot dot = cpu::decode_dot(t);
     const testing::QuantizedActivation act(dot.act, p.x.data(), p.n, p.in);
+    const std::vector<float> r2 = residuals(dot.act, p.x.data(), act.row(0), act.stride(), p.n, p.in);
+    const testing::QuantizedActivation act2(dot.act, r2.data(), p.n, p.in);
     for (int i = 0; i < p.n; ++i)
-        for (int r = 0; r < p.rows; ++r)
-            ASSERT_EQ(y[i * p.rows + r], dot.dot(p.w.data() + r * p.row_bytes(), act.row(i), p.in))
+        for (int r = 0; r < p.rows; ++r) {
+            const uint8_t* row = p.w.data() + r * p.row_bytes();
+            ASSERT_EQ(y[i * p.rows + r], dot.dot(row, act.row(i), p.in) + dot.dot(row, act2.row(i), p.in))
                 << dtype_name(t) << " row " << r << " act " << i;
+        }
 }
 
 TEST(MatMulSameInput, OneLoopOverSeveralWeightsGivesTheFloatsOfOneCallEach) {

@@ -3,14 +3,30 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 
 #include "engine/runtime/cpu/dot_kernels.h"
 #include "engine/runtime/cpu/gemm_f32.h"
 #include "engine/runtime/cpu/quant_activation.h"
+#include "engine/runtime/cpu/quant_activation_residual.h"
 #include "engine/runtime/cpu/quant_dot.h"
 #include "engine/runtime/cpu/quant_gemm.h"
 
 namespace snapdoc::cpu {
+
+namespace {
+
+// SNAPDOC_ACT_PLANES=1: llama.cpp's single 8-bit plane, kept so one binary can time both schemes.
+int activation_planes() {
+    const char* v = std::getenv("SNAPDOC_ACT_PLANES");
+    return v && std::strcmp(v, "1") == 0 ? 1 : 2;
+}
+
+}  // namespace
+
+MatMul::MatMul(ThreadPool& pool, bool exact_prefill)
+    : pool_(pool), exact_prefill_(exact_prefill), planes_(activation_planes()) {}
 
 bool MatMul::streams(const TensorView& w, int n) const {
     const bool integer = !exact_prefill_ && quant_gemm_supports(w.dtype);
@@ -82,7 +98,12 @@ void MatMul::stream(const Product* products, std::size_t count, const float* x, 
                 const auto* base = static_cast<const uint8_t*>(w.data);
                 for (int64_t r = b; r < e; ++r) {
                     const uint8_t* row = base + static_cast<std::size_t>(r) * row_bytes;
-                    for (int i = 0; i < n; ++i) y[i * out + r] = dot(row, act.data + i * act.stride, in);
+                    for (int i = 0; i < n; ++i) {
+                        const std::size_t at = i * act.stride;
+                        // The second plane's dot reads the weight row again from L1.
+                        y[i * out + r] = act.residual ? dot(row, act.data + at, in) + dot(row, act.residual + at, in)
+                                                      : dot(row, act.data + at, in);
+                    }
                 }
             } else {
                 for (int64_t r = b; r < e; ++r) {
@@ -101,29 +122,51 @@ void MatMul::stream(const Product* products, std::size_t count, const float* x, 
 MatMul::QuantizedRows MatMul::quantize_rows(ActFormat format, const float* x, int n, int64_t in) {
     const std::size_t stride = act_row_bytes(format, in);
     std::vector<Line>& buffer = act_[static_cast<int>(format)];
-    buffer.resize((stride * static_cast<std::size_t>(n) + sizeof(Line) - 1) / sizeof(Line));
+    const std::size_t plane_bytes = stride * static_cast<std::size_t>(n);
+    buffer.resize((plane_bytes * static_cast<std::size_t>(planes_) + sizeof(Line) - 1) / sizeof(Line));
     auto* act = reinterpret_cast<uint8_t*>(buffer.data());
-    if (n <= kSmallBatchRows) {
-        for (int i = 0; i < n; ++i) quantize_activation(format, x + i * in, act + i * stride, in);
-    } else {
-        pool_.parallel_for(n, 8, [&](int64_t i0, int64_t i1, int) {
-            for (int64_t i = i0; i < i1; ++i) quantize_activation(format, x + i * in, act + i * stride, in);
-        });
-    }
-    return {act, stride};
+    uint8_t* residual = planes_ == 2 ? act + plane_bytes : nullptr;
+    const auto rows = [&](int64_t i0, int64_t i1) {
+        thread_local std::vector<float> r;
+        if (residual) r.resize(static_cast<std::size_t>(in));
+        for (int64_t i = i0; i < i1; ++i) {
+            quantize_activation(format, x + i * in, act + i * stride, in);
+            if (!residual) continue;
+            activation_residual(format, x + i * in, act + i * stride, r.data(), in);
+            quantize_activation(format, r.data(), residual + i * stride, in);
+        }
+    };
+    if (n <= kSmallBatchRows)
+        rows(0, n);
+    else
+        pool_.parallel_for(n, 8, [&](int64_t i0, int64_t i1, int) { rows(i0, i1); });
+    return {act, stride, residual};
 }
 
 void MatMul::integer_gemm(const TensorView& w, const float* x, int n, float* y) {
     const int64_t out = w.rows(), in = w.cols();
     // The activation rows are quantized once; each thread then runs the tiled integer GEMM on its
     // slice of weight rows.
-    const uint8_t* act = quantize_rows(act_format(w.dtype), x, n, in).data;
+    // With two planes each thread runs its weight slice on the first plane's rows straight into y,
+    // then on the residual rows into scratch, and adds. Two calls of n rows rather than one of 2n:
+    // each keeps the activation block of one plane (as much as one plane alone) hot while the
+    // weight chunks pass, where 2n rows in one call ran 2.3-4.8x one plane's time (RESULTS.md).
+    const QuantizedRows act = quantize_rows(act_format(w.dtype), x, n, in);
+    float* lo = nullptr;
+    if (act.residual) {
+        gemm_out_.resize(static_cast<std::size_t>(n) * static_cast<std::size_t>(out));
+        lo = gemm_out_.data();
+    }
     const KernelLevel level = active_kernel_level();
     const std::size_t row_bytes = dtype_row_bytes(w.dtype, in);
     const auto* base = static_cast<const uint8_t*>(w.data);
     pool_.parallel_for(out, 32, [&](int64_t r0, int64_t r1, int) {
-        quant_gemm(level, w.dtype, base + static_cast<std::size_t>(r0) * row_bytes, row_bytes, r1 - r0, in, act, n,
-                   y + r0, out);
+        const uint8_t* slice = base + static_cast<std::size_t>(r0) * row_bytes;
+        quant_gemm(level, w.dtype, slice, row_bytes, r1 - r0, in, act.data, n, y + r0, out);
+        if (!lo) return;
+        quant_gemm(level, w.dtype, slice, row_bytes, r1 - r0, in, act.residual, n, lo + r0, out);
+        for (int64_t i = 0; i < n; ++i)
+            for (int64_t r = r0; r < r1; ++r) y[i * out + r] += lo[i * out + r];
     });
 }
 

@@ -1,10 +1,15 @@
 // y[n, out] = x[n, in] · Wᵀ for a weight W [out, in] of any supported dtype.
 // Small batches (decode, and block-quantized weights below kIntegerGemmMinRows rows) stream each
 // weight row once through the dot kernels, in parallel over output rows; block-quantized weights
-// are dotted in integers with the activation rows quantized to 8 bits once per call (quant_dot.h; llama.cpp's scheme, so ~1e-2 relative error per product).
+// are dotted in integers with the activation rows quantized once per call (quant_dot.h).
 // Larger batches (prefill) of block-quantized weights run the integer GEMM (quant_gemm.h): the
-// activation rows quantized to 8 bits once, the weight blocks multiplied in integers, in parallel
-// over slices of W. With exact_prefill (and for F32/F16/BF16 and IQ4_XS weights) they run a
+// activation rows quantized once, the weight blocks multiplied in integers, in parallel over slices
+// of W.
+// Both quantize an activation row into two 8-bit planes (llama.cpp's Q8_0 / Q8_K blocks, then the
+// rounding residual in the same format: quant_activation_residual.h), run every product on each and
+// add the two results: about 15 bits per activation, where one plane (llama.cpp's scheme) put the
+// logits as far from the exact ones as llama.cpp's. SNAPDOC_ACT_PLANES=1 keeps one plane (for
+// measuring the cost: docs/RESULTS.md). With exact_prefill (and for F32/F16/BF16 and IQ4_XS weights) they run a
 // single-threaded f32 GEMM on slices of W instead (our AVX-512 kernel, gemm_f32.h, where the CPU
 // has it; OpenBLAS sgemm elsewhere), dequantizing each slice into scratch when W is not f32 (exact;
 // weights stay compact in memory).
@@ -23,7 +28,7 @@ namespace snapdoc::cpu {
 class MatMul {
 public:
     // exact_prefill: batches above kSmallBatchRows run in f32 even for block-quantized weights.
-    explicit MatMul(ThreadPool& pool, bool exact_prefill = false) : pool_(pool), exact_prefill_(exact_prefill) {}
+    explicit MatMul(ThreadPool& pool, bool exact_prefill = false);
     void operator()(const TensorView& w, const float* x, int n, float* y);
 
     // y = x · Wᵀ for several weights that share the input x (q/k/v; gate/up). In decode (batches
@@ -50,16 +55,20 @@ private:
     void stream(const Product* products, std::size_t count, const float* x, int n);
     bool streams(const TensorView& w, int n) const;
     void integer_gemm(const TensorView& w, const float* x, int n, float* y);
-    // Quantizes n activation rows in `format` into its buffer (in parallel for large batches).
+    // Quantizes n activation rows in `format` into its buffer (in parallel for large batches): rows
+    // [0, n) the first plane, with two planes rows [n, 2n) the residual of row i - n.
     struct QuantizedRows {
         const uint8_t* data;
         std::size_t stride;  // bytes per row
+        const uint8_t* residual;  // the second plane's rows (data + n·stride), or null with one plane
     };
     QuantizedRows quantize_rows(ActFormat format, const float* x, int n, int64_t in);
     void blas(const TensorView& w, const float* x, int n, float* y);
 
     ThreadPool& pool_;
     bool exact_prefill_;
+    int planes_;  // activation planes: 2, or 1 with SNAPDOC_ACT_PLANES=1
+    std::vector<float> gemm_out_;  // the integer GEMM's [n, out] results on the residual plane
     RowSchedule schedule_ = RowSchedule::OwnedShares;
     std::vector<std::vector<float>> scratch_;  // per thread: dequantized weight rows for the sgemm path
     // The activation rows quantized to 8 bits, one buffer per ActFormat (the products of one input
