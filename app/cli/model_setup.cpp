@@ -17,7 +17,8 @@ namespace snapdoc::cli {
 
 std::vector<FlagSpec> model_flags() {
     std::vector<FlagSpec> flags = {{{"-m", "--model"}}, {{"-t", "--threads"}}, {{"--log-level"}}, {{"--device"}},
-                                   {{"--exact-prefill"}, false}, {{"--kv-f16"}, false}};
+                                   {{"--exact-prefill"}, false}, {{"--precise-activations"}, false},
+                                   {{"--kv-f16"}, false}};
     for (auto& f : hub_flags()) flags.push_back(std::move(f));
     return flags;
 }
@@ -49,6 +50,7 @@ std::unique_ptr<Backend> make_cli_backend(const Args& args, const Model& model, 
     opts.threads = threads_flag(args);
     opts.context_length = context_length;
     opts.exact_prefill = args.has("exact-prefill");
+    opts.precise_activations = args.has("precise-activations");
     opts.kv_f16 = args.has("kv-f16");
     return make_backend(model, opts, args.str("device", "auto"));
 }

@@ -39,6 +39,12 @@ struct BackendOptions {
     // instead of the integer GEMM on 8-bit activations (llama.cpp's rounding; faster). Decode's
     // batch-1 dots quantize activations either way. The CUDA backend ignores it.
     bool exact_prefill = false;
+    // CPU: every block-quantized product on two 8-bit activation planes (the row, then its rounding
+    // residual: about 15 bits) instead of llama.cpp's one: logits within a hundredth of llama.cpp's
+    // distance from the exact ones, for 0.5-0.6 of the prefill speed and 0.6-0.75 of decode's
+    // (docs/RESULTS.md). Off by default: speed first, llama.cpp's rounding. SNAPDOC_ACT_PLANES=2 turns
+    // it on for every backend of the process (the app and the server read only the variable).
+    bool precise_activations = false;
     // CPU: the attention cache keeps K and V as f16 (llama.cpp's default cache type; the full K/V
     // store and its files already do): half the cache's memory and half of what decode reads from
     // it per token, for one rounding of each stored value (relative 2^-11). Off: f32, exact.

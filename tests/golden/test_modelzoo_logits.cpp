@@ -64,12 +64,14 @@ std::vector<float> read_f32(const std::string& rel) {
 // Runs `ids` at positions 0..n-1 in one pass and returns the logits rows at `positions`.
 std::map<int, std::vector<float>> logits_at(const Model& m, const std::vector<int32_t>& ids,
                                             const std::vector<int>& positions, int context_length,
-                                            bool exact_prefill = false, bool kv_f16 = false) {
+                                            bool exact_prefill = false, bool kv_f16 = false,
+                                            bool precise = false) {
     BackendOptions o;
     o.threads = 2;
     o.context_length = context_length;
     o.exact_prefill = exact_prefill;
     o.kv_f16 = kv_f16;
+    o.precise_activations = precise;
     auto backend = make_cpu_backend(m, o);
     const int n = static_cast<int>(ids.size());
     auto kv = make_full_kv_cache(*backend, n);
@@ -242,17 +244,25 @@ TEST_P(ModelZooLogits, MatchesTheOraclesAtEveryStoredPosition) {
         const auto ours_wide = logits_at(*wide, s.ids, wanted_exact, n_ctx);
         ASSERT_EQ(rtop.size(), rpos.size());
         // The README's contract for an engine that rounds activations: half of llama.cpp's own distance
-        // from the exact reference at the same positions, at every kernel level. The short prompt (9
-        // rows) runs the decode dots, the long one (512-row chunks) the level's integer GEMM; both
-        // quantize each activation into two 8-bit planes (quant_activation_residual.h). With one plane
-        // (llama.cpp's scheme) they measured 0.85-1.38 of llama.cpp's distance (docs/RESULTS.md).
+        // from the exact reference at the same positions, at every kernel level, for
+        // --precise-activations (two 8-bit planes, quant_activation_residual.h). The short prompt (9
+        // rows) runs the decode dots, the long one (512-row chunks) the level's integer GEMM. The
+        // default, one plane (llama.cpp's scheme, twice the speed), measured 0.39-0.71 of llama.cpp's
+        // distance on the short prompt and 0.54-1.52 at the long sequence's last position, as the
+        // levels' rounding flips fall (docs/RESULTS.md): it is held to the earlier 0.75 on the short
+        // prompt and to twice llama.cpp's distance on the long one, a guard against a broken kernel
+        // rather than an accuracy claim.
+        const auto ours_precise = logits_at(m, s.ids, rpos, n_ctx, false, false, /*precise=*/true);
         const auto ours_exact_prefill = logits_at(m, s.ids, rpos, n_ctx, /*exact_prefill=*/true);
         // --kv-f16 (the f16 attention cache, llama.cpp's default) adds one rounding of every K and V:
         // measured 0.44-0.73 of llama.cpp's distance with one activation plane, 0.01 with two.
-        const auto ours_kv_f16 = logits_at(m, s.ids, rpos, n_ctx, /*exact_prefill=*/false, /*kv_f16=*/true);
-        double part_top10 = 0, part_top10_exact_prefill = 0, part_top10_kv_f16 = 0;
+        const auto ours_kv_f16 = logits_at(m, s.ids, rpos, n_ctx, /*exact_prefill=*/false, /*kv_f16=*/true,
+                                           /*precise=*/true);
+        const double one_plane_bound = is_long ? 2.0 : 0.75;
+        double part_top10 = 0, part_top10_precise = 0, part_top10_exact_prefill = 0, part_top10_kv_f16 = 0;
         for (std::size_t i = 0; i < rpos.size(); ++i) {
             part_top10 = std::max(part_top10, top10_error(ours.at(rpos[i]), rtop[i]));
+            part_top10_precise = std::max(part_top10_precise, top10_error(ours_precise.at(rpos[i]), rtop[i]));
             part_top10_exact_prefill =
                 std::max(part_top10_exact_prefill, top10_error(ours_exact_prefill.at(rpos[i]), rtop[i]));
             part_top10_kv_f16 = std::max(part_top10_kv_f16, top10_error(ours_kv_f16.at(rpos[i]), rtop[i]));
@@ -268,16 +278,20 @@ TEST_P(ModelZooLogits, MatchesTheOraclesAtEveryStoredPosition) {
             EXPECT_LE(part_top10_exact_prefill, 0.5 * llama_error)
                 << part << " (--exact-prefill): max |snapdoc - exact| over the top-10 lists vs llama.cpp's "
                 << llama_error;
-            EXPECT_LE(part_top10, 0.5 * llama_error)
-                << part << " (integer prefill, " << level_name()
+            EXPECT_LE(part_top10_precise, 0.5 * llama_error)
+                << part << " (integer prefill, --precise-activations, " << level_name()
+                << "): max |snapdoc - exact| over the top-10 lists vs llama.cpp's " << llama_error;
+            EXPECT_LE(part_top10, one_plane_bound * llama_error)
+                << part << " (integer prefill, one plane, " << level_name()
                 << "): max |snapdoc - exact| over the top-10 lists vs llama.cpp's " << llama_error;
             EXPECT_LE(part_top10_kv_f16, 0.5 * llama_error)
-                << part << " (integer prefill, --kv-f16): max |snapdoc - exact| over the top-10 lists vs llama.cpp's "
-                << llama_error;
-            std::printf("[ modelzoo ] %s-%s %s (%s): |snapdoc - exact| / |llama.cpp - exact| = %.2f (integer "
-                        "prefill), %.2f (--exact-prefill), %.2f (integer prefill, --kv-f16)\n",
+                << part << " (integer prefill, --precise-activations --kv-f16): max |snapdoc - exact| over the "
+                << "top-10 lists vs llama.cpp's " << llama_error;
+            std::printf("[ modelzoo ] %s-%s %s (%s): |snapdoc - exact| / |llama.cpp - exact| = %.2f (one plane), "
+                        "%.2f (two planes), %.2f (--exact-prefill), %.2f (two planes, --kv-f16)\n",
                         c.folder, c.variant, part, level_name(), part_top10 / llama_error,
-                        part_top10_exact_prefill / llama_error, part_top10_kv_f16 / llama_error);
+                        part_top10_precise / llama_error, part_top10_exact_prefill / llama_error,
+                        part_top10_kv_f16 / llama_error);
         }
         // The long sequence's last position, where llama.cpp's whole row is stored: the same contract
         // against llama.cpp's distance over the same top-10 ids. This is the prefill GEMM's part
@@ -290,12 +304,17 @@ TEST_P(ModelZooLogits, MatchesTheOraclesAtEveryStoredPosition) {
             const json& top = rtop[at_ref - rpos.begin()];
             std::vector<float> llama_row(rows.begin() + (at_llama - file_positions.begin()) * vocab,
                                          rows.begin() + (at_llama - file_positions.begin() + 1) * vocab);
-            const double llama_error = top10_error(llama_row, top), ours_error = top10_error(ours.at(last), top);
-            EXPECT_LE(ours_error, 0.5 * llama_error)
-                << "long position " << last << " (integer prefill, " << level_name()
+            const double llama_error = top10_error(llama_row, top), ours_error = top10_error(ours.at(last), top),
+                         precise_error = top10_error(ours_precise.at(last), top);
+            EXPECT_LE(precise_error, 0.5 * llama_error)
+                << "long position " << last << " (integer prefill, --precise-activations, " << level_name()
                 << "): max |snapdoc - exact| over the top-10 list vs llama.cpp's " << llama_error;
-            std::printf("[ modelzoo ] %s-%s long position %d (%s): |snapdoc - exact| / |llama.cpp - exact| = %.2f\n",
-                        c.folder, c.variant, last, level_name(), ours_error / llama_error);
+            EXPECT_LE(ours_error, one_plane_bound * llama_error)
+                << "long position " << last << " (integer prefill, one plane, " << level_name()
+                << "): max |snapdoc - exact| over the top-10 list vs llama.cpp's " << llama_error;
+            std::printf("[ modelzoo ] %s-%s long position %d (%s): |snapdoc - exact| / |llama.cpp - exact| = %.2f "
+                        "(one plane), %.2f (two planes)\n",
+                        c.folder, c.variant, last, level_name(), ours_error / llama_error, precise_error / llama_error);
         }
         for (std::size_t i = 0; !ref.empty() && i < ref_positions.size(); ++i) {
             const float* row = ref.data() + i * vocab;

@@ -214,22 +214,26 @@ TEST_P(QuantGemm, EveryLevelComputesTheDecodeDotsIntegers) {
 }
 
 TEST_P(QuantGemm, MatMulPrefillUsesTheForcedLevelAndExactPrefillStaysExact) {
-    // MatMul's GEMM: the level's kernel on both activation planes (quant_activation_residual.h), added.
+    // MatMul's GEMM: the level's kernel on the activation (by default), or on both activation planes
+    // (quant_activation_residual.h) added (precise_activations).
     const DType t = GetParam();
     const Problem p = make_problem(t, 48, 512, cpu::kIntegerGemmMinRows + 5, 6, false);
     const TensorView w = view_of(p);
     const std::vector<uint8_t> plane2 = second_plane(p);
     ThreadPool pool(2);
-    for (KernelLevel level : available_levels()) {
-        ForcedLevel forced(cpu::kernel_level_name(level));
-        cpu::MatMul mm(pool);
-        std::vector<float> y(static_cast<std::size_t>(p.n) * p.rows);
-        mm(w, p.x.data(), p.n, y.data());
-        std::vector<float> want = run(p, level);
-        const std::vector<float> lo = run(p, level, &plane2);
-        for (std::size_t k = 0; k < want.size(); ++k) want[k] += lo[k];
-        EXPECT_EQ(y, want) << dtype_name(t) << " " << cpu::kernel_level_name(level);
-    }
+    for (KernelLevel level : available_levels())
+        for (bool precise : {false, true}) {
+            ForcedLevel forced(cpu::kernel_level_name(level));
+            cpu::MatMul mm(pool, /*exact_prefill=*/false, precise);
+            std::vector<float> y(static_cast<std::size_t>(p.n) * p.rows);
+            mm(w, p.x.data(), p.n, y.data());
+            std::vector<float> want = run(p, level);
+            if (precise) {
+                const std::vector<float> lo = run(p, level, &plane2);
+                for (std::size_t k = 0; k < want.size(); ++k) want[k] += lo[k];
+            }
+            EXPECT_EQ(y, want) << dtype_name(t) << " " << cpu::kernel_level_name(level) << " precise " << precise;
+        }
     cpu::MatMul exact(pool, /*exact_prefill=*/true);
     std::vector<float> y(static_cast<std::size_t>(p.n) * p.rows);
     exact(w, p.x.data(), p.n, y.data());
@@ -247,20 +251,24 @@ TEST_P(QuantGemm, MatMulRunsFewRowsThroughTheDecodeDots) {
     const Problem p = make_problem(t, 40, 512, cpu::kIntegerGemmMinRows - 1, 9, false);
     const TensorView w = view_of(p);
     ThreadPool pool(2);
-    cpu::MatMul mm(pool);
-    std::vector<float> y(static_cast<std::size_t>(p.n) * p.rows);
-    mm(w, p.x.data(), p.n, y.data());
-    // The decode kernel, on both activation planes in the format it reads (its own for AVX-512 Q4_K).
+    // The decode kernel, on the activation in the format it reads (its own for AVX-512 Q4_K), and with
+    // precise_activations on the second plane too.
     const cpu::DecodeDot dot = cpu::decode_dot(t);
     const testing::QuantizedActivation act(dot.act, p.x.data(), p.n, p.in);
     const std::vector<float> r2 = residuals(dot.act, p.x.data(), act.row(0), act.stride(), p.n, p.in);
     const testing::QuantizedActivation act2(dot.act, r2.data(), p.n, p.in);
-    for (int i = 0; i < p.n; ++i)
-        for (int r = 0; r < p.rows; ++r) {
-            const uint8_t* row = p.w.data() + r * p.row_bytes();
-            ASSERT_EQ(y[i * p.rows + r], dot.dot(row, act.row(i), p.in) + dot.dot(row, act2.row(i), p.in))
-                << dtype_name(t) << " row " << r << " act " << i;
-        }
+    for (bool precise : {false, true}) {
+        cpu::MatMul mm(pool, /*exact_prefill=*/false, precise);
+        std::vector<float> y(static_cast<std::size_t>(p.n) * p.rows);
+        mm(w, p.x.data(), p.n, y.data());
+        for (int i = 0; i < p.n; ++i)
+            for (int r = 0; r < p.rows; ++r) {
+                const uint8_t* row = p.w.data() + r * p.row_bytes();
+                const float one = dot.dot(row, act.row(i), p.in);
+                ASSERT_EQ(y[i * p.rows + r], precise ? one + dot.dot(row, act2.row(i), p.in) : one)
+                    << dtype_name(t) << " row " << r << " act " << i << " precise " << precise;
+            }
+    }
 }
 
 TEST(MatMulSameInput, OneLoopOverSeveralWeightsGivesTheFloatsOfOneCallEach) {

@@ -113,7 +113,7 @@ public:
         : model_(model),
           cfg_(model.config),
           pool_(options.threads),
-          matmul_(pool_, options.exact_prefill),
+          matmul_(pool_, options.exact_prefill, options.precise_activations),
           rope_(cfg_.head_dim, cfg_.rope_style,
                 rope_frequencies(cfg_.head_dim, cfg_.rope_theta, cfg_.rope_scaling, context_size(cfg_, options))),
           chunk_(std::max(1, options.max_chunk_rows)),

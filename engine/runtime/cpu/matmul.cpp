@@ -17,16 +17,17 @@ namespace snapdoc::cpu {
 
 namespace {
 
-// SNAPDOC_ACT_PLANES=1: llama.cpp's single 8-bit plane, kept so one binary can time both schemes.
-int activation_planes() {
+// Two planes where asked for (BackendOptions::precise_activations, or SNAPDOC_ACT_PLANES=2 for every
+// backend of the process); else llama.cpp's single 8-bit plane.
+int activation_planes(bool precise) {
     const char* v = std::getenv("SNAPDOC_ACT_PLANES");
-    return v && std::strcmp(v, "1") == 0 ? 1 : 2;
+    return precise || (v && std::strcmp(v, "2") == 0) ? 2 : 1;
 }
 
 }  // namespace
 
-MatMul::MatMul(ThreadPool& pool, bool exact_prefill)
-    : pool_(pool), exact_prefill_(exact_prefill), planes_(activation_planes()) {}
+MatMul::MatMul(ThreadPool& pool, bool exact_prefill, bool precise_activations)
+    : pool_(pool), exact_prefill_(exact_prefill), planes_(activation_planes(precise_activations)) {}
 
 bool MatMul::streams(const TensorView& w, int n) const {
     const bool integer = !exact_prefill_ && quant_gemm_supports(w.dtype);

@@ -5,11 +5,11 @@
 // Larger batches (prefill) of block-quantized weights run the integer GEMM (quant_gemm.h): the
 // activation rows quantized once, the weight blocks multiplied in integers, in parallel over slices
 // of W.
-// Both quantize an activation row into two 8-bit planes (llama.cpp's Q8_0 / Q8_K blocks, then the
-// rounding residual in the same format: quant_activation_residual.h), run every product on each and
-// add the two results: about 15 bits per activation, where one plane (llama.cpp's scheme) put the
-// logits as far from the exact ones as llama.cpp's. SNAPDOC_ACT_PLANES=1 keeps one plane (for
-// measuring the cost: docs/RESULTS.md). With exact_prefill (and for F32/F16/BF16 and IQ4_XS weights) they run a
+// Both quantize an activation row to 8 bits (llama.cpp's Q8_0 / Q8_K blocks). With
+// precise_activations (or SNAPDOC_ACT_PLANES=2) they also quantize its rounding residual in the same
+// format (quant_activation_residual.h), run every product on both planes and add the results: about
+// 15 bits per activation, where one plane (llama.cpp's scheme, the default) puts the logits about
+// as far from the exact ones as llama.cpp's; the cost is measured in docs/RESULTS.md. With exact_prefill (and for F32/F16/BF16 and IQ4_XS weights) they run a
 // single-threaded f32 GEMM on slices of W instead (our AVX-512 kernel, gemm_f32.h, where the CPU
 // has it; OpenBLAS sgemm elsewhere), dequantizing each slice into scratch when W is not f32 (exact;
 // weights stay compact in memory).
@@ -28,7 +28,8 @@ namespace snapdoc::cpu {
 class MatMul {
 public:
     // exact_prefill: batches above kSmallBatchRows run in f32 even for block-quantized weights.
-    explicit MatMul(ThreadPool& pool, bool exact_prefill = false);
+    // precise_activations: two activation planes (above).
+    explicit MatMul(ThreadPool& pool, bool exact_prefill = false, bool precise_activations = false);
     void operator()(const TensorView& w, const float* x, int n, float* y);
 
     // y = x · Wᵀ for several weights that share the input x (q/k/v; gate/up). In decode (batches
@@ -67,7 +68,7 @@ private:
 
     ThreadPool& pool_;
     bool exact_prefill_;
-    int planes_;  // activation planes: 2, or 1 with SNAPDOC_ACT_PLANES=1
+    int planes_;  // activation planes: 1, or 2 with precise_activations / SNAPDOC_ACT_PLANES=2
     std::vector<float> gemm_out_;  // the integer GEMM's [n, out] results on the residual plane
     RowSchedule schedule_ = RowSchedule::OwnedShares;
     std::vector<std::vector<float>> scratch_;  // per thread: dequantized weight rows for the sgemm path
