@@ -48,6 +48,8 @@ if [[ "$(ctest --test-dir "$BUILD_DIR" -N -L cuda-emu | sed -n 's/^Total Tests: 
     ctest --test-dir "$emu_dir" --output-on-failure --no-tests=error -j "$CTEST_JOBS" -L cuda-emu
 fi
 
+bash scripts/ci-device-configure.sh  # the GPU machine's build still configures with the libraries it is given
+
 if [[ "$FUZZ_SECONDS" == "0" ]]; then
     echo "== fuzz: skipped (FUZZ_SECONDS=0)"
 elif [[ ! -f scripts/fuzz.sh ]]; then
