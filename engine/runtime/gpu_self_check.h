@@ -62,7 +62,10 @@ struct SelfCheckOutcome {
 };
 struct SelfCheckPlan {
     int positions = 32;    // prompt positions prefilled (a few dozen: every kernel of the prefill runs)
-    int decode_steps = 4;  // then batch-1 decode steps (the decode kernels differ from the prefill's)
+    // Then batch-1 decode steps (the decode kernels differ from the prefill's): the first half compared
+    // by their logits, the rest run as generation runs them (no logits asked: the CUDA decode graph)
+    // and compared by the token they pick.
+    int decode_steps = 4;
     double tolerance = 1e-2;
 };
 SelfCheckOutcome compare_gpu_with_cpu(const Model& model, Backend& gpu, Backend& cpu, const SelfCheckPlan& plan);

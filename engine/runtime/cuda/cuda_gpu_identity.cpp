@@ -45,7 +45,7 @@ GpuIdentity cuda_gpu_identity(const Model& model, int device) {
     id.driver_version = module.empty() ? cuda_version : module + " (" + cuda_version + ")";
     id.snapdoc_version = snapdoc_engine_version();
     const DType compute = cuda_weight_dtype(model);
-    id.weight_type = device_weights_have_blocks(model, true)
+    id.weight_type = cuda::device_weights_have_blocks(model, true)
                          ? "blocks:" + std::string(dtype_name(model.config.weight_dtype))
                          : std::string(dtype_name(compute));
     return id;
@@ -55,7 +55,7 @@ GpuCandidate cuda_self_check_candidate(const Model& model, const BackendOptions&
     GpuCandidate c;
     c.identity = cuda_gpu_identity(model);
     c.compute_dtype = cuda_weight_dtype(model);
-    c.blocks = device_weights_have_blocks(model, true);
+    c.blocks = cuda::device_weights_have_blocks(model, true);
     c.make = [&model, options] { return make_cuda_backend(model, options); };
     return c;
 }
