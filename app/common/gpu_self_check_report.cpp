@@ -11,9 +11,13 @@ std::string gpu_self_check_line(const GpuSelfCheckReport& r, const std::string& 
     return "GPU self-check: not run (the " + backend + " backend was chosen)";
 }
 
-nlohmann::json gpu_self_check_json(const GpuSelfCheckReport& r) {
-    return {{"outcome", outcome_name(r.outcome)}, {"remembered", r.remembered}, {"fell_back", r.fell_back},
-            {"device", r.device},                 {"step", r.step},             {"message", r.message},
+nlohmann::json gpu_self_check_json(const GpuSelfCheckReport& r, const std::string& backend) {
+    return {{"outcome", outcome_name(r.outcome)},
+            {"remembered", r.remembered},
+            {"fell_back", r.fell_back},
+            {"device", r.device},
+            {"step", r.step},
+            {"message", gpu_self_check_line(r, backend)},
             {"verdict_file", r.verdict_file}};
 }
 

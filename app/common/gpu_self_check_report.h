@@ -13,7 +13,7 @@ namespace snapdoc {
 std::string gpu_self_check_line(const GpuSelfCheckReport& r, const std::string& backend);
 
 // {"outcome": "passed"|"failed"|"not run", "remembered", "fell_back", "device", "step", "message",
-//  "verdict_file"}
-nlohmann::json gpu_self_check_json(const GpuSelfCheckReport& r);
+//  "verdict_file"}; "message" is gpu_self_check_line's (also when nothing ran).
+nlohmann::json gpu_self_check_json(const GpuSelfCheckReport& r, const std::string& backend);
 
 }  // namespace snapdoc

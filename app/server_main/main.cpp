@@ -182,7 +182,7 @@ int main(int argc, char** argv) {
                   {"head_dim", cfg.head_dim},
                   {"vocab_size", lm.tokenizer->vocab_size()},
                   {"backend", lm.backend->name()},
-                  {"gpu_self_check", snapdoc::gpu_self_check_json(snapdoc::last_gpu_self_check())}};
+                  {"gpu_self_check", snapdoc::gpu_self_check_json(snapdoc::last_gpu_self_check(), lm.backend->name())}};
         loaded.store(true);
         server->attach_model(h);
         std::fprintf(stderr, "snapdoc-server: model %s ready (template %s, context %d)\n",
