@@ -4,6 +4,9 @@
 # against the libraries prepared by scripts/fetch-device-deps.sh (build-device-deps/deps.tar.gz,
 # carried along and unpacked here), builds what the steps need, and runs, most valuable first:
 #   cuda             the `cuda` test suite (every kernel and the backend vs the CPU backend)
+#   self-check       the GPU self-check (docs/gpu-self-check.md) as a user's first start runs it:
+#                    snapdoc-cli --gpu-self-check on a synthetic llama-125m shape in bf16 and q8_0;
+#                    each verdict (passed/failed, worst NMSE, the failing step) goes into the summary
 #   longctx-mistral  the issue-13 table on the Mistral-7B shape in BF16 at 100K tokens
 #   longctx-llama    the same on the Llama-3.1-8B shape in Q4_K_M           (snapdoc-bench cuda-longctx:
 #   fit-mistral      the longest prompt that fits, predicted + one real run  random weights made in
@@ -18,8 +21,8 @@
 # gpu-memory.csv. Exits non-zero when a step failed (the summary is written anyway).
 #
 #   scripts/gpu-check.sh OUTDIR                   the default steps (well inside one ~10-minute call)
-#   STEPS="build cuda" scripts/gpu-check.sh OUT   a subset of: build cuda longctx-mistral longctx-llama
-#                                                 fit-mistral fit-llama unit perf bench
+#   STEPS="build cuda" scripts/gpu-check.sh OUT   a subset of: build cuda self-check longctx-mistral
+#                                                 longctx-llama fit-mistral fit-llama unit perf bench
 #   scripts/gpu-check.sh --configure-only OUT     only configure + check every library comes from
 #                                                 build-device-deps (runs on any machine; NO_CUDA=1
 #                                                 configures without the toolkit)
@@ -33,9 +36,10 @@
 #        called again, since build-gpu/ stays there between calls),
 #        LONGCTX_CONTEXT (default 100000), LONGCTX_BUDGET (default 2048),
 #        BENCH_SHAPE / BENCH_PROMPT (the `bench` step: llama-1b, 1024),
-#        BUDGET_S (default 570: the default steps' limits add up to 560, and every step's limit is also
+#        BUDGET_S (default 570: the default steps' limits add up to 590, and every step's limit is also
 #        cut to what is left of the budget, so the script ends inside one device call of at most
-#        10 minutes; steps that no longer fit are skipped and said so).
+#        10 minutes; steps that no longer fit are skipped and said so: in practice each step ends well
+#        inside its limit, and only a run where all of them time out loses the last, fit-llama).
 #
 # Device tool call, from this repo's root here:
 #   bash scripts/fetch-device-deps.sh      # once, here (apt); prints what the call will carry
@@ -61,7 +65,7 @@ mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
 BUILD="${BUILD_DIR:-build-gpu}"
 JOBS="${JOBS:-$(nproc)}"
-STEPS="${STEPS:-build cuda longctx-mistral longctx-llama fit-mistral fit-llama}"
+STEPS="${STEPS:-build cuda self-check longctx-mistral longctx-llama fit-mistral fit-llama}"
 DEPS_TOP="$ROOT/build-device-deps"
 DEPS="$DEPS_TOP/root"
 MA="$DEPS/usr/lib/x86_64-linux-gnu"
@@ -168,9 +172,12 @@ cuda_flag=(-DSNAPDOC_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90}")
 if [[ $dry_run -eq 1 || ( $configure_only -eq 1 && -n "${NO_CUDA:-}" ) ]]; then cuda_flag=(-DSNAPDOC_CUDA=OFF); fi
 # The emulated suite (tests/cuda_emu) is for machines without the toolkit; a GPU build never needs it.
 emu_flag=(-DSNAPDOC_CUDA_EMU=OFF)
+# snapdoc-server (cpp-httplib) and the hub client (libcurl, OpenSSL) need libraries this machine has
+# not got and nothing here runs them: the build leaves them out (the CLI keeps local models).
+net_flag=(-DSNAPDOC_BUILD_SERVER=OFF -DSNAPDOC_BUILD_HUB=OFF)
 
 run_step configure 40 build.log cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DSNAPDOC_BUILD_UI=OFF "${cuda_flag[@]}" "${emu_flag[@]}" \
+    -DSNAPDOC_BUILD_UI=OFF "${cuda_flag[@]}" "${emu_flag[@]}" "${net_flag[@]}" \
     -DCMAKE_PREFIX_PATH="$DEPS/usr" -DCMAKE_POLICY_VERSION_MINIMUM=3.5 \
     -DOPENBLAS_LIB="$MA/openblas-pthread/libopenblas.so" \
     -DCBLAS_INCLUDE_DIR="$DEPS/usr/include/x86_64-linux-gnu/openblas-pthread" \
@@ -188,7 +195,12 @@ while IFS= read -r line; do
         outside=1
     fi
 done < <(grep -E '^(spdlog_DIR|fmt_DIR|nlohmann_json_DIR|GTest_DIR|OPENBLAS_LIB|CBLAS_INCLUDE_DIR|SENTENCEPIECE_TRAIN_LIB|pkgcfg_lib_SENTENCEPIECE_sentencepiece|SENTENCEPIECE_INCLUDEDIR|pkgcfg_lib_PCRE2_pcre2-8|PCRE2_INCLUDEDIR):' \
-    "$BUILD/CMakeCache.txt" | sed 's/:[A-Z]*=/=/')
+    "$BUILD/CMakeCache.txt" | sed 's/:[A-Z]*=/=/'
+    # ...and any other library or package a find_* call found (a dependency added later, e.g. the
+    # server's or the hub's): tools, the compilers, CUDA and paths inside the build are fine.
+    grep -E '^[A-Za-z0-9_.+-]+:(FILEPATH|PATH)=/' "$BUILD/CMakeCache.txt" |
+        grep -vE '^(CMAKE_|CUDA|CUDAToolkit_|_|SNAPDOC_FIXTURES_DIR|PKG_CONFIG_EXECUTABLE|OpenMP_)|_EXECUTABLE:' |
+        grep -vE "=($ROOT|/usr/local/cuda|/usr/bin/|/usr/lib/gcc)" | sed 's/:[A-Z]*=/=/' | sort -u)
 if [[ $outside -eq 0 ]]; then
     say "dependencies: every library and config comes from build-device-deps"
 else
@@ -200,6 +212,7 @@ if [[ $configure_only -eq 1 ]]; then exit $status; fi
 targets=(snapdoc-bench)
 [[ $dry_run -eq 0 ]] && { step_ok cuda || step_ok perf || step_ok bench; } && targets+=(snapdoc_cuda_tests)
 step_ok unit && targets+=(snapdoc_unit_tests snapdoc_golden_tests snapdoc-cli)
+step_ok self-check && targets+=(snapdoc-cli)
 if step_ok build; then
     run_step "build (-j$JOBS)" "${BUILD_LIMIT_S:-200}" build.log cmake --build "$BUILD" -j "$JOBS" --target "${targets[@]}" ||
         { say "build failed: see build.log"; exit 1; }
@@ -217,6 +230,32 @@ if step_ok cuda && [[ $dry_run -eq 0 ]]; then
     run_step "ctest -L cuda" 90 tests.log ctest --test-dir "$BUILD" -L cuda --output-on-failure -j 8 --timeout 60
     count_results tests.log "$from"
     grep -E 'logits NMSE|cuda vs cpu' "$OUT/tests.log" | sort -u | head -12 | sed 's/^/  /' | tee -a "$SUMMARY"
+fi
+
+# The GPU self-check as a user's first start runs it (docs/gpu-self-check.md), with its verdict file
+# in a folder of its own. A dry run has no CUDA backend: the CLI then says the check did not run,
+# which still checks the flag and the step.
+if step_ok self-check; then
+    sc_dir="$ROOT/$BUILD/self-check"
+    mkdir -p "$sc_dir"
+    rm -f "$sc_dir/gpu-self-check.json"
+    for dt in bf16 q8_0; do
+        sc_model="$sc_dir/llama-125m-$dt.gguf"
+        run_step "self-check model ($dt)" 20 bench.log "$BUILD/bench/snapdoc-bench" synthetic --shape llama-125m \
+            --dtype "$dt" --out "$sc_model" --write-only || continue
+        from=$(lines_of tests.log)
+        SNAPDOC_GPU_VERDICT_FILE="$sc_dir/gpu-self-check.json" run_step "self-check ($dt)" 20 tests.log \
+            "$BUILD/app/snapdoc-cli" eval -m "$sc_model" --ids 1,2,3,4 --logits-out "$sc_dir/logits-$dt.bin" \
+            --device auto --gpu-self-check
+        verdict="$(tail -n +"$((from + 1))" "$OUT/tests.log" | grep -E '^GPU self-check' | tail -1)"
+        say "  ${verdict:-GPU self-check: no verdict printed (see tests.log)}"
+        # On a GPU anything but a pass is a finding (a kernel bug, or a tolerance to revisit).
+        [[ $dry_run -eq 0 && "$verdict" != "GPU self-check passed"* ]] && status=1
+    done
+    if [[ -f "$sc_dir/gpu-self-check.json" ]]; then
+        say "  verdict file:"
+        sed 's/^/    /' "$sc_dir/gpu-self-check.json" | tee -a "$SUMMARY" >/dev/null
+    fi
 fi
 
 # The benchmark table: one process per step, rows appended to $RESULTS as they are measured (the

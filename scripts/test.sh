@@ -51,6 +51,7 @@ fi
 # The kernels on CPUs this machine is not (qemu-user: Haswell = AVX2 only, Nehalem = SSE4.2 only).
 echo "== CPU levels under qemu"
 bash scripts/ci-cpu-levels.sh "$BUILD_DIR"
+bash scripts/ci-device-configure.sh  # the GPU machine's build still configures with the libraries it is given
 
 if [[ "$FUZZ_SECONDS" == "0" ]]; then
     echo "== fuzz: skipped (FUZZ_SECONDS=0)"

@@ -6,11 +6,13 @@
 #include <thread>
 
 #include "app/cli/hub_model.h"
+#include "app/common/gpu_self_check_report.h"
 #include "engine/common/error.h"
 #include "engine/common/logging.h"
 #include "engine/common/memory_stats.h"
 #include "engine/model/model_summary.h"
 #include "engine/runtime/backend_factory.h"
+#include "engine/runtime/gpu_self_check.h"
 #include "engine/session/context_check.h"
 
 namespace snapdoc::cli {
@@ -18,7 +20,7 @@ namespace snapdoc::cli {
 std::vector<FlagSpec> model_flags() {
     std::vector<FlagSpec> flags = {{{"-m", "--model"}}, {{"-t", "--threads"}}, {{"--log-level"}}, {{"--device"}},
                                    {{"--exact-prefill"}, false}, {{"--precise-activations"}, false},
-                                   {{"--kv-f16"}, false}};
+                                   {{"--kv-f16"}, false}, {{"--gpu-self-check"}, false}};
     for (auto& f : hub_flags()) flags.push_back(std::move(f));
     return flags;
 }
@@ -52,7 +54,17 @@ std::unique_ptr<Backend> make_cli_backend(const Args& args, const Model& model, 
     opts.exact_prefill = args.has("exact-prefill");
     opts.precise_activations = args.has("precise-activations");
     opts.kv_f16 = args.has("kv-f16");
-    return make_backend(model, opts, args.str("device", "auto"));
+    // A CUDA device is checked against the CPU before it is trusted, once per device, driver and
+    // version (docs/gpu-self-check.md); --gpu-self-check runs the check again and prints its verdict.
+    const bool force_check = args.has("gpu-self-check");
+    set_gpu_self_check_settings({true, force_check, {}});
+    const uint64_t before = last_gpu_self_check().serial;
+    auto backend = make_backend(model, opts, args.str("device", "auto"));
+    // A fallback is already a warning on stderr (the engine's log); the forced check always says how it went.
+    GpuSelfCheckReport report = last_gpu_self_check();
+    if (report.serial == before) report = {};
+    if (force_check) std::fprintf(stderr, "%s\n", gpu_self_check_line(report, backend->name()).c_str());
+    return backend;
 }
 
 void check_memory_for_run(const Model& model, int64_t tokens) {

@@ -25,6 +25,7 @@
 #include "app/services/third_party_messages.h"
 #include "engine/common/mapped_regions.h"
 #include "engine/common/process_exit.h"
+#include "engine/runtime/gpu_self_check.h"
 #include "ui/main/document_controller.h"
 #include "ui/main/main_window.h"
 #include "ui/main/screenshot_runner.h"
@@ -78,11 +79,16 @@ int run_app(int argc, char** argv) {
     const QCommandLineOption shot_get_models_opt(
         "screenshot-get-models",
         "Screenshot mode: capture the Get models window (fit for --doc, or 100K tokens) instead of the main window.");
+    const QCommandLineOption gpu_check_opt(
+        "gpu-self-check", "Check the CUDA GPU against the CPU again at the next model load (docs/gpu-self-check.md).");
     cli.addOptions({model_opt, doc_opt, shot_opt, ask_opt, data_opt, ignore_opt, budget_opt, log_opt, timeout_opt,
-                    shot_library_opt, shot_get_models_opt});
+                    shot_library_opt, shot_get_models_opt, gpu_check_opt});
     cli.addPositionalArgument("files", "Documents or a model to open.", "[file...]");
     cli.process(app);
     const bool screenshot = cli.isSet(shot_opt);
+    // A CUDA device is trusted only after it matched the CPU on the loaded model (the verdict is
+    // remembered in $XDG_CACHE_HOME/snapdoc; the engine worker reports it to the window).
+    snapdoc::set_gpu_self_check_settings({true, cli.isSet(gpu_check_opt), {}});
 
     // A screenshot run opens documents, asks questions and resizes the window: in the user's own
     // library that would leave its question and geometry behind. It gets a folder of its own that

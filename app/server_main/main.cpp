@@ -12,6 +12,7 @@
 #include "app/cli/model_setup.h"
 #include "app/cli/snapkv_flags.h"
 #include "app/common/args.h"
+#include "app/common/gpu_self_check_report.h"
 #include "app/server/server.h"
 #include "engine/common/error.h"
 #include "engine/model/model_summary.h"
@@ -33,7 +34,7 @@ void usage() {
         "usage: snapdoc-server -m MODEL [--host 127.0.0.1] [--port 8080 (0 = any free port)] [--api-key "
         "KEY]\n"
         "       [--cors ORIGIN] [--alias NAME] [--ctx N] [--template NAME] [--threads N] [--device "
-        "cpu|cuda|auto]\n"
+        "cpu|cuda|auto] [--gpu-self-check]\n"
         "       [--budget 1024 --window 32 --kernel 7 --pool max|avg --gqa kv-head|query-head\n"
         "        --policy uniform|pyramid|adaptive | --full] [--snapkv-min-tokens 4096] [--history-keep "
         "2048]\n"
@@ -179,7 +180,9 @@ int main(int argc, char** argv) {
                   {"heads", cfg.n_heads},
                   {"kv_heads", cfg.n_kv_heads},
                   {"head_dim", cfg.head_dim},
-                  {"vocab_size", lm.tokenizer->vocab_size()}};
+                  {"vocab_size", lm.tokenizer->vocab_size()},
+                  {"backend", lm.backend->name()},
+                  {"gpu_self_check", snapdoc::gpu_self_check_json(snapdoc::last_gpu_self_check(), lm.backend->name())}};
         loaded.store(true);
         server->attach_model(h);
         std::fprintf(stderr, "snapdoc-server: model %s ready (template %s, context %d)\n",

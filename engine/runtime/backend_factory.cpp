@@ -3,10 +3,12 @@
 #include <spdlog/spdlog.h>
 
 #include "engine/common/error.h"
+#include "engine/runtime/gpu_self_check.h"
 
 #ifdef SNAPDOC_HAVE_CUDA
 #include "engine/runtime/cuda/cuda_backend.h"
 #include "engine/runtime/cuda/cuda_check.h"
+#include "engine/runtime/cuda/cuda_gpu_identity.h"
 #endif
 
 namespace snapdoc {
@@ -58,6 +60,9 @@ std::unique_ptr<Backend> make_backend(const Model& model, const BackendOptions& 
         }
     }
     if (cuda_device_count() == 0) throw Error("--device cuda: " + cuda_unavailable_reason());
+    // The apps check a device against the CPU before trusting it (engine/runtime/gpu_self_check.h).
+    if (gpu_self_check_settings().enabled)
+        return gate_gpu_backend(model, options, cuda_self_check_candidate(model, options), device == "auto");
     return make_cuda_backend(model, options);
 #else
     throw Error("snapdoc was built without CUDA (configure with the CUDA toolkit and -DSNAPDOC_CUDA=ON to use --device cuda)");

@@ -17,6 +17,7 @@
 #include "engine/kv/kv_store_cache.h"
 #include "engine/model/model_summary.h"
 #include "engine/runtime/backend_factory.h"
+#include "engine/runtime/gpu_self_check.h"
 #include "engine/tokenizer/chat_template.h"
 
 namespace snapdoc::ui {
@@ -68,6 +69,15 @@ SettingsDialog::SettingsDialog(const services::GenerationSettings& s, QWidget* p
     device_->addItem(tr("CPU"), QString("cpu"));
     device_->addItem(gpu ? tr("CUDA GPU") : tr("CUDA GPU (not available here)"), QString("cuda"));
     device_->setCurrentIndex(std::max(0, device_->findData(QString::fromStdString(s.device))));
+    // What the GPU self-check said at the last model load (docs/gpu-self-check.md): why "automatic"
+    // chose the CPU, naming the device and the failing step, or that the GPU passed.
+    device_note_ = new QLabel(this);
+    device_note_->setObjectName("gpuCheckNoteLabel");
+    device_note_->setWordWrap(true);
+    device_note_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    const GpuSelfCheckReport gpu_check = last_gpu_self_check();
+    device_note_->setText(QString::fromStdString(gpu_check.message));
+    device_note_->setVisible(gpu_check.outcome != GpuSelfCheckReport::Outcome::NotRun);
     template_ = new QComboBox(this);
     template_->addItem(tr("detect from the model"), QString());
     for (std::string_view name : chat_template_names()) {
@@ -162,6 +172,7 @@ SettingsDialog::SettingsDialog(const services::GenerationSettings& s, QWidget* p
         section(tr("Model loading (applies at the next model load)"), "modelLoadSettingsGroup");
     load->addRow(tr("Threads"), threads_);
     load->addRow(tr("Device"), device_);
+    load->addRow(QString(), device_note_);
     load->addRow(tr("Chat template"), template_);
     load->addRow(ignore_context_);
     auto [cache_box, cache] = section(tr("K/V cache on disk"), "kvCacheSettingsGroup");

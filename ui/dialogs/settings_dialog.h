@@ -48,6 +48,7 @@ private:
     QSpinBox* max_new_;
     QSpinBox* threads_;
     QComboBox* device_;
+    QLabel* device_note_;  // the GPU self-check's last sentence, under the device
     QComboBox* template_;
     QPlainTextEdit* system_prompt_;
     QCheckBox* ignore_context_;

@@ -232,6 +232,7 @@ void MainWindow::connect_controllers() {
 
 void MainWindow::show_model_text() {
     const auto& info = model_controller_->info();
+    show_gpu_check(info ? info->gpu_check : QString(), info && info->gpu_fell_back);
     // First run: nothing loaded yet, or only the bundled demo model (it answers its sample reports
     // only). The notice stands while the library is empty; once documents are in, the demo model's
     // line says it instead (the notice's height squeezed the library at 1024x700).

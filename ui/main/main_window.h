@@ -13,6 +13,7 @@
 #include "app/services/app_settings.h"
 #include "ui/dialogs/dialog_provider.h"
 
+class QLabel;
 class QMenu;
 class QSplitter;
 
@@ -98,6 +99,7 @@ private:
     void settings_dialog();
     void about();
     void show_model_text();
+    void show_gpu_check(const QString& message, bool fell_back);  // main_window_gpu_check.cpp
     void connect_get_models();
     void update_get_models();  // the document, budget and probe the fit is for
 
@@ -133,6 +135,7 @@ private:
     DocumentController* document_controller_ = nullptr;
     ChatController* chat_controller_ = nullptr;
     LocalServerController* local_server_ = nullptr;
+    QLabel* gpu_check_label_ = nullptr;  // created on first use (show_gpu_check)
 
     GetModelsWindow* get_models_ = nullptr;
     std::filesystem::path models_dir_;

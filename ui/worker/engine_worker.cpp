@@ -11,6 +11,7 @@
 #include "engine/model/model_summary.h"
 #include "engine/runtime/backend.h"
 #include "engine/runtime/backend_factory.h"
+#include "engine/runtime/gpu_self_check.h"
 #include "engine/session/context_check.h"
 #include "engine/session/document_chat.h"
 #include "engine/session/prefill_estimate.h"
@@ -128,12 +129,18 @@ void EngineWorker::loadModel(const QString& path, const ModelLoadOptions& option
             model = std::make_unique<Model>(load_model(path.toStdString()));
         s_->inspected.reset();
         Tokenizer tok = Tokenizer::from_model(*model);
+        const uint64_t checks_before = last_gpu_self_check().serial;
         auto backend = make_worker_backend(*model, options, 0);
+        const GpuSelfCheckReport gpu_check = last_gpu_self_check();
         const ChatTemplateKind kind =
             choose_chat_template(model->chat_template, options.chat_template.toStdString());
         ModelInfo info = describe_model(*model, path);
         info.chat_template = qstr(std::string(chat_template_name(kind)));
         info.backend = qstr(backend->name());
+        if (gpu_check.serial != checks_before) {  // this load went through the check (or its verdict)
+            info.gpu_check = qstr(gpu_check.message);
+            info.gpu_fell_back = gpu_check.fell_back;
+        }
         s_->model = std::move(model);
         s_->tokenizer.emplace(std::move(tok));
         s_->backend = std::move(backend);

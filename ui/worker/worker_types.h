@@ -32,6 +32,10 @@ struct ModelInfo {
     QString chat_template;    // detected template family
     QString tokenizer_error;  // why the model cannot be used for chat ("" when it can)
     QString backend;          // where it runs once loaded: "cpu" or "cuda" (empty before)
+    // The GPU self-check's sentence when this load ran or consulted it (engine/runtime/gpu_self_check.h),
+    // and whether it sent the model to the CPU instead of the GPU.
+    QString gpu_check;
+    bool gpu_fell_back = false;
     int n_layers = 0, dim = 0, n_heads = 0, n_kv_heads = 0, head_dim = 0, vocab_size = 0, context_length = 0;
     int ffn_dim = 0;
     int64_t parameters = 0;

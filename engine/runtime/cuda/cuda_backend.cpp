@@ -15,6 +15,7 @@
 #include "engine/session/sampler.h"
 #include "engine/runtime/cuda/cuda_check.h"
 #include "engine/runtime/cuda/cuda_decode_step.h"
+#include "engine/runtime/cuda/cuda_fault_injection.h"
 #include "engine/runtime/cuda/cuda_full_kv_store.h"
 #include "engine/runtime/cuda/cuda_kv_cache.h"
 #include "engine/runtime/cuda/cuda_snapkv_select.h"
@@ -204,6 +205,8 @@ public:
             run_chunk(layer, row(a, row0 + c0), c, positions + c0, cache,
                       q_capture ? q_capture + static_cast<int64_t>(c0) * cfg_.q_dim() : nullptr);
         }
+        // A no-op outside the emulated tests (cuda_fault_injection.h).
+        fault::after_layer(layer, row(a, row0), static_cast<std::size_t>(n) * cfg_.dim * sizeof(float), stream_);
     }
 
     void logits(const Activations& act, int row_index, float* out) override {

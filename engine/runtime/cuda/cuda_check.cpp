@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "engine/common/error.h"
+#include "engine/runtime/cuda/cuda_fault_injection.h"
 
 namespace snapdoc::cuda {
 
@@ -20,6 +21,7 @@ std::string device_name() {
 }  // namespace
 
 void check(cudaError_t e, const char* what) {
+    e = fault::on_check(e, what);  // a no-op outside the emulated tests (cuda_fault_injection.h)
     if (e == cudaSuccess) return;
     cudaGetLastError();  // clear a non-sticky error so the next call does not report it again
     throw Error(std::string("CUDA ") + what + ": " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));

@@ -76,6 +76,8 @@ cudaError_t cudaGetLastError();
 cudaError_t cudaPeekAtLastError();
 
 cudaError_t cudaGetDeviceCount(int* count);
+// The CUDA version the (emulated) driver supports, encoded as 1000 * major + 10 * minor.
+cudaError_t cudaDriverGetVersion(int* version);
 cudaError_t cudaSetDevice(int device);
 cudaError_t cudaGetDevice(int* device);
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device);

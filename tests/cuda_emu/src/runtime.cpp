@@ -318,6 +318,15 @@ cudaError_t cudaGetDeviceCount(int* count) {
     return *count > 0 ? cudaSuccess : record(cudaErrorNoDevice);
 }
 
+cudaError_t cudaDriverGetVersion(int* version) {
+    if (!version) return record(cudaErrorInvalidValue);
+    // SNAPDOC_CUDA_EMU_DRIVER_VERSION lets a test play a driver upgrade (the GPU self-check's verdict
+    // is keyed by it); default 12040 (CUDA 12.4).
+    const char* env = std::getenv("SNAPDOC_CUDA_EMU_DRIVER_VERSION");
+    *version = env && *env ? std::atoi(env) : 12040;
+    return cudaSuccess;
+}
+
 cudaError_t cudaSetDevice(int device) {
     if (device < 0 || device >= cuda_emu::device_config().devices) return record(cudaErrorInvalidDevice);
     st().device = device;
