@@ -99,7 +99,8 @@ SNAPDOC_TARGET_AVX512 void values_block(const float* s, int s_stride, const Tile
             lo_any = std::min(lo_any, seen[i].lo), hi_any = std::max(hi_any, seen[i].hi);
     }
     if (lo_all >= hi_all) lo_all = hi_all = hi_any;  // no key every vector sees: all are tested
-    const auto add_key = [&](int t, bool test) {
+    // GCC 12 does not give a lambda its enclosing function's target: named here, or the intrinsics fail to inline.
+    const auto add_key = [&](int t, bool test) SNAPDOC_TARGET_AVX512 {
         __m512 v[CC];
         const int64_t at = static_cast<int64_t>(t0 + t) * hd + 16 * c0;
         for (int c = 0; c < CC; ++c)
