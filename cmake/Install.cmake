@@ -60,6 +60,8 @@ foreach(comp_pkg main:snapdoc cuda:snapdoc-cuda)
     continue()
   endif()
   install(FILES ${pkg}/copyright ${gen}/changelog.Debian.gz DESTINATION share/doc/${name} COMPONENT ${comp})
+  # Tags that do not apply to a package built outside the Debian archive (each file says why).
+  install(FILES ${pkg}/lintian/${name} DESTINATION share/lintian/overrides COMPONENT ${comp})
 endforeach()
 
 if(TARGET snapdoc)

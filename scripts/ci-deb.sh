@@ -48,7 +48,7 @@ dpkg-deb --info "$main_deb" | sed -n '/Package:/,$p'
 
 echo "== lintian"
 # Errors fail; warnings are printed (and worth fixing). root is fine here: lintian only reads.
-lintian --fail-on error --allow-root --no-tag-display-limit "${debs[@]}"
+lintian --fail-on error --allow-root --tag-display-limit 0 "${debs[@]}"
 
 echo "== desktop entry and AppStream metadata, as packaged"
 dpkg-deb -x "$main_deb" "$tmp/root"
@@ -63,6 +63,11 @@ echo "== install $(basename "$main_deb")"
 DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "./$main_deb"
 dpkg -L snapdoc > "$tmp/files.list"
 [[ "$(command -v snapdoc-cli)" == /usr/bin/snapdoc-cli ]] || fail "snapdoc-cli is not /usr/bin/snapdoc-cli"
+
+if command -v systemd-analyze >/dev/null 2>&1; then
+    echo "== systemd-analyze verify (the user unit)"
+    systemd-analyze verify --man=no /usr/lib/systemd/user/snapdoc-server.service
+fi
 
 echo "== snapdoc-cli --version"
 /usr/bin/snapdoc-cli --version | tee "$tmp/version"
