@@ -26,6 +26,9 @@ usage() {
 #   libcpp-httplib-dev    snapdoc-server's HTTP and the local test hub (tests/support/local_hub.*,
 #                         snapdoc-local-hub); curl, nodejs, npm: the server's tests drive it with curl
 #                         and the official openai npm package (npm installs it on first use).
+#   dpkg-dev file lintian the Debian packages (scripts/package-deb.sh, scripts/ci-deb.sh): CPack's
+#                         DEB generator needs dpkg-shlibdeps (dpkg-dev) and `file` to compute the
+#                         dependencies; lintian checks the result.
 packages=(
     build-essential cmake ninja-build pkg-config
     libsentencepiece-dev libpcre2-dev libspdlog-dev nlohmann-json3-dev
@@ -34,6 +37,7 @@ packages=(
     libcurl4-openssl-dev libssl-dev libcpp-httplib-dev curl
     clang libclang-rt-dev
     qemu-user
+    dpkg-dev file lintian
 )
 # node + npm for snapdoc-server's openai-client test: Debian's packages, unless an npm is already
 # on PATH (NodeSource's nodejs bundles npm and conflicts with Debian's npm package).
@@ -42,8 +46,9 @@ if ! command -v npm >/dev/null 2>&1; then
 fi
 # The desktop app: Qt 6 Widgets/Concurrent/Test (qt6-base-dev; its tests run on the offscreen
 # platform, no X server), PDF text via Poppler, and a font so offscreen tests and --screenshot
-# render text (fontconfig only recommends one).
-ui_packages=(qt6-base-dev libpoppler-qt6-dev fonts-dejavu-core)
+# render text (fontconfig only recommends one). desktop-file-utils and appstream validate the
+# desktop entry and AppStream metadata the package installs (scripts/ci-deb.sh).
+ui_packages=(qt6-base-dev libpoppler-qt6-dev fonts-dejavu-core desktop-file-utils appstream)
 # Training the demo model (tools/demo_model/, docs/demo_model.md); not needed to build or test.
 demo_model_packages=(python3-torch python3-numpy python3-sentencepiece)
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The project's test command (README, CI via .ci/run): installs dependencies, builds everything in
-# `build` (Release, Ninja), runs every ctest suite, then a short fuzzing pass. Exits non-zero on the
+# `build` (Release, Ninja), runs every ctest suite, checks the Debian packages, then a short fuzzing
+# pass. Exits non-zero on the
 # first failure. Works from any directory.
 #
 # Environment knobs:
@@ -10,6 +11,7 @@
 #   JOBS=N                  build parallelism (default: all cores)
 #   CTEST_JOBS=N            test parallelism (default 2: several suites load models and use threads)
 #   FUZZ_SECONDS=N          per-target fuzzing time for scripts/fuzz.sh (default 20; 0 skips fuzzing)
+#   SNAPDOC_DEB=0           skip the Debian package check (scripts/ci-deb.sh; it runs only as root)
 set -euo pipefail
 
 # shellcheck source=scripts/common.sh source-path=SCRIPTDIR/..
@@ -52,6 +54,7 @@ fi
 echo "== CPU levels under qemu"
 bash scripts/ci-cpu-levels.sh "$BUILD_DIR"
 bash scripts/ci-device-configure.sh  # the GPU machine's build still configures with the libraries it is given
+bash scripts/ci-deb.sh  # the .deb packages: lint, install, run from /usr, purge (SNAPDOC_DEB=0 skips)
 
 if [[ "$FUZZ_SECONDS" == "0" ]]; then
     echo "== fuzz: skipped (FUZZ_SECONDS=0)"

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "app/cli/model_setup.h"
+#include "app/common/resource_paths.h"
 #include "app/hub/hub_endpoint.h"
 #include "app/hub/model_fetch.h"
 #include "app/hub/model_store.h"
@@ -101,7 +102,8 @@ std::vector<std::filesystem::path> pull_model(const Args& args, const hub::Model
 
 std::filesystem::path model_path_from_args(const Args& args) {
     if (const auto ref = hub_ref_from_args(args)) return pull_model(args, *ref).front();
-    return args.required("model");
+    // "demo": the bundled demo model (app/common/resource_paths.h), wherever the program is installed.
+    return resolve_model_spec(args.required("model"));
 }
 
 }  // namespace snapdoc::cli

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "app/cli/commands.h"
+#include "app/common/version_text.h"
 #include "engine/common/mapped_regions.h"
 #include "engine/common/process_exit.h"
 #include "engine/common/error.h"
@@ -60,7 +61,10 @@ void usage(std::FILE* out) {
         "\n"
         "MODEL is a .gguf file or a Hugging Face folder (config.json, *.safetensors, tokenizer.model), or\n"
         "hf://REPO[:QUANT] (also --hf-repo REPO[:QUANT] [--hf-file FILE]): the local copy from the models\n"
-        "folder ($SNAPDOC_MODELS_DIR, else $XDG_DATA_HOME/snapdoc/models), downloaded first if missing.\n"
+        "folder ($SNAPDOC_MODELS_DIR, else $XDG_DATA_HOME/snapdoc/models), downloaded first if missing,\n"
+        "or demo: the bundled demo model (models/snapdoc-demo.gguf in <prefix>/share/snapdoc, or in\n"
+        "$SNAPDOC_RESOURCES_DIR), which answers questions about the bundled samples/demo-report.txt.\n"
+        "--version prints the version and where the CUDA backend and the bundled files were found.\n"
         "Hub: HF_ENDPOINT (default https://huggingface.co) or --hf-endpoint; HF_TOKEN or --hf-token for\n"
         "gated repos; proxies from http_proxy/https_proxy/ALL_PROXY/no_proxy.\n"
         "Common flags: --device cpu|cuda|auto (auto = the GPU when one is usable and passed its self-check\n"
@@ -86,6 +90,10 @@ int run_cli(int argc, char** argv) {
     if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
+    }
+    if (!std::strcmp(argv[1], "--version")) {
+        std::fputs(snapdoc::version_text("snapdoc-cli").c_str(), stdout);
+        return 0;
     }
     const std::string cmd = argv[1];
     try {

@@ -1,6 +1,7 @@
 // snapdoc: the desktop app. Command line:
 //   snapdoc [FILE...]                       open documents / a model (.gguf or a Hugging Face folder)
-//   snapdoc --model M --doc D               load a model and a document at start
+//   snapdoc --model M --doc D               load a model and a document at start (M may be "demo":
+//                                           the bundled demo model, which a plain start also opens)
 //   snapdoc --screenshot OUT.png [--model M] [--doc D] [--ask Q]... [--screenshot-get-models]
 //                                           drive the window, save a PNG, exit (works offscreen); it
 //                                           uses a throw-away library unless --data-dir, SNAPDOC_DATA_DIR
@@ -19,6 +20,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "app/common/resource_paths.h"
 #include "app/services/app_paths.h"
 #include "app/services/library_store.h"
 #include "app/services/log_setup.h"
@@ -50,14 +52,17 @@ int run_app(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setApplicationName("snapdoc");
     QApplication::setApplicationVersion(SNAPDOC_VERSION);
-    QApplication::setDesktopFileName("snapdoc");
+    // The desktop entry's name (packaging/io.github.snapdoc.snapdoc.desktop): Wayland matches windows to it.
+    QApplication::setDesktopFileName("io.github.snapdoc.snapdoc");
 
     QCommandLineParser cli;
     cli.setApplicationDescription(
         "Chat with long documents; SnapKV-compressed KV cache with a per-head inspector.");
     cli.addHelpOption();
     cli.addVersionOption();
-    const QCommandLineOption model_opt("model", "Model to load at start (.gguf file or Hugging Face folder).",
+    const QCommandLineOption model_opt("model",
+                                       "Model to load at start (.gguf file, Hugging Face folder, or demo: the "
+                                       "bundled demo model, also opened when no model is given).",
                                        "path");
     const QCommandLineOption doc_opt("doc", "Document to open at start (.txt .md .html .pdf).", "file");
     const QCommandLineOption shot_opt(
@@ -139,6 +144,17 @@ int run_app(int argc, char** argv) {
 
     QString model = cli.value(model_opt), doc = cli.value(doc_opt);
     for (const QString& f : cli.positionalArguments()) (is_model_path(f) ? model : doc) = f;
+    // "--model demo" names the bundled demo model; a plain start (the desktop entry) opens it too,
+    // so a fresh install answers something at once (the first-run notice says what it can do).
+    try {
+        if (!model.isEmpty())
+            model = QString::fromStdString(snapdoc::resolve_model_spec(model.toStdString()).string());
+        else if (!screenshot)
+            model = QString::fromStdString(snapdoc::bundled_demo_model().string());
+    } catch (const std::exception& e) {
+        if (!model.isEmpty()) return fatal(!screenshot, QString::fromStdString(e.what()));
+        spdlog::info("no model to open at start: {}", e.what());
+    }
 
     if (screenshot) {
         snapdoc::ui::ScreenshotOptions o;

@@ -13,6 +13,7 @@
 #include "app/cli/snapkv_flags.h"
 #include "app/common/args.h"
 #include "app/common/gpu_self_check_report.h"
+#include "app/common/version_text.h"
 #include "app/server/server.h"
 #include "engine/common/error.h"
 #include "engine/model/model_summary.h"
@@ -43,6 +44,8 @@ void usage() {
         "       [--session-ram-mb 4096] [--max-sessions 64] [--cache-dir DIR | --no-cache] [--cache-cap-mb "
         "4096]\n"
         "       [--log-level info]\n"
+        "MODEL as for snapdoc-cli: a .gguf file, a Hugging Face folder, hf://REPO[:QUANT], or demo (the\n"
+        "bundled demo model). --version prints the version and where the CUDA backend and bundled files are.\n"
         "OpenAI routes: /v1/chat/completions, /v1/completions, /v1/models; also /health, /props, /tokenize,\n"
         "/detokenize, /v1/documents. See docs/server.md.\n",
         stderr);
@@ -104,6 +107,10 @@ int main(int argc, char** argv) {
             usage();
             return 0;
         }
+    if (argc == 2 && std::string_view(argv[1]) == "--version") {
+        std::fputs(snapdoc::version_text("snapdoc-server").c_str(), stdout);
+        return 0;
+    }
     // SIGTERM / SIGINT only set a flag (OpenBLAS starts threads before main, so blocking signals
     // for a sigwait thread cannot cover them); a watcher thread drains. A client that closes its
     // socket must not kill the server with SIGPIPE.

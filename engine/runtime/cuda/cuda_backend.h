@@ -8,9 +8,10 @@
 // prefill dequantizes tiles to F16 for cuBLAS; a forced weight_dtype widens them all on upload
 // instead. Activations are f32; the KV cache is f16 (CudaKvCache).
 //
-// This header needs no CUDA headers, so any engine or app file can include it; it exists only in
-// builds with the toolkit (SNAPDOC_HAVE_CUDA). Use make_backend() in backend_factory.h to pick a
-// device at run time.
+// This header needs no CUDA headers. Its functions live in the CUDA module (libsnapdoc-cuda.so,
+// built only with the toolkit) and in the programs that link the backend in (the CUDA test suites,
+// snapdoc-bench); everything else reaches them through make_backend() in backend_factory.h, which
+// loads the module (engine/runtime/cuda_module_loader.h).
 #pragma once
 
 #include <cstdint>
