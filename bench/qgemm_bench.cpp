@@ -1,5 +1,6 @@
-// The prefill matmul of block-quantized weights: MatMul's integer GEMM (two 8-bit activation planes,
-// or one with --planes 1,2: SNAPDOC_ACT_PLANES, at each kernel level this CPU runs) against its exact f32 path (--exact-prefill: dequantized slices into
+// The prefill matmul of block-quantized weights: MatMul's integer GEMM (one 8-bit activation plane,
+// the default; --planes 1,2 also times --precise-activations' two, through SNAPDOC_ACT_PLANES, at each
+// kernel level this CPU runs) against its exact f32 path (--exact-prefill: dequantized slices into
 // our AVX-512 sgemm, or OpenBLAS), same run, same matrices: the weight shapes of Llama-3.2-1B
 // (dim 2048, 32/8 heads, FFN 8192) times a chunk of --rows activation rows. The variants run in turn
 // within each trial (A B C A B C ...) so drift on a shared machine hits all alike; each figure is
@@ -39,7 +40,7 @@ struct Variant {
     std::string name;
     bool exact;
     cpu::KernelLevel level;
-    int planes = 2;  // activation planes (SNAPDOC_ACT_PLANES)
+    int planes = 1;  // activation planes (SNAPDOC_ACT_PLANES)
 };
 
 struct Rate {
@@ -71,7 +72,7 @@ int bench_qgemm(int argc, char** argv) {
     }
     // --planes 1,2 times each level with one activation plane (llama.cpp's 8 bits) and with two;
     // --levels picks levels (default: every one this CPU runs but portable).
-    const std::string plane_list = args.str("planes", "2"), level_list = args.str("levels", "");
+    const std::string plane_list = args.str("planes", "1"), level_list = args.str("levels", "");
     std::vector<Variant> variants;
     for (cpu::KernelLevel l : cpu::kAllKernelLevels) {
         const std::string name = cpu::kernel_level_name(l);
