@@ -2,15 +2,15 @@
 
 #include <cstdlib>
 
+#include "engine/common/executable_path.h"
+
 namespace snapdoc::testing {
 
 std::filesystem::path repo_root() {
     std::filesystem::path self(__FILE__);  // <root>/tests/support/repo_paths.cpp
-    if (self.is_relative()) {
-        std::error_code ec;
-        const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);  // <build>/tests/<binary>
-        if (!ec) self = exe.parent_path().parent_path() / self;
-    }
+    if (self.is_relative())
+        if (const auto dir = executable_dir(); !dir.empty())  // <build>/tests
+            self = dir.parent_path() / self;
     return self.lexically_normal().parent_path().parent_path().parent_path();
 }
 

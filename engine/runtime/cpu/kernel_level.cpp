@@ -10,6 +10,19 @@
 
 namespace snapdoc::cpu {
 
+namespace {
+
+// What every level but portable (and the AVX2 float kernels) needs: AVX2, FMA and F16C.
+bool cpu_runs_avx2() {
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && cpu_has_f16c();
+#else
+    return false;
+#endif
+}
+
+}  // namespace
+
 const char* kernel_level_name(KernelLevel level) {
     switch (level) {
         case KernelLevel::Portable: return "portable";
@@ -30,8 +43,7 @@ bool kernel_level_available(KernelLevel level) {
     if (level == KernelLevel::Portable) return true;
     if (!quant_gemm_detail::kernels_built(level)) return false;
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-    static const bool avx2 =
-        __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && cpu_has_f16c();
+    static const bool avx2 = cpu_runs_avx2();
     static const bool avx512vnni = avx2 && __builtin_cpu_supports("avx512f") &&
                                    __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
                                    __builtin_cpu_supports("avx512vnni");
@@ -71,7 +83,7 @@ namespace {
 
 FloatIsa cpu_float_isa() {
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-    if (!(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && cpu_has_f16c())) return FloatIsa::Portable;
+    if (!cpu_runs_avx2()) return FloatIsa::Portable;
     return __builtin_cpu_supports("avx512f") ? FloatIsa::Avx512 : FloatIsa::Avx2;
 #else
     return FloatIsa::Portable;

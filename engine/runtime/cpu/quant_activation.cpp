@@ -129,11 +129,7 @@ void quantize_rows(ActFormat f, const float* x, void* dst, int64_t n) {
             int sum;
             out[b].d = Block(x + 256 * b, 256, q, sum);
             // Per 128 values: the low-nibble order [0..31, 64..95], then the high-nibble one.
-            for (int half = 0; half < 2; ++half)
-                for (int part = 0; part < 4; ++part) {
-                    const int from = 128 * half + 32 * ((part >> 1) | ((part & 1) << 1));
-                    std::copy_n(q + from, 32, out[b].q + 128 * half + 32 * part);
-                }
+            for (int run = 0; run < 8; ++run) std::copy_n(q + nibble_order_run_start(run), 32, out[b].q + 32 * run);
             for (int g = 0; g < 8; ++g) {
                 int s = 0;
                 for (int i = 0; i < 32; ++i) s += q[32 * g + i];

@@ -40,6 +40,12 @@ struct alignas(64) ActBlock256Nibbles {
     int16_t sums32[8];
     float d;
 };
+// The value (0..255 within the block) that 32-level run `run` (0..7) of an ActBlock256Nibbles
+// starts at: runs 4h..4h+3 hold values 128h + [0, 64, 32, 96] onwards.
+inline constexpr int nibble_order_run_start(int run) {
+    const int half = run / 4, part = run % 4;
+    return 128 * half + 32 * ((part >> 1) | ((part & 1) << 1));
+}
 
 enum class ActFormat { Blocks32, Blocks256, Blocks256Nibbles };
 inline constexpr int kActFormatCount = 3;  // for per-format tables indexed by the enum's value

@@ -17,10 +17,8 @@ void residual_block(const float* x, float d, const int8_t* q, const int* at, int
 struct NibbleOrder {
     int at[256];
     NibbleOrder() {
-        for (int half = 0; half < 2; ++half)
-            for (int part = 0; part < 4; ++part)
-                for (int i = 0; i < 32; ++i)
-                    at[128 * half + 32 * part + i] = 128 * half + 32 * ((part >> 1) | ((part & 1) << 1)) + i;
+        for (int run = 0; run < 8; ++run)
+            for (int i = 0; i < 32; ++i) at[32 * run + i] = nibble_order_run_start(run) + i;
     }
 };
 
