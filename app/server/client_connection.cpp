@@ -1,7 +1,5 @@
 #include "app/server/client_connection.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 
@@ -10,38 +8,18 @@
 #include <filesystem>
 #include <string>
 
+#include "app/server/socket_address.h"
+
 namespace snapdoc::server {
 
 namespace {
 
-// The numeric address and port of a socket address (IPv4 or IPv6), as httplib writes them.
-bool address_of(const sockaddr_storage& a, std::string& host, int& port) {
-    char buf[INET6_ADDRSTRLEN] = {};
-    if (a.ss_family == AF_INET) {
-        const auto& in = reinterpret_cast<const sockaddr_in&>(a);
-        if (!inet_ntop(AF_INET, &in.sin_addr, buf, sizeof buf)) return false;
-        port = ntohs(in.sin_port);
-    } else if (a.ss_family == AF_INET6) {
-        const auto& in6 = reinterpret_cast<const sockaddr_in6&>(a);
-        if (!inet_ntop(AF_INET6, &in6.sin6_addr, buf, sizeof buf)) return false;
-        port = ntohs(in6.sin6_port);
-    } else {
-        return false;
-    }
-    host = buf;
-    return true;
-}
-
 bool is_connection(int fd, const httplib::Request& req) {
-    sockaddr_storage local{}, peer{};
-    socklen_t n = sizeof local;
-    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &n) != 0) return false;  // not a socket
     std::string host;
     int port = -1;
-    if (!address_of(local, host, port) || port != req.local_port || host != req.local_addr) return false;
-    n = sizeof peer;
-    if (::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &n) != 0) return false;  // the listener
-    return address_of(peer, host, port) && port == req.remote_port && host == req.remote_addr;
+    // Not a socket, or not this connection's local end; then the listener has no peer.
+    if (!local_address(fd, host, port) || port != req.local_port || host != req.local_addr) return false;
+    return peer_address(fd, host, port) && port == req.remote_port && host == req.remote_addr;
 }
 
 }  // namespace

@@ -43,12 +43,12 @@ httplib::Server::Handler guarded(F f) {
 }  // namespace
 
 Server::Server(ServerConfig config)
-    : config_(std::move(config)), sessions_(config_.session_ram_cap_bytes, config_.max_sessions) {
-    const int threads = std::max<int>(config_.http_threads, static_cast<int>(config_.queue_limit) + 4);
-    http_.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<std::size_t>(threads)); };
-    http_.set_read_timeout(config_.read_timeout_s, 0);
-    http_.set_write_timeout(config_.write_timeout_s, 0);
-    http_.set_keep_alive_timeout(5);
+    : config_(std::move(config)),
+      // Requests waiting for the engine hold a request thread each, so there are more threads
+      // than queue places.
+      http_(config_.http, std::max<int>(config_.http_threads, static_cast<int>(config_.queue_limit) + 4),
+            config_.read_timeout_s, config_.write_timeout_s),
+      sessions_(config_.session_ram_cap_bytes, config_.max_sessions) {
     http_.set_payload_max_length(config_.max_body_bytes);
     // httplib's default socket options add SO_REUSEPORT, with which a second server (say a manual
     // one and the app's) binds the same port without an error and the kernel splits connections
@@ -73,11 +73,12 @@ int Server::bind() {
     if (port_ <= 0)
         throw Error("cannot listen on " + config_.host + ":" + std::to_string(config_.port) +
                     " (address in use, or not an address of this machine)");
+    http_.apply_backlog();
     return port_;
 }
 
 void Server::listen() {
-    http_.listen_after_bind();
+    http_.serve();
 }
 
 void Server::attach_model(ModelHandle model) {

@@ -14,6 +14,7 @@
 
 #include "app/server/document_registry.h"
 #include "app/server/engine_worker.h"
+#include "app/server/guarded_http_server.h"
 #include "app/server/job_queue.h"
 #include "app/server/openai_request.h"
 #include "app/server/openai_response.h"
@@ -74,7 +75,7 @@ private:
     void submit(const std::shared_ptr<Job>& job, std::string client);
 
     ServerConfig config_;
-    httplib::Server http_;
+    GuardedHttpServer http_;
     int port_ = 0;
     std::atomic<bool> ready_{false}, draining_{false};
     std::string load_error_;

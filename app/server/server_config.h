@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 
+#include "app/server/http_limits.h"
 #include "engine/kv/snapkv_config.h"
 
 namespace snapdoc::server {
@@ -29,6 +30,7 @@ struct ServerConfig {
     int http_threads = 32;                   // connections served at once (queued ones hold one each)
     std::size_t max_body_bytes = 64u << 20;  // 413 above
     int read_timeout_s = 10, write_timeout_s = 10;
+    HttpLimits http;  // heads, connections, backlog (GuardedHttpServer)
 
     int64_t session_ram_cap_bytes = int64_t{4} << 30;  // document sessions held in RAM (LRU beyond)
     std::size_t max_sessions = 64;

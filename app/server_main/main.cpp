@@ -16,6 +16,7 @@
 #include "app/common/version_text.h"
 #include "app/server/server.h"
 #include "engine/common/error.h"
+#include "engine/common/process_exit.h"
 #include "engine/model/model_summary.h"
 #include "engine/session/document_chat.h"
 
@@ -41,6 +42,8 @@ void usage() {
         "2048]\n"
         "       [--max-tail 2048] [-n 512 (default max_tokens)] [--temp 0.8] [--no-citations]\n"
         "       [--queue 16] [--queue-per-client 0] [--http-threads 32] [--max-body-mb 64] [--timeout 10]\n"
+        "       [--head-timeout 10] [--max-headers 100] [--max-header-kb 64] [--max-connections 512]\n"
+        "       [--max-connections-per-address 64] [--max-active-per-address 0 (half the threads)] [--backlog 511]\n"
         "       [--session-ram-mb 4096] [--max-sessions 64] [--cache-dir DIR | --no-cache] [--cache-cap-mb "
         "4096]\n"
         "       [--log-level info]\n"
@@ -49,6 +52,29 @@ void usage() {
         "OpenAI routes: /v1/chat/completions, /v1/completions, /v1/models; also /health, /props, /tokenize,\n"
         "/detokenize, /v1/documents. See docs/server.md.\n",
         stderr);
+}
+
+// The connection limits (docs/server.md, "Limits"): each flag with its range.
+snapdoc::server::HttpLimits http_limits_from(const Args& args) {
+    snapdoc::server::HttpLimits h;
+    auto bounded = [&](const char* flag, long long value, long long lo, long long hi) {
+        const long long v = args.integer64(flag, value);
+        if (v < lo || v > hi)
+            throw Error("--" + std::string(flag) + " must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+        return v;
+    };
+    h.head_timeout_s = static_cast<int>(bounded("head-timeout", h.head_timeout_s, 1, 600));
+    h.max_header_count = static_cast<std::size_t>(bounded("max-headers", static_cast<long long>(h.max_header_count), 8, 10000));
+    h.max_head_bytes =
+        static_cast<std::size_t>(bounded("max-header-kb", static_cast<long long>(h.max_head_bytes >> 10), 4, 1024)) << 10;
+    h.max_connections =
+        static_cast<std::size_t>(bounded("max-connections", static_cast<long long>(h.max_connections), 4, 65536));
+    h.max_connections_per_address = static_cast<std::size_t>(
+        bounded("max-connections-per-address", static_cast<long long>(h.max_connections_per_address), 1, 65536));
+    h.max_active_per_address = static_cast<std::size_t>(
+        bounded("max-active-per-address", static_cast<long long>(h.max_active_per_address), 0, 1024));
+    h.backlog = static_cast<int>(bounded("backlog", h.backlog, 1, 65535));
+    return h;
 }
 
 snapdoc::server::ServerConfig config_from(const Args& args) {
@@ -92,6 +118,7 @@ snapdoc::server::ServerConfig config_from(const Args& args) {
     c.read_timeout_s = c.write_timeout_s = timeout;
     c.session_ram_cap_bytes = static_cast<int64_t>(ram_mb) << 20;
     c.max_sessions = static_cast<std::size_t>(sessions);
+    c.http = http_limits_from(args);
     c.kv_cache = !args.has("no-cache");
     if (!c.kv_cache && args.has("cache-dir")) throw Error("--no-cache and --cache-dir contradict each other");
     c.kv_cache_dir = args.str("cache-dir");
@@ -115,6 +142,9 @@ int main(int argc, char** argv) {
     // for a sigwait thread cannot cover them); a watcher thread drains. A client that closes its
     // socket must not kill the server with SIGPIPE.
     std::signal(SIGPIPE, SIG_IGN);
+    // A file size limit (ulimit -f) must fail a write (a log line, a cache file) with EFBIG, not
+    // end the server.
+    snapdoc::ignore_file_size_signal();
     std::signal(SIGTERM, on_stop_signal);
     std::signal(SIGINT, on_stop_signal);
 
@@ -140,6 +170,13 @@ int main(int argc, char** argv) {
                                {{"--max-body-mb"}},
                                {{"--timeout"}},
                                {{"--session-ram-mb"}},
+                               {{"--head-timeout"}},
+                               {{"--max-headers"}},
+                               {{"--max-header-kb"}},
+                               {{"--max-connections"}},
+                               {{"--max-connections-per-address"}},
+                               {{"--max-active-per-address"}},
+                               {{"--backlog"}},
                                {{"--max-sessions"}},
                                {{"--cache-dir"}},
                                {{"--no-cache"}, false},

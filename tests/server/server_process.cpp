@@ -38,7 +38,10 @@ ServerProcess::ServerProcess(std::vector<std::string> args) {
     static int counter = 0;
     stderr_file_ = fs::temp_directory_path() / ("snapdoc-server-test-" + std::to_string(getpid()) + "-" +
                                                 std::to_string(++counter) + ".err");
-    args.insert(args.begin(), SNAPDOC_SERVER_PATH);
+    // SNAPDOC_TEST_SERVER_BINARY runs the suite against another build (an older one, to see a
+    // test fail before its fix).
+    const char* other = std::getenv("SNAPDOC_TEST_SERVER_BINARY");
+    args.insert(args.begin(), other && *other ? other : SNAPDOC_SERVER_PATH);
     args.push_back("--port");
     args.push_back("0");
     int out[2];

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <thread>
 
+#include "tests/server/raw_client.h"
 #include "tests/server/server_process.h"
 
 namespace snapdoc::test {
@@ -42,19 +43,6 @@ json wait_idle(int port) {
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     return props;
-}
-
-int connect_loopback(int port) {
-    const int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(static_cast<uint16_t>(port));
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-        close(fd);
-        return -1;
-    }
-    return fd;
 }
 
 TEST_F(ServerLoad, EightClientsTimesTwentyRequestsAreAnsweredUnmixed) {
@@ -150,7 +138,7 @@ TEST_F(ServerLoad, FiftyClientsLeavingMidStreamStopTheirGenerations) {
 }
 
 TEST_F(ServerLoad, SlowLorisClientsDoNotBlockOthersAndTimeOut) {
-    ServerProcess s({"-m", demo_model_path().string(), "--no-cache", "--timeout", "2"});
+    ServerProcess s({"-m", demo_model_path().string(), "--no-cache", "--head-timeout", "2"});
     std::vector<int> slow;
     for (int i = 0; i < 8; ++i) {
         const int fd = connect_loopback(s.port());
@@ -161,7 +149,7 @@ TEST_F(ServerLoad, SlowLorisClientsDoNotBlockOthersAndTimeOut) {
     }
     for (int i = 0; i < 5; ++i)
         EXPECT_EQ(post_json(s.port(), "/v1/chat/completions", chat_body("Hi", 2)).status, 200);
-    // Stuck half-way through their headers, they are closed by the read timeout (bounded wait).
+    // Stuck half-way through their headers, they are closed at the head deadline (bounded wait).
     int closed = 0;
     for (int fd : slow) {
         timeval tv{8, 0};
