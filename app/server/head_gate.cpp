@@ -107,7 +107,7 @@ void HeadGate::take_new() {
         }
         Connection& ref = *c;
         waiting_.emplace(fd, std::move(c));
-        examine(ref);  // bytes that arrived before it was watched raise no edge
+        examine(ref, false);  // bytes that arrived before it was watched raise no edge
     }
 }
 
@@ -115,19 +115,20 @@ void HeadGate::leave(int fd) {
     ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
 }
 
-bool HeadGate::examine(Connection& c) {
+bool HeadGate::examine(Connection& c, bool hung_up) {
     const int fd = c.fd;
     ssize_t n;
     do {
         n = ::recv(fd, peek_.data(), peek_.size(), MSG_PEEK | MSG_DONTWAIT);
     } while (n < 0 && errno == EINTR);
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return false;
     auto out = [&](int status, std::string message) {
         leave(fd);
         auto node = waiting_.extract(fd);
         refused_(std::move(node.mapped()), status, std::move(message));
         return true;
     };
+    // A client that closed its side sends nothing more: an incomplete head never completes.
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return hung_up ? out(0, {}) : false;
     if (n <= 0) return out(0, {});  // closed by the client, or broken
     if (!c.head_started) {
         c.head_started = true;
@@ -136,7 +137,7 @@ bool HeadGate::examine(Connection& c) {
     std::size_t head_bytes = 0;
     switch (inspect(peek_.data(), static_cast<std::size_t>(n), limits_, head_bytes)) {
         case Head::Incomplete:
-            return false;
+            return hung_up ? out(0, {}) : false;
         case Head::TooLarge:
             return out(431, "the request head is larger than " + std::to_string(limits_.max_head_bytes) +
                                 " bytes (--max-header-kb)");
@@ -169,7 +170,8 @@ void HeadGate::run() {
                 take_new();
                 continue;
             }
-            if (auto it = waiting_.find(fd); it != waiting_.end()) examine(*it->second);
+            if (auto it = waiting_.find(fd); it != waiting_.end())
+                examine(*it->second, (events[i].events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0);
         }
         // Past their deadline: a started head is too slow (408); an idle connection just closes.
         const auto now = Connection::Clock::now();

@@ -43,8 +43,9 @@ public:
 private:
     void run();
     void take_new();
-    // Peeks at `c`'s bytes; true when it left the gate (ready or refused).
-    bool examine(Connection& c);
+    // Peeks at `c`'s bytes; true when it left the gate (ready or refused). `hung_up`: the client
+    // closed its side (or the socket failed), so an incomplete head is dropped.
+    bool examine(Connection& c, bool hung_up);
     void leave(int fd);
 
     const HttpLimits& limits_;
