@@ -1,12 +1,13 @@
 // Documents belong to the API key that uploaded them (issue 39, item 4): another key's documents are
 // not listed, and their ids answer 404 (not 403, which would confirm they exist) to GET, DELETE and
-// chat. Keys come from repeated --api-key flags or an --api-keys-file, which must not be
+// chat, and their K/V cache files are not found by another key. Keys come from repeated --api-key flags or an --api-keys-file, which must not be
 // world-readable.
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <sys/stat.h>
 
 #include <fstream>
+#include <thread>
 
 #include "tests/server/server_process.h"
 #include "tests/support/temp_dir.h"
@@ -87,6 +88,33 @@ TEST_F(ServerOwners, AWorldReadableKeysFileIsRefused) {
                                         file.string() + " 2>&1");
     EXPECT_EQ(r.status, 2) << r.output;
     EXPECT_NE(r.output.find("chmod"), std::string::npos) << r.output;
+}
+
+json wait_ready(int port, const std::string& key, const std::string& id) {
+    json doc;
+    for (int i = 0; i < 600; ++i) {  // at most 60 s
+        doc = http_get(port, "/v1/documents/" + id, bearer(key)).json();
+        if (doc["status"] == "ready" || doc["status"] == "failed") break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return doc;
+}
+
+TEST_F(ServerOwners, AnotherKeysUploadOfTheSameTextDoesNotComeFromTheFirstKeysKvCacheFile) {
+    TempDir dir("server-keys-kv");
+    const std::string text = read_text(repo_path("resources/samples/demo-report.txt"));
+    ServerProcess s({"-m", demo_model_path().string(), "--cache-dir", (dir.path() / "kv").string(), "--api-key",
+                     "key-alice", "--api-key", "key-bob"});
+    const json a = wait_ready(s.port(), "key-alice", upload(s.port(), "key-alice", text));
+    ASSERT_EQ(a["status"], "ready") << a.dump();
+    EXPECT_FALSE(a["from_kv_cache"].get<bool>());
+    const json b = wait_ready(s.port(), "key-bob", upload(s.port(), "key-bob", text));
+    ASSERT_EQ(b["status"], "ready") << b.dump();
+    EXPECT_FALSE(b["from_kv_cache"].get<bool>()) << "bob's upload was served from alice's K/V cache file";
+    // alice's own second copy (after deleting the first) does come from her file.
+    EXPECT_EQ(delete_status(s.port(), "/v1/documents/" + a["id"].get<std::string>(), "key-alice"), 200);
+    const json a2 = wait_ready(s.port(), "key-alice", upload(s.port(), "key-alice", text));
+    EXPECT_TRUE(a2["from_kv_cache"].get<bool>()) << a2.dump();
 }
 
 }  // namespace
