@@ -102,7 +102,7 @@ void Server::handle_completion(const httplib::Request& req, httplib::Response& r
         gen = cr.gen;
         job->kind = Job::Kind::Chat;
         if (!cr.document_id.empty()) {
-            const auto doc = documents_.get(cr.document_id);
+            const auto doc = documents_.get(cr.document_id, access_.owner(req));  // another owner's: 404
             if (!doc) throw not_found("no document '" + cr.document_id + "'");
             if (doc->status == "failed")
                 throw bad_request("document '" + cr.document_id + "' failed: " + doc->error, "document_id");
@@ -172,6 +172,8 @@ void Server::handle_completion(const httplib::Request& req, httplib::Response& r
         prompt_tokens = static_cast<int>(job->prompt.ids.size());
     }
     resolve(gen, prompt_tokens, *job);
+    job->owner = access_.owner(req);
+    job->scope = access_.session_scope(req, &body);
     submit(job, client_key(req, &body));
     respond(req, res, job, new_response_meta(endpoint, gen.model.empty() ? config_.model_id : gen.model),
             gen.stream, gen.include_usage);
@@ -285,14 +287,28 @@ void Server::handle_documents_post(const httplib::Request& req, httplib::Respons
                               " tokens: no room for a question in the " + std::to_string(ctx) +
                               "-token context",
                           "text", "exceed_context_size_error");
-    const std::string id = documents_.add(info);
+    info.owner = access_.owner(req);
+    const DocumentRegistry::Added added = documents_.add(info, config_.max_documents);
+    if (added.id.empty())
+        throw ApiError(429, "invalid_request_error",
+                       "you hold " + std::to_string(config_.max_documents) +
+                           " documents already (--max-documents): delete one (DELETE /v1/documents/{id}) first",
+                       "too_many_documents");
+    const std::string& id = added.id;
+    if (added.existing) {
+        const auto d = documents_.get(id, info.owner);
+        if (!d) throw not_found("no document '" + id + "'");  // deleted in between
+        return send_json(res, 202, document_json(*d));
+    }
     auto job = std::make_shared<Job>();
     job->kind = Job::Kind::Document;
     job->document_id = id;
+    job->owner = info.owner;
+    job->scope = access_.session_scope(req, nullptr);
     try {
         submit(job, client_key(req, nullptr));
     } catch (...) {
-        documents_.erase(id);
+        documents_.erase(id, info.owner);
         throw;
     }
     send_json(res, 202, document_json(*documents_.get(id)));

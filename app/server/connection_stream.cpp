@@ -42,7 +42,9 @@ bool ConnectionStream::take_head() {
 
 bool ConnectionStream::wait_for(short events, int timeout_s) const {
     const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
-    while (!stopping_.load()) {
+    // A stopping server still finishes what it is sending (a stream in flight drains to its end,
+    // bounded by the write timeout); it only stops waiting for a client's bytes.
+    while (events == POLLOUT || !stopping_.load()) {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now());
         if (left.count() <= 0) return false;
         pollfd p{connection_.fd, events, 0};

@@ -2,7 +2,7 @@
 // head gate has already seen the whole request head in the socket; it is read here in one call
 // and served from memory, then the body straight from the socket. Reads never take more than the
 // caller asks, so the socket holds the next pipelined request untouched when this one is done.
-// Every wait is bounded (the read or write timeout) and gives up soon after the server stops.
+// Every wait is bounded (the read or write timeout); a read gives up soon after the server stops.
 #pragma once
 
 #include <httplib.h>
@@ -35,7 +35,7 @@ public:
 
 private:
     // Polls for `events` for at most `timeout_s`, in short slices so that a stopping server is
-    // noticed; false on timeout, error or stop.
+    // noticed (by reads); false on timeout, error or (reading) stop.
     bool wait_for(short events, int timeout_s) const;
 
     const Connection& connection_;

@@ -5,8 +5,20 @@
 
 namespace snapdoc::server {
 
-std::string DocumentRegistry::add(DocumentInfo info) {
+DocumentRegistry::Added DocumentRegistry::add(DocumentInfo info, std::size_t max_per_owner) {
     std::lock_guard lock(mu_);
+    std::size_t held = 0;
+    for (auto it = docs_.begin(); it != docs_.end();) {
+        const DocumentInfo& d = it->second;
+        if (d.owner == info.owner && d.text == info.text && d.system_prompt == info.system_prompt) {
+            if (d.status != "failed") return {d.id, true};
+            it = docs_.erase(it);  // failed: the new upload tries again
+            continue;
+        }
+        held += d.owner == info.owner;
+        ++it;
+    }
+    if (held >= max_per_owner) return {};
     // Not guessable across restarts, unique within one.
     static thread_local std::mt19937_64 rng{std::random_device{}()};
     char buf[40];
@@ -17,7 +29,7 @@ std::string DocumentRegistry::add(DocumentInfo info) {
         std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
             .count();
     docs_[info.id] = info;
-    return info.id;
+    return {info.id, false};
 }
 
 std::optional<DocumentInfo> DocumentRegistry::get(const std::string& id) const {
@@ -27,15 +39,25 @@ std::optional<DocumentInfo> DocumentRegistry::get(const std::string& id) const {
     return it->second;
 }
 
-bool DocumentRegistry::erase(const std::string& id) {
-    std::lock_guard lock(mu_);
-    return docs_.erase(id) > 0;
+std::optional<DocumentInfo> DocumentRegistry::get(const std::string& id, const std::string& owner) const {
+    auto d = get(id);
+    if (d && d->owner != owner) return std::nullopt;
+    return d;
 }
 
-std::vector<DocumentInfo> DocumentRegistry::list() const {
+bool DocumentRegistry::erase(const std::string& id, const std::string& owner) {
+    std::lock_guard lock(mu_);
+    const auto it = docs_.find(id);
+    if (it == docs_.end() || it->second.owner != owner) return false;
+    docs_.erase(it);
+    return true;
+}
+
+std::vector<DocumentInfo> DocumentRegistry::list(const std::string& owner) const {
     std::lock_guard lock(mu_);
     std::vector<DocumentInfo> out;
-    for (const auto& [id, d] : docs_) out.push_back(d);
+    for (const auto& [id, d] : docs_)
+        if (d.owner == owner) out.push_back(d);
     return out;
 }
 

@@ -1,5 +1,7 @@
 // Explicit documents (POST /v1/documents): their text, system prompt and prefill state, readable
-// from any HTTP thread while the engine worker prefills them. The K/V itself lives in the session
+// from any HTTP thread while the engine worker prefills them. Each belongs to an owner (the
+// uploading key's id, "" without keys): the routes only reach their own owner's documents, each
+// owner holds at most a set number, and an identical upload returns the document already there. The K/V itself lives in the session
 // table (or, once evicted, in the on-disk K/V cache, from which the text's document part returns).
 #pragma once
 
@@ -15,6 +17,7 @@ namespace snapdoc::server {
 
 struct DocumentInfo {
     std::string id;
+    std::string owner;  // AccessControl::owner of the upload
     std::string text;
     std::string system_prompt;
     std::string status = "queued";  // queued | prefilling | ready | failed
@@ -28,15 +31,23 @@ struct DocumentInfo {
 
 class DocumentRegistry {
 public:
-    std::string add(DocumentInfo info);  // assigns and returns the id
-    std::optional<DocumentInfo> get(const std::string& id) const;
+    // Adds `info` for info.owner and assigns its id, or finds the owner's identical document (same
+    // text and system prompt, not failed: a failed one is replaced). `id` is empty when the owner
+    // holds `max_per_owner` documents already.
+    struct Added {
+        std::string id;
+        bool existing = false;
+    };
+    Added add(DocumentInfo info, std::size_t max_per_owner);
+    std::optional<DocumentInfo> get(const std::string& id) const;  // any owner's (the engine worker)
+    std::optional<DocumentInfo> get(const std::string& id, const std::string& owner) const;
     template <typename F>
     void update(const std::string& id, F&& f) {
         std::lock_guard lock(mu_);
         if (auto it = docs_.find(id); it != docs_.end()) f(it->second);
     }
-    bool erase(const std::string& id);
-    std::vector<DocumentInfo> list() const;
+    bool erase(const std::string& id, const std::string& owner);
+    std::vector<DocumentInfo> list(const std::string& owner) const;
 
 private:
     mutable std::mutex mu_;

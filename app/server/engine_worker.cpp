@@ -7,6 +7,7 @@
 #include "app/server/stop_matcher.h"
 #include "engine/common/error.h"
 #include "engine/common/stopwatch.h"
+#include "engine/kv/checksum64.h"
 
 namespace snapdoc::server {
 
@@ -39,9 +40,15 @@ EngineWorker::EngineWorker(const ServerConfig& config, Backend& backend, const T
     }
 }
 
-std::unique_ptr<DocumentChat> EngineWorker::new_chat(bool cacheable) {
+std::unique_ptr<DocumentChat> EngineWorker::new_chat(bool cacheable, const std::string& owner) {
     auto chat = std::make_unique<DocumentChat>(backend_, tokenizer_, kind_);
-    if (kv_cache_ && cacheable) chat->set_kv_cache(kv_cache_.get(), identity_, run_context_length_);
+    if (kv_cache_ && cacheable) {
+        // The anonymous owner's files are the app's and the CLI's too (the identity unchanged);
+        // a key's get other names, so another key never finds (or learns of) them.
+        ModelIdentity identity = identity_;
+        if (!owner.empty()) identity.content_hash ^= checksum64(owner.data(), owner.size(), 0x6b76636163686521ull);
+        chat->set_kv_cache(kv_cache_.get(), identity, run_context_length_);
+    }
     return chat;
 }
 
@@ -137,7 +144,7 @@ std::shared_ptr<HeldSession> EngineWorker::session_for_prompt(Job& job, std::str
     const int n = static_cast<int>(ids.size());
     // 1. A held document part the prompt starts with, when what follows is short enough to run at
     // once and it holds a real part of the prompt (a shared template opening is not a document).
-    if (auto held = sessions_.find_prefix(ids)) {
+    if (auto held = sessions_.find_prefix(ids, job.scope)) {
         const int D = held->chat->session().document_tokens();
         if (n - D <= config_.max_tail_tokens && D >= std::min(n / 2, config_.snapkv_min_tokens)) {
             source = "ram";
@@ -151,7 +158,7 @@ std::shared_ptr<HeldSession> EngineWorker::session_for_prompt(Job& job, std::str
     // restart) comes back from it.
     bool from_file = false;
     if (kv_cache_) {
-        auto probe = new_chat(true);
+        auto probe = new_chat(true, job.owner);
         for (int e : c.ends)
             if (e >= config_.snapkv_min_tokens && probe->kv_cache_has(std::span(ids).first(e))) {
                 end = e;
@@ -160,17 +167,17 @@ std::shared_ptr<HeldSession> EngineWorker::session_for_prompt(Job& job, std::str
             }
     }
     const std::span<const int32_t> part = std::span(ids).first(end);
-    auto chat = new_chat(end >= config_.snapkv_min_tokens);
+    auto chat = new_chat(end >= config_.snapkv_min_tokens, job.owner);
     reused = 0;
     // 3. Partial prefix reuse: the document part held (or cached) that shares the most leading
     // tokens with this one gives them their K/V; only the rest is prefilled.
     const SessionTable::CommonPrefix shared =
-        from_file ? SessionTable::CommonPrefix{} : sessions_.longest_common_prefix(part);
+        from_file ? SessionTable::CommonPrefix{} : sessions_.longest_common_prefix(part, job.scope);
     if (shared.common >= min_shared_tokens(end)) {
         std::unique_ptr<DocumentChat> restored;
         const DocumentChat* base = shared.held ? shared.held->chat.get() : nullptr;
         if (!base && kv_cache_) {
-            restored = new_chat(true);
+            restored = new_chat(true, job.owner);
             if (restored->kv_cache_has(shared.evicted_ids)) {
                 restored->load_document_tokens(shared.evicted_ids, {}, &job.cancel);
                 if (restored->served_from_cache()) base = restored.get();
@@ -188,6 +195,7 @@ std::shared_ptr<HeldSession> EngineWorker::session_for_prompt(Job& job, std::str
     }
     auto held = std::make_shared<HeldSession>();
     held->name = "auto-" + std::to_string(++next_auto_);
+    held->scope = job.scope;
     held->chat = std::move(chat);
     sessions_.insert(held);
     return held;
@@ -213,21 +221,27 @@ void EngineWorker::run_prompt(Job& job) {
     });
 }
 
-std::shared_ptr<HeldSession> EngineWorker::explicit_session(const std::string& id,
-                                                            const std::atomic<bool>* cancel,
-                                                            std::string& source) {
+std::shared_ptr<HeldSession> EngineWorker::explicit_session(const Job& job, std::string& source) {
+    const std::string& id = job.document_id;
     source = "ram";
-    if (auto held = sessions_.find_name(id)) return held;
+    if (auto held = sessions_.find_name(id)) {
+        // What the last asker's prompt left after the document (its question, the answer) must not
+        // be reused, and so reported, for another client's prompt.
+        if (held->scope != job.scope) held->chat->session().forget_turns();
+        held->scope = job.scope;
+        return held;
+    }
     const auto info = documents_.get(id);
     if (!info) throw not_found("no document '" + id + "'");
     if (info->status == "failed")
         throw bad_request("document '" + id + "' failed: " + info->error, "document_id");
-    auto chat = new_chat(true);
-    chat->load_document(info->text, {}, cancel, info->system_prompt);
+    auto chat = new_chat(true, info->owner);
+    chat->load_document(info->text, {}, &job.cancel, info->system_prompt);
     source = chat->served_from_cache() ? "kv-cache" : "new";
     auto held = std::make_shared<HeldSession>();
     held->name = id;
     held->explicit_document = true;
+    held->scope = job.scope;
     held->chat = std::move(chat);
     sessions_.insert(held);
     return held;
@@ -235,7 +249,7 @@ std::shared_ptr<HeldSession> EngineWorker::explicit_session(const std::string& i
 
 void EngineWorker::run_document_chat(Job& job) {
     std::string source;
-    auto held = explicit_session(job.document_id, &job.cancel, source);
+    auto held = explicit_session(job, source);
     sessions_.touch(*held);
     if (!job.snapkv_enabled)
         job.snapkv.enabled =
@@ -255,7 +269,7 @@ void EngineWorker::run_document_prefill(Job& job) {
     if (!info) return;  // deleted while queued
     documents_.update(id, [](DocumentInfo& d) { d.status = "prefilling"; });
     try {
-        auto chat = new_chat(true);
+        auto chat = new_chat(true, info->owner);
         const auto t0 = SteadyClock::now();
         chat->load_document(
             info->text,
@@ -270,6 +284,7 @@ void EngineWorker::run_document_prefill(Job& job) {
         auto held = std::make_shared<HeldSession>();
         held->name = id;
         held->explicit_document = true;
+        held->scope = job.scope;
         held->chat = std::move(chat);
         sessions_.erase(id);
         sessions_.insert(held);

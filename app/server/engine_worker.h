@@ -48,9 +48,9 @@ private:
     int min_shared_tokens(int document_part) const;
     void run_document_chat(Job& job);     // chat with "document_id"
     void run_document_prefill(Job& job);  // POST /v1/documents
-    std::unique_ptr<DocumentChat> new_chat(bool cacheable);
-    std::shared_ptr<HeldSession> explicit_session(const std::string& id, const std::atomic<bool>* cancel,
-                                                  std::string& source);
+    // `owner`'s K/V cache files are its own: the owner is mixed into the cache key.
+    std::unique_ptr<DocumentChat> new_chat(bool cacheable, const std::string& owner);
+    std::shared_ptr<HeldSession> explicit_session(const Job& job, std::string& source);
     // Decodes with `ask` (which calls ask_tokens or ask) and reports text and outcome as events.
     template <typename Ask>
     // `document_reused`: document tokens whose K/V this request did not compute.

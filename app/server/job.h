@@ -106,6 +106,10 @@ struct Job {
     std::optional<bool> snapkv_enabled;  // the request's choice; else by --snapkv-min-tokens
     std::vector<std::string> stop;
 
+    // Who sent it (access_control.h): the owner of its key (documents and K/V cache files), and
+    // the client whose held sessions it may reuse.
+    std::string owner, scope;
+
     // Whom the fair queue counts it against (JobQueue): the request's "user" field, else its
     // Authorization header, else its remote address. Never logged.
     std::string client;

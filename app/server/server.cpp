@@ -15,14 +15,6 @@ void send_json(httplib::Response& res, int status, const nlohmann::json& j) {
 
 namespace {
 
-// Constant-time comparison: the key must not leak through timing.
-bool same_key(const std::string& a, const std::string& b) {
-    if (a.size() != b.size()) return false;
-    unsigned char d = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) d |= static_cast<unsigned char>(a[i] ^ b[i]);
-    return d == 0;
-}
-
 // Every route runs through this: ApiError and anything else become the OpenAI error shape.
 template <typename F>
 httplib::Server::Handler guarded(F f) {
@@ -46,6 +38,7 @@ Server::Server(ServerConfig config)
     : config_(std::move(config)),
       // Requests waiting for the engine hold a request thread each, so there are more threads
       // than queue places.
+      access_(config_),
       http_(config_.http, std::max<int>(config_.http_threads, static_cast<int>(config_.queue_limit) + 4),
             config_.read_timeout_s, config_.write_timeout_s),
       sessions_(config_.session_ram_cap_bytes, config_.max_sessions) {
@@ -143,6 +136,7 @@ std::string client_key(const httplib::Request& req, const nlohmann::json* body) 
 
 void Server::install_routes() {
     http_.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+        if (access_.refuse_browser(req, res)) return httplib::Server::HandlerResponse::Handled;
         if (!config_.cors_origin.empty()) {
             res.set_header("Access-Control-Allow-Origin", config_.cors_origin);
             res.set_header("Access-Control-Allow-Headers", "Authorization, Content-Type");
@@ -152,17 +146,7 @@ void Server::install_routes() {
                 return httplib::Server::HandlerResponse::Handled;
             }
         }
-        if (!config_.api_key.empty() && req.path != "/health") {
-            const std::string auth = req.get_header_value("Authorization");
-            const std::string prefix = "Bearer ";
-            if (auth.rfind(prefix, 0) != 0 || !same_key(auth.substr(prefix.size()), config_.api_key)) {
-                send_json(res, 401,
-                          ApiError(401, "invalid_request_error",
-                                   "missing or wrong API key (Authorization: Bearer KEY)", "invalid_api_key")
-                              .body());
-                return httplib::Server::HandlerResponse::Handled;
-            }
-        }
+        if (access_.refuse_key(req, res)) return httplib::Server::HandlerResponse::Handled;
         return httplib::Server::HandlerResponse::Unhandled;
     });
     // Statuses no route set a body for (404 for an unknown route, 413 from the body cap, 400 from a
@@ -207,16 +191,17 @@ void Server::install_routes() {
 
     http_.Post("/v1/documents",
                guarded([this](const auto& req, auto& res) { handle_documents_post(req, res); }));
-    http_.Get("/v1/documents", guarded([this](const httplib::Request&, httplib::Response& res) {
+    // Documents are their owner's (the request's key): another owner's id is a 404, as an unknown one.
+    http_.Get("/v1/documents", guarded([this](const httplib::Request& req, httplib::Response& res) {
                   require_ready();
                   nlohmann::json data = nlohmann::json::array();
-                  for (const DocumentInfo& d : documents_.list()) data.push_back(document_json(d));
+                  for (const DocumentInfo& d : documents_.list(access_.owner(req))) data.push_back(document_json(d));
                   send_json(res, 200, {{"object", "list"}, {"data", data}});
               }));
     http_.Get(R"(/v1/documents/([A-Za-z0-9_-]+))",
               guarded([this](const httplib::Request& req, httplib::Response& res) {
                   require_ready();
-                  const auto d = documents_.get(req.matches[1]);
+                  const auto d = documents_.get(req.matches[1], access_.owner(req));
                   if (!d) throw not_found("no document '" + std::string(req.matches[1]) + "'");
                   send_json(res, 200, document_json(*d));
               }));
@@ -224,7 +209,7 @@ void Server::install_routes() {
                  guarded([this](const httplib::Request& req, httplib::Response& res) {
                      require_ready();
                      const std::string id = req.matches[1];
-                     if (!documents_.erase(id)) throw not_found("no document '" + id + "'");
+                     if (!documents_.erase(id, access_.owner(req))) throw not_found("no document '" + id + "'");
                      sessions_.erase(id);
                      send_json(res, 200, {{"id", id}, {"object", "document"}, {"deleted", true}});
                  }));

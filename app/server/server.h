@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "app/server/access_control.h"
 #include "app/server/document_registry.h"
 #include "app/server/engine_worker.h"
 #include "app/server/guarded_http_server.h"
@@ -75,6 +76,7 @@ private:
     void submit(const std::shared_ptr<Job>& job, std::string client);
 
     ServerConfig config_;
+    AccessControl access_;  // keys, owners, clients, Host and Origin
     GuardedHttpServer http_;
     int port_ = 0;
     std::atomic<bool> ready_{false}, draining_{false};

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "app/server/http_limits.h"
 #include "engine/kv/snapkv_config.h"
@@ -13,7 +14,6 @@ namespace snapdoc::server {
 struct ServerConfig {
     std::string host = "127.0.0.1";
     int port = 8080;                   // 0: any free port (the bound one is printed)
-    std::string api_key;               // non-empty: every route but /health needs "Authorization: Bearer KEY"
     std::string cors_origin;           // non-empty: Access-Control-Allow-Origin for browsers (e.g. "*")
     std::string model_id = "snapdoc";  // the name /v1/models lists
 
@@ -37,6 +37,12 @@ struct ServerConfig {
     bool kv_cache = true;  // write/restore document K/V files (for sessions >= snapkv_min_tokens)
     std::filesystem::path kv_cache_dir;  // empty: the app's folder
     int64_t kv_cache_cap_bytes = int64_t{4} << 30;
+
+    // Who can see what (docs/server.md; access_control.h).
+    std::vector<std::string> api_keys;  // any: every route but /health needs one; each key owns its documents
+    std::vector<std::string> allowed_hosts;  // Host names served without a key beyond IP literals and localhost
+    bool share_sessions = false;             // held sessions (and their reuse) shared by every client
+    std::size_t max_documents = 64;          // per owner; identical uploads share one
 };
 
 }  // namespace snapdoc::server

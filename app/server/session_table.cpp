@@ -13,11 +13,12 @@ int64_t HeldSession::bytes() const {
     return s.full_store_bytes() + s.full_bytes(s.question_tokens());
 }
 
-std::shared_ptr<HeldSession> SessionTable::find_prefix(std::span<const int32_t> prompt) {
+std::shared_ptr<HeldSession> SessionTable::find_prefix(std::span<const int32_t> prompt, const std::string& scope) {
     std::lock_guard lock(mu_);
     std::shared_ptr<HeldSession> best;
     std::size_t best_len = 0;
     for (const auto& s : sessions_) {
+        if (s->scope != scope) continue;
         const std::vector<int32_t>& doc = s->chat->document_ids();
         if (doc.empty() || doc.size() >= prompt.size() || doc.size() <= best_len) continue;
         if (std::equal(doc.begin(), doc.end(), prompt.begin())) {
@@ -36,18 +37,19 @@ int common_prefix(std::span<const int32_t> a, const std::vector<int32_t>& b) {
 
 }  // namespace
 
-SessionTable::CommonPrefix SessionTable::longest_common_prefix(std::span<const int32_t> prompt) const {
+SessionTable::CommonPrefix SessionTable::longest_common_prefix(std::span<const int32_t> prompt,
+                                                             const std::string& scope) const {
     std::lock_guard lock(mu_);
     CommonPrefix best;
     for (const auto& s : sessions_)
-        if (const int c = common_prefix(prompt, s->chat->document_ids()); c > best.common) {
+        if (const int c = common_prefix(prompt, s->chat->document_ids()); s->scope == scope && c > best.common) {
             best.held = s;
             best.common = c;
         }
-    for (const auto& ids : evicted_ids_)
-        if (const int c = common_prefix(prompt, ids); c > best.common) {  // RAM wins a tie
+    for (const auto& e : evicted_ids_)
+        if (const int c = common_prefix(prompt, e.ids); e.scope == scope && c > best.common) {  // RAM wins a tie
             best.held = nullptr;
-            best.evicted_ids = ids;
+            best.evicted_ids = e.ids;
             best.common = c;
         }
     return best;
@@ -95,8 +97,9 @@ void SessionTable::evict(const HeldSession* keep) {
                      (*victim)->chat->session().document_tokens());
         const DocumentChat& chat = *(*victim)->chat;
         if (!(*victim)->explicit_document && chat.kv_cache_has(chat.document_ids())) {
-            std::erase(evicted_ids_, chat.document_ids());
-            evicted_ids_.push_back(chat.document_ids());
+            const Evicted e{(*victim)->scope, chat.document_ids()};
+            std::erase(evicted_ids_, e);
+            evicted_ids_.push_back(e);
             if (evicted_ids_.size() > max_) evicted_ids_.erase(evicted_ids_.begin());
         }
         sessions_.erase(victim);

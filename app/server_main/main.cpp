@@ -47,6 +47,8 @@ void usage() {
         "       [--session-ram-mb 4096] [--max-sessions 64] [--cache-dir DIR | --no-cache] [--cache-cap-mb "
         "4096]\n"
         "       [--log-level info]\n"
+        "       [--api-key KEY ... | --api-keys-file FILE] [--allow-host NAME ...] [--share-sessions]\n"
+        "       [--max-documents 64]\n"
         "MODEL as for snapdoc-cli: a .gguf file, a Hugging Face folder, hf://REPO[:QUANT], or demo (the\n"
         "bundled demo model). --version prints the version and where the CUDA backend and bundled files are.\n"
         "OpenAI routes: /v1/chat/completions, /v1/completions, /v1/models; also /health, /props, /tokenize,\n"
@@ -77,12 +79,35 @@ snapdoc::server::HttpLimits http_limits_from(const Args& args) {
     return h;
 }
 
+// Who can see what (docs/server.md): keys, the Host names served, session sharing, the document cap.
+void access_from(const Args& args, snapdoc::server::ServerConfig& c) {
+    c.api_keys = args.all("api-key");
+    if (args.has("api-keys-file")) {
+        const auto more = snapdoc::server::read_api_keys_file(args.str("api-keys-file"));
+        c.api_keys.insert(c.api_keys.end(), more.begin(), more.end());
+    }
+    for (const std::string& k : c.api_keys)
+        if (k.empty()) throw Error("--api-key must not be empty");
+    c.allowed_hosts = args.all("allow-host");
+    c.share_sessions = args.has("share-sessions");
+    const int docs = args.integer("max-documents", static_cast<int>(c.max_documents));
+    if (docs < 1 || docs > 100000) throw Error("--max-documents must be in [1, 100000]");
+    c.max_documents = static_cast<std::size_t>(docs);
+    // Said before binding: it is about the flags, and holds whether or not the bind succeeds.
+    if (c.api_keys.empty() && !snapdoc::server::is_loopback_host(c.host))
+        std::fprintf(stderr,
+                     "snapdoc-server: warning: --host %s without --api-key: anyone who can reach this "
+                     "address can use the model and read, ask about and delete every uploaded document. "
+                     "Give each client a key (--api-key KEY, repeatable, or --api-keys-file FILE), or "
+                     "listen on 127.0.0.1 behind a reverse proxy that authenticates.\n",
+                     c.host.c_str());
+}
+
 snapdoc::server::ServerConfig config_from(const Args& args) {
     snapdoc::server::ServerConfig c;
     c.host = args.str("host", c.host);
     c.port = args.integer("port", c.port);
     if (c.port < 0 || c.port > 65535) throw Error("--port must be in [0, 65535]");
-    c.api_key = args.str("api-key");
     c.cors_origin = args.str("cors");
     c.model_id = args.str("alias", c.model_id);
     c.snapkv = snapdoc::cli::snapkv_config_from(args);
@@ -123,6 +148,7 @@ snapdoc::server::ServerConfig config_from(const Args& args) {
     if (!c.kv_cache && args.has("cache-dir")) throw Error("--no-cache and --cache-dir contradict each other");
     c.kv_cache_dir = args.str("cache-dir");
     c.kv_cache_cap_bytes = static_cast<int64_t>(cache_mb) << 20;
+    access_from(args, c);
     return c;
 }
 
@@ -154,7 +180,11 @@ int main(int argc, char** argv) {
     flags.insert(flags.end(), {{{"--ctx"}},
                                {{"--host"}},
                                {{"--port"}},
-                               {{"--api-key"}},
+                               {{"--api-key"}, true, true},
+                               {{"--api-keys-file"}},
+                               {{"--allow-host"}, true, true},
+                               {{"--share-sessions"}, false},
+                               {{"--max-documents"}},
                                {{"--cors"}},
                                {{"--alias"}},
                                {{"--template"}},

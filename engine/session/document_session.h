@@ -94,6 +94,12 @@ public:
                             const std::atomic<bool>* cancel = nullptr);
     // Tokens after the document whose K/V are held (prompt tail + kept continuation).
     std::vector<int32_t> stored_tail() const;
+    // Forgets them (as a cancelled set_turns does), so the next prompt reuses none: snapdoc-server
+    // calls it before another client asks about the same document (reuse is reported to clients).
+    void forget_turns() {
+        question_.clear();
+        continuation_ = {};
+    }
     int keep_whole_from() const { return keep_whole_from_; }
     // Recomputes window scores for a new window size from stored queries and keys (no forward pass).
     void set_window(int window);
