@@ -28,6 +28,9 @@ struct ServerConfig {
     std::size_t queue_per_client = 0;        // one client's waiting requests beyond this get 503 (0: queue_limit)
     int http_threads = 32;                   // connections served at once (queued ones hold one each)
     std::size_t max_body_bytes = 64u << 20;  // 413 above
+    // Input bytes one token stands for at most (prompt_bound.h); a prompt whose bytes alone need
+    // more tokens than the context is refused before tokenizing. 0: the vocabulary's longest piece.
+    int prompt_bytes_per_token = 0;
     int read_timeout_s = 10, write_timeout_s = 10;
 
     int64_t session_ram_cap_bytes = int64_t{4} << 30;  // document sessions held in RAM (LRU beyond)
