@@ -41,7 +41,12 @@ EngineWorker::EngineWorker(const ServerConfig& config, Backend& backend, const T
 
 std::unique_ptr<DocumentChat> EngineWorker::new_chat(bool cacheable) {
     auto chat = std::make_unique<DocumentChat>(backend_, tokenizer_, kind_);
-    if (kv_cache_ && cacheable) chat->set_kv_cache(kv_cache_.get(), identity_, run_context_length_);
+    if (kv_cache_ && cacheable) {
+        chat->set_kv_cache(kv_cache_.get(), identity_, run_context_length_);
+        // Sessions live on in the table: a restored file is copied, never held mapped, so a cache
+        // file truncated while its session is held cannot end the server with SIGBUS.
+        chat->set_kv_load_mode(KvFileLoad::Read);
+    }
     return chat;
 }
 
