@@ -25,13 +25,17 @@ int cmd_pull(int argc, char** argv) {
     init_logging(args.str("log-level"));
     const hub::ModelRef ref =
         positionals == 2 ? hub::parse_model_ref(argv[2], argv[3]) : hub::parse_model_ref(argv[2]);
-    const auto files = pull_model(args, ref);
+    std::vector<hub::FileCheck> checks;
+    const auto files = pull_model(args, ref, &checks);
     int64_t bytes = 0;
     for (const auto& f : files) bytes += static_cast<int64_t>(std::filesystem::file_size(f));
     // stdout: the path to load (so `snapdoc-cli ask -m "$(snapdoc-cli pull ...)"` works).
     std::printf("%s\n", files.front().c_str());
-    std::fprintf(stderr, "%s: %zu file%s, %s, verified\n", ref.to_string().c_str(), files.size(),
-                 files.size() == 1 ? "" : "s", format_bytes(bytes).c_str());
+    // "verified" only when every sha256 was checked; a file the hub listed without one was checked
+    // by size only, and says so. A copy already here was checked when it was downloaded.
+    const char* how = checks.empty() ? "already downloaded" : hub::check_words(checks);
+    std::fprintf(stderr, "%s: %zu file%s, %s, %s\n", ref.to_string().c_str(), files.size(),
+                 files.size() == 1 ? "" : "s", format_bytes(bytes).c_str(), how);
     return 0;
 }
 

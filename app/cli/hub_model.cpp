@@ -78,7 +78,8 @@ void ProgressPrinter::finish() {
     open_line_ = false;
 }
 
-std::vector<std::filesystem::path> pull_model(const Args& args, const hub::ModelRef& ref) {
+std::vector<std::filesystem::path> pull_model(const Args& args, const hub::ModelRef& ref,
+                                              std::vector<hub::FileCheck>* checks) {
     const hub::HubEndpoint ep = hub::resolve_endpoint(args.str("hf-endpoint"), args.str("hf-token"));
     const hub::ModelStore store;
     const auto& interrupted = install_interrupt_flag();
@@ -97,6 +98,7 @@ std::vector<std::filesystem::path> pull_model(const Args& args, const hub::Model
         throw Error(r.error.empty() ? "download did not finish" : r.error);
     if (!out.was_local)
         std::fprintf(stderr, "downloaded %s to %s\n", ref.to_string().c_str(), r.files.front().c_str());
+    if (checks) *checks = r.checks;
     return r.files;
 }
 

@@ -25,7 +25,9 @@ std::optional<hub::ModelRef> hub_ref_from_args(const Args& args);
 std::filesystem::path model_path_from_args(const Args& args);
 
 // Downloads (or finds) `ref` with progress on stderr; returns the local files (first = to load).
-std::vector<std::filesystem::path> pull_model(const Args& args, const hub::ModelRef& ref);
+// `checks` (optional): how each downloaded file was checked; left empty for a local copy.
+std::vector<std::filesystem::path> pull_model(const Args& args, const hub::ModelRef& ref,
+                                              std::vector<hub::FileCheck>* checks = nullptr);
 
 // One progress line on stderr: rewritten in place on a terminal, a line every few seconds otherwise.
 class ProgressPrinter {

@@ -21,6 +21,12 @@ namespace fs = std::filesystem;
 
 namespace snapdoc::hub {
 
+const char* check_words(const std::vector<FileCheck>& checks) {
+    for (FileCheck c : checks)
+        if (c != FileCheck::Sha256) return "size checked";
+    return "verified";
+}
+
 const char* state_name(DownloadState s) {
     switch (s) {
         case DownloadState::Idle:
@@ -192,6 +198,7 @@ DownloadResult Download::Worker::run() {
         check_free_space();
         for (int i = 0; i < static_cast<int>(req.files.size()); ++i) {
             r.files.push_back(download_file(i, req.files[i]));
+            r.checks.push_back(req.files[i].sha256.empty() ? FileCheck::SizeOnly : FileCheck::Sha256);
             bytes_before_file += std::max<int64_t>(req.files[i].size_bytes, 0);
         }
         r.state = DownloadState::Done;
@@ -256,6 +263,11 @@ fs::path Download::Worker::download_file(int index, const RemoteFile& f) {
     std::error_code ec;
     fs::create_directories(final.parent_path(), ec);
     if (ec) fail(DownloadError::Io, "cannot create '" + final.parent_path().string() + "': " + ec.message());
+
+    // The engine's own files beside the model: a link planted at one of their names is refused
+    // before anything is opened (the opens below use O_NOFOLLOW as well, for a link planted later).
+    for (const fs::path& p : {part_path(final), sidecar_path(final), lock_path(final)})
+        if (std::string why = not_a_plain_file(p); !why.empty()) fail(DownloadError::Io, why);
 
     // Another process on the same file: wait for it (then use its result) or say who it is.
     long holder = 0;
@@ -324,8 +336,11 @@ void Download::Worker::download_locked(const RemoteFile& f, const fs::path& fina
     sc.sha256 = f.sha256;
     write_sidecar(side_file, sc);
 
-    const int fd = ::open(part_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0) fail(DownloadError::Io, "cannot write '" + part_file.string() + "': " + std::strerror(errno));
+    const int fd = ::open(part_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0)
+        fail(DownloadError::Io, "cannot write '" + part_file.string() + "': " +
+                                    (errno == ELOOP ? std::string("it is a symbolic link (remove it and retry)")
+                                                    : std::string(std::strerror(errno))));
     struct FdCloser {
         int fd;
         ~FdCloser() { ::close(fd); }
@@ -349,7 +364,8 @@ void Download::Worker::download_locked(const RemoteFile& f, const fs::path& fina
     transfer_loop(f, final, part, sc);
 
     // Complete: verify, then publish under the final name.
-    report(DownloadState::Verifying, bytes_before_file + part.size, "verifying " + f.path, true);
+    report(DownloadState::Verifying, bytes_before_file + part.size,
+           (f.sha256.empty() ? "checking the size of " : "verifying ") + f.path, true);
     if (f.size_bytes >= 0 && part.size != f.size_bytes)
         fail(DownloadError::Server, f.path + ": got " + std::to_string(part.size) +
                                         " bytes, the hub's listing says " + std::to_string(f.size_bytes));

@@ -51,7 +51,7 @@ enum class DownloadState {
     Verifying,    // final size/sha256 check and the rename
     Paused,       // stopped by pause(); .part and sidecar kept; start() again (or a new Download) resumes
     Cancelled,    // stopped by cancel(); .part and sidecar removed
-    Done,         // every file is in the models folder, verified
+    Done,         // every file is in the models folder, checked (DownloadResult::checks says how)
     Failed,       // gave up; DownloadResult::error says why in words
 };
 const char* state_name(DownloadState s);  // "downloading", "paused", ...
@@ -82,11 +82,18 @@ struct DownloadProgress {
     std::string message;  // a line for the user: "stalled for 20 s; retrying (2 of 6)"
 };
 
+// How a downloaded file was checked: its sha256 against the hub's listing, or only its size when
+// the listing gave no sha256 (a plain git file, not LFS). Only Sha256 may be called "verified".
+enum class FileCheck { Sha256, SizeOnly };
+// "verified" when every file's sha256 was checked, else "size checked" (what the CLI prints).
+const char* check_words(const std::vector<FileCheck>& checks);
+
 struct DownloadResult {
     DownloadState state = DownloadState::Idle;  // Done, Paused, Cancelled or Failed
     DownloadError error_kind = DownloadError::None;
     std::string error;                         // one line in words when Failed
     std::vector<std::filesystem::path> files;  // the final paths (in set order) when Done
+    std::vector<FileCheck> checks;             // how each of `files` was checked, when Done
 };
 
 struct DownloadRequest {

@@ -19,7 +19,17 @@ namespace fs = std::filesystem;
 
 namespace snapdoc::hub {
 
+std::string not_a_plain_file(const fs::path& path) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) return errno == ENOENT ? "" : "cannot inspect '" + path.string() + "': " + std::strerror(errno);
+    if (S_ISLNK(st.st_mode))
+        return "'" + path.string() + "' is a symbolic link; the download refuses to follow it (remove it and retry)";
+    if (!S_ISREG(st.st_mode)) return "'" + path.string() + "' is not a regular file (remove it and retry)";
+    return "";
+}
+
 std::optional<Sidecar> read_sidecar(const fs::path& path) {
+    if (!not_a_plain_file(path).empty()) return std::nullopt;  // never read through a link
     std::ifstream in(path);
     if (!in) return std::nullopt;
     std::stringstream ss;
@@ -47,6 +57,8 @@ void write_sidecar(const fs::path& path, const Sidecar& s) {
                         {"revision", s.revision}, {"file", s.file}, {"size", s.size_bytes},
                         {"sha256", s.sha256},     {"etag", s.etag}};
     if (!s.bad_sha256.empty()) j["bad_sha256"] = s.bad_sha256;
+    // AtomicFileWriter writes a link's target in place of the link; a sidecar is never a link.
+    if (std::string why = not_a_plain_file(path); !why.empty()) throw Error(why);
     AtomicFileWriter w(path);
     w.write(j.dump(2) + "\n");
     w.commit();
@@ -56,9 +68,12 @@ std::optional<FileLock> FileLock::try_acquire(const fs::path& path, long* holder
     // The holder removes the lock file when it finishes; a process that opened the old file before
     // that holds a lock on an unlinked inode, so after flock() the path must still name our inode.
     for (int tries = 0; tries < 16; ++tries) {
-        const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        // O_NOFOLLOW: a link at the lock's name would have us truncate and write its target.
+        const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
         if (fd < 0)
-            throw Error("cannot create the lock file '" + path.string() + "': " + std::strerror(errno));
+            throw Error("cannot create the lock file '" + path.string() + "': " +
+                        (errno == ELOOP ? std::string("it is a symbolic link (remove it and retry)")
+                                        : std::string(std::strerror(errno))));
         if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
             char buf[32] = {};
             const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);

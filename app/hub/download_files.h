@@ -21,6 +21,11 @@ struct Sidecar {
     std::string etag;        // X-Linked-Etag (else ETag) of the first response
     std::string bad_sha256;  // set after a mismatch: the .part's hash, kept for diagnosis
 };
+// "" when `path` is absent or a regular file; else why it may not be used, in words. The .part,
+// sidecar and lock beside a model are only ever regular files the engine made: a symbolic link
+// planted there (by another local user) would make it write, truncate or read a file elsewhere.
+std::string not_a_plain_file(const std::filesystem::path& path);
+
 // nullopt when absent or unreadable (then the .part's origin is unknown and it is discarded).
 std::optional<Sidecar> read_sidecar(const std::filesystem::path& path);
 void write_sidecar(const std::filesystem::path& path, const Sidecar& s);  // atomic (AtomicFileWriter)

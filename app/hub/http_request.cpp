@@ -44,8 +44,39 @@ void apply_common_options(CurlHandle& c, const std::string& url, const HubEndpoi
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, connect_timeout_ms);
     curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);  // worker threads: no SIGALRM for DNS timeouts
-    if (!ep.token.empty()) c.add_header("Authorization: Bearer " + ep.token);
+    // Only to the configured endpoint's origin: a URL from a server (a listing's Link: next) may
+    // name any host, and the token must not follow it there.
+    if (!ep.token.empty() && same_origin(url, ep.base_url)) c.add_header("Authorization: Bearer " + ep.token);
     c.apply_headers();
+}
+
+namespace {
+
+// scheme://host:port of `url`, lower-cased; "" when it does not parse.
+std::string origin_of(const std::string& url) {
+    CURLU* u = curl_url();
+    if (!u) return "";
+    std::string out;
+    if (curl_url_set(u, CURLUPART_URL, url.c_str(), 0) == CURLUE_OK) {
+        char *scheme = nullptr, *host = nullptr, *port = nullptr;
+        if (curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
+            curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+            curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK)
+            out = std::string(scheme) + "://" + host + ":" + port;
+        curl_free(scheme);
+        curl_free(host);
+        curl_free(port);
+    }
+    curl_url_cleanup(u);
+    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    return out;
+}
+
+}  // namespace
+
+bool same_origin(const std::string& url, const std::string& base_url) {
+    const std::string a = origin_of(url);
+    return !a.empty() && a == origin_of(base_url);
 }
 
 std::string ResponseHeaders::get(const std::string& lower_name) const {

@@ -32,11 +32,16 @@ private:
     curl_slist* headers_ = nullptr;
 };
 
-// URL, user agent, Authorization (when the endpoint has a token), redirects (up to 10; libcurl does
+// URL, user agent, Authorization (when the endpoint has a token and `url` is on its origin), redirects (up to 10; libcurl does
 // not resend a custom Authorization header to another host), connect timeout, TCP keepalive.
 // Proxies: left to libcurl, which reads http_proxy, https_proxy/HTTPS_PROXY, ALL_PROXY and no_proxy.
 void apply_common_options(CurlHandle& c, const std::string& url, const HubEndpoint& ep,
                           long connect_timeout_ms);
+
+// Whether `url` is on the same origin as `base_url` (scheme, host and port, the default port of
+// the scheme filled in; host compared without case). False when either does not parse. The token
+// is only ever sent to the endpoint's own origin (issue 39: a listing's Link header named another).
+bool same_origin(const std::string& url, const std::string& base_url);
 
 // Headers of the last response in a redirect chain, names lower-cased. Also keeps the first
 // X-Linked-Etag / X-Linked-Size seen (the hub sends them on its 302, not the CDN on its 200).

@@ -237,6 +237,8 @@ std::vector<RemoteFile> fetch_repo_tree(const HubEndpoint& ep, std::string_view 
     // Bounded: the hub pages 1,000 entries at a time; 100 pages is far beyond any model repo.
     for (int page = 0; !url.empty(); ++page) {
         if (page == 100) throw Error(what + ": more than 100 pages of files");
+        // A next page on another origin (a listing can name any host) is still read, but without
+        // the token: apply_common_options sends it only to the endpoint's own origin.
         const HttpResponse r = http_get(url, ep, what, int64_t{64} << 20, cancel);
         if (r.status != 200) throw Error(http_status_message(r.status, ep, repo, what));
         auto files = parse_tree_json(r.body, repo);

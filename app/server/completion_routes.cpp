@@ -10,6 +10,7 @@
 #include "engine/common/error.h"
 #include "engine/common/stopwatch.h"
 #include "engine/session/document_session.h"
+#include "engine/tokenizer/utf8.h"
 
 namespace snapdoc::server {
 
@@ -23,6 +24,18 @@ ApiError context_error(int prompt_tokens, int max_new, int ctx) {
                            " more are asked for (max_tokens): " + std::to_string(prompt_tokens + max_new) +
                            " exceeds the context of " + std::to_string(ctx) + " tokens",
                        "messages", "exceed_context_size_error");
+}
+
+// Refuses bytes that are not well-formed UTF-8, saying where the first bad one is.
+void require_utf8(const std::string& text, const char* part) {
+    for (std::size_t i = 0; i < text.size();) {
+        const std::size_t n = utf8::sequence_length(std::string_view(text).substr(i));
+        if (n == 0)
+            throw bad_request(std::string("'") + part + "' is not valid UTF-8 text (byte " + std::to_string(i) +
+                                  " is not part of a well-formed character); upload UTF-8 text",
+                              part, "invalid_utf8");
+        i += n;
+    }
 }
 
 // For a completion prompt: the split just after the last newline token near the end, so that a
@@ -41,7 +54,30 @@ MessagePrompt completion_prompt(const Tokenizer& tok, std::vector<int32_t> ids, 
     return p;
 }
 
+// The bytes of the messages' texts (what the template wraps; the template only adds tokens).
+// `skip_system`: with a document, whose tokens already hold its system prompt.
+std::size_t message_bytes(const std::vector<ChatMessage>& messages, bool skip_system = false) {
+    std::size_t n = 0;
+    for (const ChatMessage& m : messages)
+        if (!skip_system || m.role != MessageRole::System) n += m.content.size();
+    return n;
+}
+
 }  // namespace
+
+void Server::check_bytes_fit(const GenerationFields& gen, int64_t known_tokens, std::size_t text_bytes,
+                             const char* param) const {
+    const int64_t least = known_tokens + prompt_bound_.min_tokens(text_bytes);
+    const int64_t asked = gen.max_tokens ? *gen.max_tokens : 1;
+    const int ctx = model_.context_length;
+    if (prompt_bound_.bytes_per_token <= 0 || least + asked <= ctx) return;
+    throw bad_request("the prompt's text is " + std::to_string(text_bytes) + " bytes, at least " +
+                          std::to_string(least) + " tokens (a token of this tokenizer is at most " +
+                          std::to_string(prompt_bound_.bytes_per_token) + " bytes): with " +
+                          std::to_string(asked) + " more asked for (max_tokens) it exceeds the context of " +
+                          std::to_string(ctx) + " tokens",
+                      param, "exceed_context_size_error");
+}
 
 void Server::resolve(const GenerationFields& gen, int prompt_tokens, Job& job) const {
     const int ctx = model_.context_length;
@@ -106,6 +142,7 @@ void Server::handle_completion(const httplib::Request& req, httplib::Response& r
             if (!doc) throw not_found("no document '" + cr.document_id + "'");
             if (doc->status == "failed")
                 throw bad_request("document '" + cr.document_id + "' failed: " + doc->error, "document_id");
+            check_bytes_fit(gen, doc->tokens, message_bytes(cr.messages, true), "messages");
             // The document part holds the document and its system prompt; the messages give the
             // question (the last user message) and the earlier turns.
             std::vector<const ChatMessage*> turns;
@@ -143,6 +180,7 @@ void Server::handle_completion(const httplib::Request& req, httplib::Response& r
                 throw bad_request(e.what(), "messages");
             }
         } else {
+            check_bytes_fit(gen, 0, message_bytes(cr.messages), "messages");
             try {
                 job->prompt = build_message_prompt(model_.kind, tok, cr.messages);
             } catch (const Error& e) {
@@ -163,6 +201,7 @@ void Server::handle_completion(const httplib::Request& req, httplib::Response& r
                                       "prompt");
             ids = cr.prompt_ids;
         } else {
+            check_bytes_fit(gen, 0, cr.prompt.size(), "prompt");
             if (tok.add_bos() && tok.bos_id() >= 0) ids.push_back(tok.bos_id());
             const std::vector<int32_t> text = tok.encode(cr.prompt);
             ids.insert(ids.end(), text.begin(), text.end());
@@ -263,6 +302,10 @@ void Server::handle_documents_post(const httplib::Request& req, httplib::Respons
         if (!req.has_file("file")) throw bad_request("multipart upload needs a 'file' part", "file");
         info.text = req.get_file_value("file").content;
         if (req.has_file("system")) info.system_prompt = req.get_file_value("system").content;
+        // A JSON upload cannot carry invalid UTF-8 (the parser refuses it); a multipart part is raw
+        // bytes, so it gets the same check here rather than being replaced silently by U+FFFD.
+        require_utf8(info.text, "file");
+        require_utf8(info.system_prompt, "system");
     } else {
         const json body = parse_body(req.body);
         const auto text = body.find("text");
@@ -274,7 +317,14 @@ void Server::handle_documents_post(const httplib::Request& req, httplib::Respons
             info.system_prompt = sys->get<std::string>();
         }
     }
-    // Tokenized here, so an empty or too long document is refused before any prefill.
+    // Tokenized here, so an empty or too long document is refused before any prefill; one whose
+    // bytes alone cannot fit is refused before tokenizing (room for the question: 2 tokens).
+    const int64_t least = prompt_bound_.min_tokens(info.text.size() + info.system_prompt.size());
+    if (least + 2 > model_.context_length)
+        throw bad_request("the document is " + std::to_string(info.text.size()) + " bytes, at least " +
+                              std::to_string(least) + " tokens: no room for a question in the " +
+                              std::to_string(model_.context_length) + "-token context",
+                          "text", "exceed_context_size_error");
     try {
         info.tokens = static_cast<int>(
             build_document_part(model_.kind, *model_.tokenizer, info.system_prompt, info.text).size());

@@ -48,6 +48,9 @@ std::unique_ptr<DocumentChat> EngineWorker::new_chat(bool cacheable, const std::
         ModelIdentity identity = identity_;
         if (!owner.empty()) identity.content_hash ^= checksum64(owner.data(), owner.size(), 0x6b76636163686521ull);
         chat->set_kv_cache(kv_cache_.get(), identity, run_context_length_);
+        // Sessions live on in the table: a restored file is copied, never held mapped, so a cache
+        // file truncated while its session is held cannot end the server with SIGBUS.
+        chat->set_kv_load_mode(KvFileLoad::Read);
     }
     return chat;
 }

@@ -78,6 +78,9 @@ void Server::attach_model(ModelHandle model) {
     {
         std::lock_guard lock(state_mu_);
         model_ = std::move(model);
+        prompt_bound_.bytes_per_token = config_.prompt_bytes_per_token > 0
+                                            ? config_.prompt_bytes_per_token
+                                            : model_.tokenizer->max_input_bytes_per_token();
         worker_ =
             std::make_unique<EngineWorker>(config_, *model_.backend, *model_.tokenizer, model_.kind,
                                            model_.path, model_.run_context_length, sessions_, documents_);
@@ -223,6 +226,7 @@ nlohmann::json Server::props() const {
         {"model_path", model_.path.string()},
         {"model_info", model_.info},
         {"context_length", model_.context_length},
+        {"prompt_bytes_per_token", prompt_bound_.bytes_per_token},
         {"chat_template", chat_template_name(model_.kind)},
         {"snapkv",
          {{"enabled", s.enabled},

@@ -19,6 +19,7 @@
 #include "app/server/job_queue.h"
 #include "app/server/openai_request.h"
 #include "app/server/openai_response.h"
+#include "app/server/prompt_bound.h"
 #include "app/server/server_config.h"
 #include "app/server/session_table.h"
 #include "engine/runtime/backend.h"
@@ -70,6 +71,10 @@ private:
     void require_ready() const;
     // max_tokens, sampling and snapkv settings for a prompt of `prompt_tokens`.
     void resolve(const GenerationFields& gen, int prompt_tokens, Job& job) const;
+    // Throws exceed_context_size_error when `known_tokens` plus the fewest tokens `text_bytes`
+    // can encode to, plus what `gen` asks to generate, cannot fit the context (prompt_bound.h).
+    void check_bytes_fit(const GenerationFields& gen, int64_t known_tokens, std::size_t text_bytes,
+                         const char* param) const;
     void respond(const httplib::Request& req, httplib::Response& res, const std::shared_ptr<Job>& job,
                  const ResponseMeta& meta, bool stream, bool include_usage);
     // Queues `job` as `client`'s (client_key); throws ApiError(503) when the queue refuses it.
@@ -83,6 +88,7 @@ private:
     std::string load_error_;
     mutable std::mutex state_mu_;
     ModelHandle model_;
+    PromptByteBound prompt_bound_;  // set with the model
     SessionTable sessions_;
     DocumentRegistry documents_;
     std::unique_ptr<EngineWorker> worker_;

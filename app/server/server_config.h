@@ -29,6 +29,9 @@ struct ServerConfig {
     std::size_t queue_per_client = 0;        // one client's waiting requests beyond this get 503 (0: queue_limit)
     int http_threads = 32;                   // connections served at once (queued ones hold one each)
     std::size_t max_body_bytes = 64u << 20;  // 413 above
+    // Input bytes one token stands for at most (prompt_bound.h); a prompt whose bytes alone need
+    // more tokens than the context is refused before tokenizing. 0: the vocabulary's longest piece.
+    int prompt_bytes_per_token = 0;
     int read_timeout_s = 10, write_timeout_s = 10;
     HttpLimits http;  // heads, connections, backlog (GuardedHttpServer)
 

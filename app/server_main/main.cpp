@@ -44,6 +44,7 @@ void usage() {
         "       [--queue 16] [--queue-per-client 0] [--http-threads 32] [--max-body-mb 64] [--timeout 10]\n"
         "       [--head-timeout 10] [--max-headers 100] [--max-header-kb 64] [--max-connections 512]\n"
         "       [--max-connections-per-address 64] [--max-active-per-address 0 (half the threads)] [--backlog 511]\n"
+        "       [--prompt-bytes-per-token N (0: the vocabulary's longest piece)]\n"
         "       [--session-ram-mb 4096] [--max-sessions 64] [--cache-dir DIR | --no-cache] [--cache-cap-mb "
         "4096]\n"
         "       [--log-level info]\n"
@@ -122,6 +123,9 @@ snapdoc::server::ServerConfig config_from(const Args& args) {
     const int threads = args.integer("http-threads", c.http_threads);
     const long long body_mb = args.integer64("max-body-mb", static_cast<long long>(c.max_body_bytes >> 20));
     const int timeout = args.integer("timeout", c.read_timeout_s);
+    c.prompt_bytes_per_token = args.integer("prompt-bytes-per-token", c.prompt_bytes_per_token);
+    if (c.prompt_bytes_per_token < 0 || c.prompt_bytes_per_token > (1 << 20))
+        throw Error("--prompt-bytes-per-token must be in [0, 1048576] (0: derived from the vocabulary)");
     const long long ram_mb = args.integer64("session-ram-mb", c.session_ram_cap_bytes >> 20);
     const int sessions = args.integer("max-sessions", static_cast<int>(c.max_sessions));
     const long long cache_mb = args.integer64("cache-cap-mb", c.kv_cache_cap_bytes >> 20);
@@ -198,6 +202,7 @@ int main(int argc, char** argv) {
                                {{"--queue-per-client"}},
                                {{"--http-threads"}},
                                {{"--max-body-mb"}},
+                               {{"--prompt-bytes-per-token"}},
                                {{"--timeout"}},
                                {{"--session-ram-mb"}},
                                {{"--head-timeout"}},

@@ -125,6 +125,10 @@ public:
     // never an error. `run_context_length`: the backend's context option (LongRoPE depends on it).
     // nullptr turns the cache off.
     void set_kv_cache(KvStoreCache* cache, const ModelIdentity& model, int run_context_length = 0);
+    // How a restored file's K/V is held: Map (the default) uses the file's pages in place, which
+    // suits a run that ends soon; Read copies them, for a long-lived holder (snapdoc-server): a
+    // mapped file truncated by someone else while held would end the process with SIGBUS.
+    void set_kv_load_mode(KvFileLoad mode) { kv_load_mode_ = mode; }
     bool served_from_cache() const { return cache_report_.served; }
     // Whether loading `document_part` now would find a cache file (it may still be rejected on open).
     bool kv_cache_has(std::span<const int32_t> document_part, std::string_view system_prompt = {}) const;
@@ -153,6 +157,7 @@ private:
     std::vector<int32_t> document_ids_;
     std::vector<uint8_t> sentence_end_;  // per document token: it ends a sentence or a line
     KvStoreCache* kv_cache_ = nullptr;
+    KvFileLoad kv_load_mode_ = KvFileLoad::Map;
     ModelIdentity model_identity_;
     uint64_t tokenizer_hash_ = 0, compute_hash_ = 0;
     KvCacheReport cache_report_;

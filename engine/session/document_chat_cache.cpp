@@ -53,7 +53,7 @@ void DocumentChat::load_or_prefill(std::span<const int32_t> part, std::string_vi
     if (kv_cache_->occupied(file)) {
         const auto t0 = SteadyClock::now();
         try {
-            session_.restore_document_cache(file, key, part);
+            session_.restore_document_cache(file, key, part, kv_load_mode_);
             cache_report_.load_seconds = seconds_since(t0);
             cache_report_.served = true;
             cache_report_.file_bytes = static_cast<int64_t>(std::filesystem::file_size(file, ec));

@@ -69,9 +69,12 @@ void SpmTokenizer::init_after_load(const std::string& proto) {
 
     const int n = sp_->GetPieceSize();
     byte_values_.assign(n, -1);
-    bool newline_piece = false;
+    bool newline_piece = false, byte_pieces = false;
+    std::size_t longest_piece = 0;
     for (int id = 0; id < n; ++id) {
         const std::string& p = sp_->IdToPiece(id);
+        longest_piece = std::max(longest_piece, p.size());
+        byte_pieces = byte_pieces || sp_->IsByte(id);
         if (sp_->IsByte(id)) {
             if (p.size() == 6 && hex_digit(p[3]) >= 0 && hex_digit(p[4]) >= 0)
                 byte_values_[id] = static_cast<int16_t>(hex_digit(p[3]) * 16 + hex_digit(p[4]));
@@ -79,6 +82,14 @@ void SpmTokenizer::init_after_load(const std::string& proto) {
             newline_piece = newline_piece || p.find('\n') != std::string::npos;
         }
     }
+
+    // A piece consumes at most its own length of normalized text, and with no character map and
+    // no whitespace collapsing the normalized text is never shorter than the input (' ' becomes
+    // the 3-byte U+2581). Byte fallback turns an unknown character into one piece per byte; without
+    // it a run of unknown characters is one <unk> of any length, and a normalizer may drop
+    // characters: no bound then (0).
+    if (info.precompiled_charsmap.empty() && !info.remove_extra_whitespaces && byte_pieces)
+        max_input_bytes_per_token_ = static_cast<int>(std::min<std::size_t>(longest_piece, 1 << 20));
 
     // Any piece that decodes to text will do as the "earlier text" for decode_continuation.
     for (int id = 0; id < n && anchor_id_ < 0; ++id) {

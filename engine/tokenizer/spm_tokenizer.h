@@ -38,6 +38,8 @@ public:
     bool encodes_in_chunks() const { return chunked_encode_; }
     bool adds_dummy_prefix() const { return add_dummy_prefix_; }
     void set_max_threads(unsigned n) { max_threads_ = n == 0 ? 1 : n; }
+    // See Tokenizer::max_input_bytes_per_token.
+    int max_input_bytes_per_token() const { return max_input_bytes_per_token_; }
 
     // For StreamDecoder. The byte of a byte-fallback piece "<0xHH>", or -1.
     int byte_value(int32_t id) const;
@@ -60,6 +62,7 @@ private:
     bool chunked_encode_ = false;
     unsigned max_threads_ = 8;
     bool add_dummy_prefix_ = true;
+    int max_input_bytes_per_token_ = 0;
     bool strips_leading_space_ = true;  // add_dummy_prefix || remove_extra_whitespaces
     std::vector<int16_t> byte_values_;  // per id, see byte_value()
     // A piece that decodes to non-empty text; prefixed to a decode to put it "after text".

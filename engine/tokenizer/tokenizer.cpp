@@ -1,5 +1,6 @@
 #include "engine/tokenizer/tokenizer.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -134,6 +135,14 @@ std::string Tokenizer::piece(int32_t id) const {
 std::string Tokenizer::raw_piece(int32_t id) const {
     if (!bpe_) return spm_->raw_piece(id);
     return id >= 0 && id < bpe_->vocab_size() ? bpe_->raw_piece(id) : std::string();
+}
+
+int Tokenizer::max_input_bytes_per_token() const {
+    if (!bpe_) return spm_->max_input_bytes_per_token();
+    // Byte-level BPE: a token is exactly its bytes of the (sanitized, never shorter) input.
+    std::size_t longest = 4;  // an unknown token stands for one character
+    for (int32_t id = 0; id < bpe_->vocab_size(); ++id) longest = std::max(longest, bpe_->token_bytes(id).size());
+    return static_cast<int>(std::min<std::size_t>(longest, 1 << 20));
 }
 
 int Tokenizer::vocab_size() const {

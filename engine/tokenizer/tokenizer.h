@@ -85,6 +85,12 @@ public:
     // The raw piece string as stored in the vocabulary ("\u2581the", "<0x0A>", "</s>"; BPE: "Ġthe",
     // "Ċ"); "" for ids outside it.
     std::string raw_piece(int32_t id) const;
+    // An upper bound on the input bytes one token of encode() stands for, derived from the
+    // vocabulary's longest piece in bytes, so `text.size() / bound` tokens at least (rounded up)
+    // is what any text encodes to: lets a caller refuse a text too long for a context before
+    // encoding it. 0 when no bound holds (a SentencePiece normalizer that may drop characters, or
+    // no byte fallback, where a run of unknown characters is one <unk>).
+    int max_input_bytes_per_token() const;
     // Whether encode() may split long texts (see encode); exposed for tests and benchmarks.
     bool encodes_in_chunks() const;
     // At most this many threads per encode() call (default 8; 1 = the calling thread only). Not

@@ -231,3 +231,20 @@ TEST_F(CliPullTest, ModelsCatalogueShowsTheFitTableAndWhatIsDownloaded) {
 }
 
 }  // namespace
+
+namespace {
+
+// Issue 39, item 15: a file the hub lists without a sha256 is checked by size only, and the CLI
+// says so instead of "verified".
+TEST_F(CliPullTest, AFileWithoutSha256IsReportedSizeCheckedNotVerified) {
+    add("tester/plain-GGUF", "plain-Q8_0.gguf", 100000, 7);
+    snapdoc::testing::HubFaults f;
+    f.no_sha256 = true;
+    hub.set_faults(f);
+    const CommandResult r = run_command(cli("pull tester/plain-GGUF"));
+    ASSERT_EQ(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find("size checked"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("verified"), std::string::npos) << r.output;
+}
+
+}  // namespace

@@ -126,11 +126,10 @@ struct LocalHub::Impl {
             for (auto slash = path.find('/'); slash != std::string::npos; slash = path.find('/', slash + 1))
                 dirs[path.substr(0, slash)] = true;
             const std::string sha = faults.wrong_sha256 ? hub::sha256_hex(f.sha256) : f.sha256;
-            arr.push_back({{"type", "file"},
-                           {"oid", git_like_oid(path + f.sha256)},
-                           {"size", f.size},
-                           {"path", path},
-                           {"lfs", {{"oid", sha}, {"size", f.size}, {"pointerSize", 134}}}});
+            nlohmann::json entry = {{"type", "file"}, {"oid", git_like_oid(path + f.sha256)}, {"size", f.size},
+                                    {"path", path}};
+            if (!faults.no_sha256) entry["lfs"] = {{"oid", sha}, {"size", f.size}, {"pointerSize", 134}};
+            arr.push_back(std::move(entry));
         }
         for (const auto& [d, _] : dirs)
             arr.push_back({{"type", "directory"}, {"oid", git_like_oid(d)}, {"size", 0}, {"path", d}});
@@ -142,7 +141,10 @@ struct LocalHub::Impl {
             for (std::size_t i = from; i < arr.size() && i < from + page; ++i) part.push_back(arr[i]);
             const std::size_t next = faults.tree_link_loops ? 0 : from + page;
             if (faults.tree_link_loops || next < arr.size())
-                res.set_header("Link", "<http://" + req.get_header_value("Host") + req.path +
+                res.set_header("Link", "<http://" +
+                                           (faults.tree_next_host.empty() ? req.get_header_value("Host")
+                                                                          : faults.tree_next_host) +
+                                           req.path +
                                            "?recursive=true&cursor=" + std::to_string(next) + ">; rel=\"next\"");
             arr = std::move(part);
         }

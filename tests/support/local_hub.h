@@ -40,6 +40,8 @@ struct HubFaults {
     int tree_page_size = 0;         // the tree API pages this many entries, with a Link rel="next"; 0 = one page
     bool tree_link_loops = false;   // ...and every page's next link points back at the first page
     int64_t bytes_per_second = 0;   // bandwidth cap per response; 0 = none
+    std::string tree_next_host;     // "HOST:PORT" the next links name instead of this hub (another server)
+    bool no_sha256 = false;         // list files as plain git blobs: size, no lfs object, no sha256
 };
 
 struct HubStats {
