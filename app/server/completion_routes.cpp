@@ -375,6 +375,11 @@ void Server::handle_tokenize(const httplib::Request& req, httplib::Response& res
         if (!a->is_boolean()) throw bad_request("'add_special' must be a boolean", "add_special");
         add_special = a->get<bool>();
     }
+    // Nothing this server takes is longer than the context; a text that cannot fit is not worth
+    // the seconds and gigabytes that tokenizing tens of megabytes costs an HTTP thread.
+    GenerationFields none;
+    none.max_tokens = 0;
+    check_bytes_fit(none, 0, content->get_ref<const std::string&>().size(), "content");
     const Tokenizer& tok = *model_.tokenizer;
     std::vector<int32_t> ids;
     if (add_special && tok.bos_id() >= 0) ids.push_back(tok.bos_id());

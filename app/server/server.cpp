@@ -133,7 +133,9 @@ std::string client_key(const httplib::Request& req, const nlohmann::json* body) 
     if (body && body->is_object())
         if (const auto u = body->find("user"); u != body->end() && u->is_string() && !u->get<std::string>().empty())
             return "user:" + u->get<std::string>();
-    if (std::string auth = req.get_header_value("Authorization"); !auth.empty()) return "auth:" + auth;
+    // The key's hash, as everywhere else: the raw key is kept nowhere.
+    if (std::string auth = req.get_header_value("Authorization"); !auth.empty())
+        return "auth:" + owner_id_for_key(auth);
     return "addr:" + req.remote_addr;
 }
 

@@ -44,6 +44,7 @@ TEST_F(ServerInputs, APromptTooLongInBytesIsRefusedBeforeTokenizing) {
     expect_context_refusal(post_json(s.port(), "/v1/chat/completions", chat_body(text, 8)));
     expect_context_refusal(post_json(s.port(), "/v1/completions", {{"prompt", text}, {"max_tokens", 8}}));
     expect_context_refusal(post_json(s.port(), "/v1/documents", {{"text", text}}));
+    expect_context_refusal(post_json(s.port(), "/tokenize", {{"content", text}}));
     // The body itself (a few copies while read and parsed) is all the memory it costs.
     EXPECT_LT(s.peak_rss_bytes() - rss_before, int64_t{256} << 20);
     // A prompt that fits is still answered.
