@@ -8,6 +8,7 @@
 #include "app/cli/model_setup.h"
 #include "app/common/resource_paths.h"
 #include "app/hub/hub_endpoint.h"
+#include "app/hub/hub_page_url.h"
 #include "app/hub/model_fetch.h"
 #include "app/hub/model_store.h"
 #include "engine/common/error.h"
@@ -27,7 +28,7 @@ std::optional<hub::ModelRef> hub_ref_from_args(const Args& args) {
                                    : hub::parse_model_ref(args.str("hf-repo"));
     }
     if (args.has("hf-file")) throw Error("--hf-file needs --hf-repo");
-    if (hub::is_hf_uri(m)) return hub::parse_model_ref(m);
+    if (hub::is_hf_uri(m) || hub::is_hub_page_url(m)) return hub::parse_model_ref(m);
     return std::nullopt;
 }
 

@@ -1,6 +1,7 @@
 #include "app/hub/model_ref.h"
 
 #include "app/hub/hub_endpoint.h"
+#include "app/hub/hub_page_url.h"
 #include "engine/common/error.h"
 
 namespace snapdoc::hub {
@@ -18,6 +19,7 @@ std::string ModelRef::to_string() const {
 }
 
 ModelRef parse_model_ref(std::string_view text) {
+    if (is_hub_page_url(text)) return parse_hub_page_url(text);  // pasted from the browser
     if (is_hf_uri(text)) text.remove_prefix(kHfScheme.size());
     ModelRef ref;
     // The quant follows the last ':' (repo ids never contain one).
@@ -39,6 +41,7 @@ ModelRef parse_model_ref(std::string_view text) {
 
 ModelRef parse_model_ref(std::string_view repo, std::string_view file) {
     ModelRef ref = parse_model_ref(repo);
+    if (!ref.file.empty()) throw Error("'" + std::string(repo) + "' names a file already; give it alone");
     if (!ref.quant.empty())
         throw Error("give either REPO:QUANT or REPO FILE, not both ('" + std::string(repo) + "')");
     check_repo_file_path(file);

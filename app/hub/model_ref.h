@@ -3,6 +3,7 @@
 //   hf://owner/name:Q4_K_M     a quantization
 //   owner/name[:QUANT]         the same, where a flag already says it is a hub repo (--hf-repo, pull)
 //   owner/name FILE            one file (or the shard set it belongs to): `pull REPO FILE`, --hf-file
+//   https://huggingface.co/owner/name[/blob/REV/FILE]   a page address from the browser (hub_page_url.h)
 #pragma once
 
 #include <optional>
@@ -22,7 +23,8 @@ struct ModelRef {
 inline constexpr std::string_view kHfScheme = "hf://";
 bool is_hf_uri(std::string_view text);  // starts with hf://
 
-// "owner/name[@revision][:QUANT]" with or without hf://. Throws Error on a malformed id.
+// "owner/name[@revision][:QUANT]" with or without hf://, or a hub page address. Throws Error on a
+// malformed id.
 ModelRef parse_model_ref(std::string_view text);
 // REPO (with optional :QUANT) and an explicit FILE path in it.
 ModelRef parse_model_ref(std::string_view repo, std::string_view file);

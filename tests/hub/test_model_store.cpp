@@ -6,6 +6,7 @@
 #include "app/hub/download.h"
 #include "app/hub/download_files.h"
 #include "app/hub/model_fetch.h"
+#include "app/hub/hub_page_url.h"
 #include "app/hub/model_ref.h"
 #include "app/hub/model_store.h"
 #include "engine/common/error.h"
@@ -39,6 +40,35 @@ TEST(ModelRef, ParsesLlamaCppStyleReferences) {
     EXPECT_THROW(parse_model_ref("a/b:"), Error);
     EXPECT_THROW(parse_model_ref("a/b:Q4_0", "m.gguf"), Error);
     EXPECT_THROW(parse_model_ref("a/b", "../m.gguf"), Error);
+}
+
+TEST(ModelRef, AcceptsTheHubPageAddressesABrowserShows) {
+    auto r = parse_model_ref("https://huggingface.co/Qwen/Qwen2.5-0.5B-Instruct-GGUF");
+    EXPECT_EQ(r.repo, "Qwen/Qwen2.5-0.5B-Instruct-GGUF");
+    EXPECT_EQ(r.file, "");
+    EXPECT_EQ(r.revision, "");
+    r = parse_model_ref("https://huggingface.co/owner/name/");  // a trailing slash, as often copied
+    EXPECT_EQ(r.repo, "owner/name");
+    r = parse_model_ref("http://www.hf.co/owner/name?library=gguf#files");
+    EXPECT_EQ(r.repo, "owner/name");
+    r = parse_model_ref("https://huggingface.co/owner/name/tree/dev");
+    EXPECT_EQ(r.revision, "dev");
+    r = parse_model_ref("https://huggingface.co/owner/name/blob/main/sub/My%20Model-Q4_K_M.gguf");
+    EXPECT_EQ(r.repo, "owner/name");
+    EXPECT_EQ(r.revision, "");
+    EXPECT_EQ(r.file, "sub/My Model-Q4_K_M.gguf");
+    r = parse_model_ref("https://huggingface.co/owner/name/resolve/v2/m.gguf?download=true");
+    EXPECT_EQ(r.revision, "v2");
+    EXPECT_EQ(r.file, "m.gguf");
+    EXPECT_TRUE(is_hub_page_url("https://huggingface.co/a/b"));
+    EXPECT_FALSE(is_hub_page_url("https://huggingface.community/a/b"));
+    EXPECT_FALSE(is_hub_page_url("https://example.com/huggingface.co/a/b"));
+    // Pages that name no model, and paths that would leave the repository.
+    EXPECT_THROW(parse_model_ref("https://huggingface.co/owner"), Error);
+    EXPECT_THROW(parse_model_ref("https://huggingface.co/owner/name/discussions/3"), Error);
+    EXPECT_THROW(parse_model_ref("https://huggingface.co/owner/name/blob/main"), Error);
+    EXPECT_THROW(parse_model_ref("https://huggingface.co/owner/name/blob/main/%2E%2E/x.gguf"), Error);
+    EXPECT_THROW(parse_model_ref("https://huggingface.co/owner/name/blob/main/m.gguf", "other.gguf"), Error);
 }
 
 TEST(ModelStore, ListsCompleteModelsOnlyAndFindsThemOffline) {

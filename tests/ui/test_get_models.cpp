@@ -7,6 +7,7 @@
 // and Delete.
 #include <QFileInfo>
 #include <QLabel>
+#include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QTableView>
@@ -197,10 +198,12 @@ private slots:
         GetModelsWindow* g = w.open_get_models();
         QVERIFY(g);
 
-        // Any repository: its GGUF files as one choice (two shards).
+        // Any repository, named by its page address as pasted from a browser: its GGUF files as
+        // one choice (two shards).
         RepoBrowser* browser = g->repo_browser();
         QSignalSpy listed(browser, &RepoBrowser::listed);
-        browser->list("test/zoo-GGUF");
+        browser->list("https://huggingface.co/test/zoo-GGUF/tree/main");
+        QCOMPARE(test::child<QLineEdit>(*g, "hubRepoEdit")->text(), QString("test/zoo-GGUF"));
         QVERIFY(wait_until([&] { return listed.count() == 1; }, 20000));
         QCOMPARE(listed.last().at(0).toInt(), 1);
         auto* files = test::child<QTableWidget>(*g, "repoFilesTable");

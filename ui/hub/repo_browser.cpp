@@ -9,6 +9,7 @@
 #include <QVBoxLayout>
 #include <QtConcurrent>
 
+#include "app/hub/hub_page_url.h"
 #include "engine/common/error.h"
 #include "engine/model/model_summary.h"
 #include "ui/hub/choice_table.h"
@@ -65,13 +66,18 @@ RepoBrowser::~RepoBrowser() {
     watcher_->waitForFinished();  // the request ends within ~100 ms of the cancel
 }
 
-void RepoBrowser::list(const QString& repo) {
-    repo_edit_->setText(repo);
+void RepoBrowser::list(const QString& text) {
+    QString repo = text;
     if (cancel_) cancel_->store(true);
     watcher_->waitForFinished();
     try {
+        // A page address pasted from the browser names its repository (a file page too).
+        if (hub::is_hub_page_url(text.toStdString()))
+            repo = QString::fromStdString(hub::parse_hub_page_url(text.toStdString()).repo);
         hub::check_repo_id(repo.toStdString());
+        repo_edit_->setText(repo);
     } catch (const Error& e) {
+        repo_edit_->setText(text);
         status_->setText(QString::fromStdString(e.what()));
         emit listFailed(status_->text());
         return;

@@ -24,8 +24,9 @@ public:
     ~RepoBrowser() override;
 
     void set_endpoint(const hub::HubEndpoint& endpoint) { endpoint_ = endpoint; }
-    // Lists `repo` (also what the List button does with the typed text).
-    void list(const QString& repo);
+    // Lists a repository: `text` is owner/name or its page address from the browser (also what
+    // the List button does with the typed text).
+    void list(const QString& text);
     QTableWidget* table() const { return table_; }
 
 signals:
