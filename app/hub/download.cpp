@@ -86,7 +86,10 @@ bool transient_status(long status) {
 
 std::string seconds_text(std::chrono::milliseconds ms) {
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f s", ms.count() / 1000.0);
+    if (ms >= std::chrono::minutes(2))
+        std::snprintf(buf, sizeof buf, "%lld min", static_cast<long long>(ms.count() / 60000));
+    else
+        std::snprintf(buf, sizeof buf, "%.1f s", ms.count() / 1000.0);
     return buf;
 }
 
@@ -393,9 +396,11 @@ void Download::Worker::backoff(int failures, int64_t bytes_done, const std::stri
     auto wait = opt.backoff_initial;
     for (int i = 1; i < failures && wait < opt.backoff_max; ++i) wait *= 2;
     wait = std::min(wait, opt.backoff_max);
+    const std::string limit = opt.max_attempts > 0 ? " of " + std::to_string(opt.max_attempts)
+                                                   : "; trying for up to " + seconds_text(opt.give_up_after) +
+                                                         " without progress";
     report(DownloadState::Retrying, bytes_done,
-           why + "; retrying in " + seconds_text(wait) + " (attempt " + std::to_string(failures + 1) +
-               " of " + std::to_string(opt.max_attempts) + ")",
+           why + "; retrying in " + seconds_text(wait) + " (attempt " + std::to_string(failures + 1) + limit + ")",
            true);
     std::unique_lock<std::mutex> l(mu);
     cv.wait_for(l, wait, [&] { return stop.load() != 0; });
@@ -404,6 +409,7 @@ void Download::Worker::backoff(int failures, int64_t bytes_done, const std::stri
 void Download::Worker::transfer_loop(const RemoteFile& f, const fs::path& final, PartWriter& part,
                                      Sidecar& sc) {
     int failures = 0, restarts = 0;
+    auto last_progress = std::chrono::steady_clock::now();
     const fs::path side_file = sidecar_path(final);
     for (;;) {
         check_stop();
@@ -474,16 +480,20 @@ void Download::Worker::transfer_loop(const RemoteFile& f, const fs::path& final,
             case TransferEnd::NetworkError:
                 break;
         }
-        // Transient: retry with backoff; progress in this attempt resets the count.
+        // Transient: retry with backoff; progress in this attempt resets the count and the clock.
         failures = out.bytes_received > 0 ? 1 : failures + 1;
+        if (out.bytes_received > 0) last_progress = std::chrono::steady_clock::now();
         set_attempt(failures);
         std::string why = out.end == TransferEnd::Stalled      ? "stalled (" + out.detail + ")"
                           : out.end == TransferEnd::HttpStatus ? "the server answered " + out.detail
                                                                : "transfer failed (" + out.detail + ")";
         why += " at " + done_text;
-        if (failures >= opt.max_attempts)
+        const auto without_progress = std::chrono::duration_cast<std::chrono::milliseconds>(
+            std::chrono::steady_clock::now() - last_progress);
+        if ((opt.max_attempts > 0 && failures >= opt.max_attempts) || without_progress >= opt.give_up_after)
             fail(DownloadError::Network, f.path + ": " + why + "; gave up after " + std::to_string(failures) +
-                                             " attempts in a row without progress (" + done_text +
+                                             " attempts in a row over " + seconds_text(without_progress) +
+                                             " without progress (" + done_text +
                                              " kept in the .part; retry to resume)");
         backoff(failures, bytes_before_file + part.size, why);
     }

@@ -105,7 +105,11 @@ struct DownloadRequest {
 };
 
 struct DownloadOptions {
-    int max_attempts = 6;                            // failures in a row without progress
+    // A transfer that fails (a network outage, a stall, a 5xx) is retried with backoff until it
+    // has gone `give_up_after` without a byte of progress: an outage of minutes (a train tunnel,
+    // a router restart) is ridden out, and the message says for how long it keeps trying.
+    std::chrono::milliseconds give_up_after{std::chrono::minutes(10)};
+    int max_attempts = 0;                            // failures in a row without progress (0: no count cap)
     std::chrono::milliseconds backoff_initial{500};  // doubled per failure...
     std::chrono::milliseconds backoff_max{30000};    // ...up to this
     std::chrono::milliseconds stall_timeout{20000};  // no byte for this long -> retry

@@ -32,6 +32,7 @@ hub::DownloadOptions HubTest::fast_options() {
     hub::DownloadOptions o;
     o.backoff_initial = std::chrono::milliseconds(5);
     o.backoff_max = std::chrono::milliseconds(40);
+    o.give_up_after = std::chrono::milliseconds(3000);  // an outage test ends in seconds, not minutes
     o.stall_timeout = std::chrono::milliseconds(1000);
     o.connect_timeout = std::chrono::milliseconds(2000);
     o.progress_interval = std::chrono::milliseconds(0);

@@ -346,6 +346,26 @@ TEST_F(DownloadTest, ServerErrorsAreRetriedWithBackoffThenGiveUpInWords) {
     check_models_folder();
 }
 
+TEST_F(DownloadTest, AnOutageIsRiddenOutForMinutesNotSixAttempts) {
+    add(kRepo, kFile, 1000, 15);
+    HubFaults f;
+    f.status_code = 503;
+    f.status_times = 1000000;  // the hub is down for good
+    hub.set_faults(f);
+    // The defaults, with the clock scaled down: backoff 5-40 ms, give up after 400 ms.
+    DownloadOptions o = fast_options();
+    ASSERT_EQ(DownloadOptions{}.max_attempts, 0) << "a count cap gives up on an outage in seconds";
+    ASSERT_GE(DownloadOptions{}.give_up_after, std::chrono::minutes(5));
+    o.give_up_after = std::chrono::milliseconds(400);
+    const DownloadResult r = run(request(kRepo, {kFile}), o);
+    EXPECT_EQ(r.error_kind, DownloadError::Network);
+    const auto at = r.error.find("gave up after ");
+    ASSERT_NE(at, std::string::npos) << r.error;
+    EXPECT_GT(std::atoi(r.error.c_str() + at + 14), 6) << r.error;
+    EXPECT_NE(r.error.find("without progress"), std::string::npos) << r.error;
+    check_models_folder();
+}
+
 TEST_F(DownloadTest, AMissingFileIs404InWords) {
     add(kRepo, kFile, 1000, 14);
     DownloadRequest req = request(kRepo, {kFile});

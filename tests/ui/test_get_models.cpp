@@ -69,6 +69,7 @@ QString fit_text(const CatalogueTableModel& m, int row) {
 hub::DownloadOptions quick_options() {
     hub::DownloadOptions o;
     o.backoff_initial = std::chrono::milliseconds(50);
+    o.give_up_after = std::chrono::milliseconds(5000);
     o.stall_timeout = std::chrono::milliseconds(3000);
     o.progress_interval = std::chrono::milliseconds(20);
     return o;
