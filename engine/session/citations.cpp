@@ -81,6 +81,22 @@ std::vector<Citation> find_citations(std::span<const float> attention, const Cit
     }
     // Grown to sentence bounds (a passage reads as whole sentences), within max_passage.
     if (!sentence_end.empty()) {
+        // First, what only the moving average put there: a run that crosses a sentence end by at
+        // most the smoothing radius, away from its peak, stops at that end (else "…is 4877. In"
+        // would grow into the whole next sentence, which the answer did not read).
+        for (std::size_t k = 0; k < runs.size(); ++k) {
+            auto& [a, b] = runs[k];
+            for (int e = b - 1; !sentence_end[b] && e >= std::max(a, b - r); --e)
+                if (sentence_end[e] && e >= peak_at[k]) {
+                    b = e;
+                    break;
+                }
+            for (int e = a; a > 0 && !sentence_end[a - 1] && e < std::min(b, a + r); ++e)
+                if (sentence_end[e] && e < peak_at[k]) {
+                    a = e + 1;
+                    break;
+                }
+        }
         for (auto& [a, b] : runs) {
             const int limit = std::max(max_len, b - a + 1);
             int lo = a, hi = b;

@@ -102,6 +102,28 @@ TEST(Citations, NearbyPeaksMergeAndPassagesGrowToSentences) {
     EXPECT_EQ(c[0].first_token, 25);
 }
 
+// Issue 37: "…is 4877. In": the moving average spreads a sentence's attention a token or two
+// into the next one, and growing to sentence bounds then took that whole next sentence in.
+TEST(Citations, APassageDoesNotTakeTheNextSentenceForTheSmoothingsSpill) {
+    std::vector<float> a(80, 0.0f);
+    for (int i = 20; i <= 30; ++i) a[i] = 1.0f;  // what the answer read: tokens 12-30, to its "."
+    std::vector<uint8_t> ends(a.size(), 0);
+    ends[11] = ends[30] = ends[50] = ends[70] = 1;  // sentences 12-30, 31-50, 51-70
+    CitationOptions o;
+    o.min_lift = 0;
+    const auto c = find_citations(a, o, ends);
+    ASSERT_EQ(c.size(), 1u);
+    EXPECT_EQ(c[0].first_token, 12);
+    EXPECT_EQ(c[0].last_token, 30);
+    // The same read one sentence earlier: the spill into its previous sentence is dropped too.
+    std::vector<float> b(80, 0.0f);
+    for (int i = 31; i <= 36; ++i) b[i] = 1.0f;
+    const auto d = find_citations(b, o, ends);
+    ASSERT_EQ(d.size(), 1u);
+    EXPECT_EQ(d[0].first_token, 31);
+    EXPECT_EQ(d[0].last_token, 50);
+}
+
 TEST(Citations, NothingToCiteAndBadInput) {
     EXPECT_TRUE(find_citations(std::vector<float>{}, {}).empty());
     EXPECT_TRUE(find_citations(std::vector<float>(10, 0.0f), {}).empty());
