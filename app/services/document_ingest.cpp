@@ -100,7 +100,7 @@ std::string read_pdf(const QString& path, QString& title, std::vector<int>& page
     }
     if (all.trimmed().isEmpty())
         throw Error("document " + utf8(path) + " has no text layer (" + std::to_string(pdf.pages.size()) +
-                    " pages, probably scanned images); snapdoc does not do OCR");
+                    (pdf.pages.size() == 1 ? " page" : " pages") + ", probably scanned images); snapdoc does not do OCR");
     return utf8(all);
 }
 

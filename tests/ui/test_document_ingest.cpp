@@ -136,7 +136,8 @@ private slots:
         QTest::newRow("html binary") << write_file(path("bin.html"), QByteArray("<p>\0</p>", 8)) << "binary";
         QTest::newRow("damaged pdf") << write_file(path("bad.pdf"), "%PDF-1.4 this is not really a pdf")
                                      << "not a readable PDF";
-        QTest::newRow("scanned pdf") << write_pdf(path("scan.pdf"), {"", ""}) << "no text layer";
+        QTest::newRow("scanned pdf") << write_pdf(path("scan.pdf"), {"", ""}) << "no text layer (2 pages,";
+        QTest::newRow("scanned page") << write_pdf(path("scan1.pdf"), {""}) << "no text layer (1 page,";
     }
 
     void refusals_say_what_is_wrong() {

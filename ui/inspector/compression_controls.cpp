@@ -231,7 +231,9 @@ void CompressionControls::update_estimate() {
     }
     // A refusal wins over an estimate for an earlier prompt (it kept showing one: issue 23, 12).
     if (!unavailable_reason_.isEmpty()) {
-        estimate_->setText(tr("KV memory: %1").arg(unavailable_reason_));
+        // The reason is a sentence of its own ("The document is longer than …"): after a full
+        // stop, not glued to a prefix (it read "KV memory: The document is not loaded: The …").
+        estimate_->setText(tr("KV memory: none. %1").arg(unavailable_reason_));
         return;
     }
     if (prompt_len_ <= 0) {

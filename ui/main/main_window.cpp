@@ -190,7 +190,7 @@ void MainWindow::connect_controllers() {
     connect(document_controller_, &DocumentController::documentFailed, this,
             [this](qint64, const QString& message) {
                 // The compression panel says why there is nothing to estimate (not "load a model").
-                inspector_->controls()->set_unavailable_reason(tr("The document is not loaded: %1").arg(message));
+                inspector_->controls()->set_unavailable_reason(message);  // a sentence of its own
                 chat_controller_->set_engine_state(model_controller_->info(), std::nullopt, message);
             });
 
