@@ -8,7 +8,7 @@
 namespace snapdoc::server {
 
 // `alias` (--alias NAME) when given; else the model's own name (GGUF general.name); else the
-// model file's name without its extension (a folder's name for a Hugging Face folder).
+// model file's name without ".gguf" (a folder's name for a Hugging Face folder).
 std::string listed_model_id(const std::string& alias, const std::string& model_name,
                             const std::filesystem::path& model_path);
 
