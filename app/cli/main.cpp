@@ -8,7 +8,7 @@
 #include <exception>
 #include <string>
 
-#include "app/cli/commands.h"
+#include "app/cli/command_table.h"
 #include "app/common/version_text.h"
 #include "engine/common/mapped_regions.h"
 #include "engine/common/process_exit.h"
@@ -16,48 +16,15 @@
 
 namespace {
 
+// The whole help: every subcommand's usage (command_table.cpp), then what they share.
 void usage(std::FILE* out) {
     std::fputs(
-        "usage: snapdoc-cli COMMAND [flags]\n"
+        "usage: snapdoc-cli COMMAND [flags]   (snapdoc-cli COMMAND --help: that command's usage)\n"
         "\n"
-        "commands:\n"
-        "  generate -m MODEL -p PROMPT [-n N] [--temp T] [--top-k K] [--top-p P] [--min-p P]\n"
-        "           [--repeat-penalty R] [--seed S] [--threads N] [--no-bos] [--ignore-eos] [--print-ids]\n"
-        "                 generate text; only the generated text goes to stdout, stats to stderr;\n"
-        "                 stops on any end-of-generation id of the model (eos/eot/eom) unless --ignore-eos\n"
-        "  tokenize -m MODEL -p TEXT [--bos]     print token ids, space-separated\n"
-        "  eval -m MODEL --ids \"1 2 3\" --logits-out FILE [--ctx N]\n"
-        "                 write every position's logits as little-endian f32 [T, vocab]\n"
-        "  info -m MODEL  architecture, shapes, dtype, parameters, memory, tokenizer\n"
-        "  ask -m MODEL --doc FILE (-q|--question Q)... [--budget 1024] [--window 32] [--kernel 7]\n"
-        "      [--pool max|avg] [--gqa kv-head|query-head] [--policy uniform|pyramid|adaptive] [--full]\n"
-        "      [--template NAME] [--system TEXT] [-n 256] [--temp 0] [--top-k 40] [--top-p 0.95] [--seed 0]\n"
-        "      [--json OUT] [--conversation] [--history-keep 2048] [--no-citations]\n"
-        "      [--cache-dir DIR | --no-cache] [--cache-cap-mb 4096]\n"
-        "                 answer each question over one document prefill (re-snapping per question);\n"
-        "                 --conversation: the questions are turns of one conversation\n"
-        "  inspect -m MODEL (--doc FILE --question Q | --ids \"...\") [compression flags] --json OUT\n"
-        "                 prefill and select only; write each head's kept positions and pooled scores\n"
-        "  prompt -m MODEL --doc FILE -q Q [--template NAME] [--system TEXT]\n"
-        "                 print the prompt's token ids (document part, question part)\n"
-        "  eval-niah -m MODEL [--lengths 512,1024] [--depths 0,10,...,100] [--trials 4]\n"
-        "      [--budgets full,64,128,256,10%] [--window W --kernel K --pool P --gqa G --policy P]\n"
-        "      [--facts-per-1k 10] [-n 24] [--template NAME] [--seed S] [--csv OUT] [--trials-csv OUT]\n"
-        "      [--png OUT.png] [--docs-out DIR] [--quiet]\n"
-        "                 needle-in-a-haystack accuracy per length x depth, full KV vs SnapKV budgets;\n"
-        "                 one heatmap per setting (OUT-full.png, OUT-b128.png, ...)\n"
-        "  eval-multi -m MODEL [--length 1024] [--questions 4] [--docs 25] [--budgets 10%]\n"
-        "      [--window W --kernel K --pool P --gqa G --policy P] [--facts-per-1k 10] [-n 24]\n"
-        "      [--template NAME] [--seed S] [--csv OUT] [--quiet]\n"
-        "                 several questions per document: re-snap vs compress-once vs query-agnostic\n"
-        "  make-sample -m MODEL --out FILE [--tokens 100000] [--questions 5] [--facts-per-1k 2] [--seed 7]\n"
-        "                 write a generated report and FILE's .questions.tsv (the demo's long sample)\n"
-        "  pull REPO[:QUANT] | pull REPO FILE [--hf-token T] [--hf-endpoint URL]\n"
-        "                 download a GGUF (or shard set) from the Hugging Face hub into the models folder;\n"
-        "                 progress on stderr, the local path on stdout; Ctrl-C pauses, a rerun resumes\n"
-        "  models [--catalogue [--tokens 100000 | --doc FILE] [--budget 1024]]\n"
-        "                 the models folder's GGUF files with their sizes; --catalogue: the catalogue with\n"
-        "                 a fit estimate for a document of that length on this machine, the pick marked *\n"
+        "commands:\n",
+        out);
+    for (const snapdoc::cli::Command& c : snapdoc::cli::commands()) std::fwrite(c.usage.data(), 1, c.usage.size(), out);
+    std::fputs(
         "\n"
         "MODEL is a .gguf file or a Hugging Face folder (config.json, *.safetensors, tokenizer.model), or\n"
         "hf://REPO[:QUANT] (also --hf-repo REPO[:QUANT] [--hf-file FILE]): the local copy from the models\n"
@@ -84,6 +51,25 @@ void usage(std::FILE* out) {
         out);
 }
 
+// One command's usage (`snapdoc-cli ask --help`), on stdout as the whole help is.
+void command_usage(const snapdoc::cli::Command& c) {
+    std::printf("usage: snapdoc-cli %.*s [flags]\n\n", static_cast<int>(c.name.size()), c.name.data());
+    std::fwrite(c.usage.data(), 1, c.usage.size(), stdout);
+    std::fputs(
+        "\nMODEL (a .gguf file, a Hugging Face folder, hf://REPO[:QUANT] or demo), the common flags\n"
+        "(--device, --threads, --log-level, ...) and the environment: snapdoc-cli --help.\n"
+        "Reference: docs/cli.md.\n",
+        stdout);
+}
+
+// --help or -h anywhere after the command asks for its usage, as users type it after other flags
+// (so a prompt or question that is exactly "-h" or "--help" cannot be given).
+bool asks_for_help(int argc, char** argv) {
+    for (int i = 2; i < argc; ++i)
+        if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) return true;
+    return false;
+}
+
 }  // namespace
 
 int run_cli(int argc, char** argv) {
@@ -97,18 +83,13 @@ int run_cli(int argc, char** argv) {
     }
     const std::string cmd = argv[1];
     try {
-        if (cmd == "generate") return snapdoc::cli::cmd_generate(argc, argv);
-        if (cmd == "tokenize") return snapdoc::cli::cmd_tokenize(argc, argv);
-        if (cmd == "eval") return snapdoc::cli::cmd_eval(argc, argv);
-        if (cmd == "info") return snapdoc::cli::cmd_info(argc, argv);
-        if (cmd == "ask") return snapdoc::cli::cmd_ask(argc, argv);
-        if (cmd == "inspect") return snapdoc::cli::cmd_inspect(argc, argv);
-        if (cmd == "prompt") return snapdoc::cli::cmd_prompt(argc, argv);
-        if (cmd == "eval-niah") return snapdoc::cli::cmd_eval_niah(argc, argv);
-        if (cmd == "eval-multi") return snapdoc::cli::cmd_eval_multi(argc, argv);
-        if (cmd == "make-sample") return snapdoc::cli::cmd_make_sample(argc, argv);
-        if (cmd == "pull") return snapdoc::cli::cmd_pull(argc, argv);
-        if (cmd == "models") return snapdoc::cli::cmd_models(argc, argv);
+        if (const snapdoc::cli::Command* c = snapdoc::cli::find_command(cmd)) {
+            if (asks_for_help(argc, argv)) {
+                command_usage(*c);
+                return 0;
+            }
+            return c->run(argc, argv);
+        }
         std::fprintf(stderr, "snapdoc-cli: unknown command '%s' (try --help)\n", cmd.c_str());
         return 2;
     } catch (const snapdoc::Cancelled&) {

@@ -214,7 +214,7 @@ void Server::handle_completion(const httplib::Request& req, httplib::Response& r
     job->owner = access_.owner(req);
     job->scope = access_.session_scope(req, &body);
     submit(job, client_key(req, &body));
-    respond(req, res, job, new_response_meta(endpoint, gen.model.empty() ? config_.model_id : gen.model),
+    respond(req, res, job, new_response_meta(endpoint, gen.model.empty() ? model_.id : gen.model),
             gen.stream, gen.include_usage);
 }
 

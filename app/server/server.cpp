@@ -170,7 +170,7 @@ void Server::install_routes() {
         require_ready();
         send_json(res, 200,
                   {{"object", "list"},
-                   {"data", nlohmann::json::array({{{"id", config_.model_id},
+                   {"data", nlohmann::json::array({{{"id", model_.id},
                                                     {"object", "model"},
                                                     {"created", 0},
                                                     {"owned_by", "snapdoc"}}})}});
@@ -224,7 +224,7 @@ nlohmann::json Server::props() const {
     const SessionTable::Stats st = sessions_.stats();
     const SnapKvConfig& s = config_.snapkv;
     return {
-        {"model", config_.model_id},
+        {"model", model_.id},
         {"model_path", model_.path.string()},
         {"model_info", model_.info},
         {"context_length", model_.context_length},

@@ -36,6 +36,7 @@ struct ModelHandle {
     int run_context_length = 0;  // --ctx as given (0: the model's)
     int context_length = 0;      // the limit prompts + max_tokens are checked against
     nlohmann::json info;         // for /props
+    std::string id;              // listed in /v1/models (listed_model_id: --alias or the model's name)
 };
 
 // A JSON body with `status` (invalid UTF-8 from a model's text is replaced, never sent raw).

@@ -15,7 +15,6 @@ struct ServerConfig {
     std::string host = "127.0.0.1";
     int port = 8080;                   // 0: any free port (the bound one is printed)
     std::string cors_origin;           // non-empty: Access-Control-Allow-Origin for browsers (e.g. "*")
-    std::string model_id = "snapdoc";  // the name /v1/models lists
 
     SnapKvConfig snapkv;             // defaults; requests override them in "snapkv"
     int snapkv_min_tokens = 4096;    // shorter prompts are answered with full attention

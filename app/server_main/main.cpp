@@ -14,6 +14,7 @@
 #include "app/common/args.h"
 #include "app/common/gpu_self_check_report.h"
 #include "app/common/version_text.h"
+#include "app/server/model_id.h"
 #include "app/server/server.h"
 #include "engine/common/error.h"
 #include "engine/common/process_exit.h"
@@ -110,7 +111,6 @@ snapdoc::server::ServerConfig config_from(const Args& args) {
     c.port = args.integer("port", c.port);
     if (c.port < 0 || c.port > 65535) throw Error("--port must be in [0, 65535]");
     c.cors_origin = args.str("cors");
-    c.model_id = args.str("alias", c.model_id);
     c.snapkv = snapdoc::cli::snapkv_config_from(args);
     c.snapkv_min_tokens = args.integer("snapkv-min-tokens", c.snapkv_min_tokens);
     c.history_keep_tokens = args.integer("history-keep", c.history_keep_tokens);
@@ -251,6 +251,7 @@ int main(int argc, char** argv) {
         h.tokenizer = &*lm.tokenizer;
         h.kind = snapdoc::choose_chat_template(lm.model->chat_template, args->str("template"));
         h.path = lm.model->path;  // the local file, also for -m hf://REPO (the K/V cache keys by it)
+        h.id = snapdoc::server::listed_model_id(args->str("alias"), lm.model->config.name, h.path);
         h.run_context_length = args->integer("ctx", 0);
         const auto& cfg = lm.backend->config();
         h.context_length = h.run_context_length > 0 ? h.run_context_length : cfg.context_length;

@@ -684,14 +684,18 @@ MessagePrompt build_message_prompt(ChatTemplateKind kind, const Tokenizer& tok, 
             lay_out_followup_open(kind, vocab, layout);
         }
         // Split after the last paragraph break, so that the text before it (a pasted document)
-        // has the same ids whatever question follows it in the same message.
+        // has the same ids whatever question follows it in the same message. The whitespace
+        // around that break is laid out as exactly kDocumentEnd, the document trimmed as
+        // build_document_part trims it: a document pasted with its file's trailing newline
+        // ("{doc}\n\n\nQuestion: q", as open().read() gives) or trailing spaces has the same
+        // document part, so it finds the same held session and the app's K/V cache file.
         const std::size_t brk = text.rfind("\n\n");
         if (brk != std::string_view::npos && brk > 0) {
-            layout.text(text.substr(0, brk + 2));
+            layout.text(cat({trim(text.substr(0, brk)), kDocumentEnd}));
             layout.split();
             layout.mark();
             marks.push_back(&prompt.paragraph_splits[i]);
-            layout.text(text.substr(brk + 2));
+            layout.text(trim(text.substr(brk + 2)));
         } else {
             layout.text(text);
         }

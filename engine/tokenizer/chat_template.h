@@ -177,7 +177,9 @@ bool document_split_is_exact(const Tokenizer& tok);
 // Every user message with a paragraph break is split after its last "\n\n" exactly as the
 // document part is split from the question part: so [user "{doc}\n\nQuestion: {q}"] gives
 // document_part + question_part of build_document_prompt, and the ids before the split do not
-// depend on what follows in that message.
+// depend on what follows in that message. The whitespace around that break is read as exactly
+// "\n\n" (the text before it trimmed, as a document is): "{doc}\n\n\nQuestion: {q}" and
+// "{doc} \n\nQuestion: {q}" give the same ids as "{doc}\n\nQuestion: {q}".
 enum class MessageRole { System, User, Assistant };
 struct ChatMessage {
     MessageRole role = MessageRole::User;

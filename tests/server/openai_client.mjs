@@ -19,14 +19,16 @@ const client = new OpenAI({ baseURL, apiKey: 'test-key', maxRetries: 0, timeout:
 const messages = [{ role: 'user', content: 'The alarm code for the south office is 3013.\n\nQuestion: What is the alarm code for the south office?' }];
 
 const models = await client.models.list();
-check(models.data.some((m) => m.id === 'snapdoc'), 'models.list names snapdoc');
+// The model's own name (the demo GGUF's general.name), which a client then asks for.
+const model = models.data[0]?.id;
+check(models.data.length === 1 && model === 'snapdoc-demo', 'models.list names the model: ' + model);
 
-const c = await client.chat.completions.create({ model: 'snapdoc', messages, temperature: 0, max_tokens: 32 });
+const c = await client.chat.completions.create({ model, messages, temperature: 0, max_tokens: 32 });
 check(typeof c.choices[0].message.content === 'string' && c.choices[0].message.content.includes('3013'), 'non-streamed answer: ' + c.choices[0].message.content);
 check(c.choices[0].finish_reason === 'stop', 'finish_reason stop');
 check(c.usage.prompt_tokens > 10 && c.usage.completion_tokens > 0 && c.usage.total_tokens === c.usage.prompt_tokens + c.usage.completion_tokens, 'usage counts');
 
-const stream = await client.chat.completions.create({ model: 'snapdoc', messages, temperature: 0, max_tokens: 32, stream: true, stream_options: { include_usage: true } });
+const stream = await client.chat.completions.create({ model, messages, temperature: 0, max_tokens: 32, stream: true, stream_options: { include_usage: true } });
 let text = '';
 let finish = null;
 let usage = null;
@@ -41,22 +43,22 @@ check(text === c.choices[0].message.content, 'streamed text equals the non-strea
 check(finish === 'stop', 'stream ends with finish_reason stop');
 check(usage && usage.completion_tokens === c.usage.completion_tokens, 'include_usage chunk');
 
-const stopped = await client.chat.completions.create({ model: 'snapdoc', messages, temperature: 0, max_tokens: 32, stop: ['south'] });
+const stopped = await client.chat.completions.create({ model, messages, temperature: 0, max_tokens: 32, stop: ['south'] });
 check(!stopped.choices[0].message.content.includes('south') && c.choices[0].message.content.startsWith(stopped.choices[0].message.content), 'stop string cuts the answer: ' + stopped.choices[0].message.content);
 
-const seeded = { model: 'snapdoc', messages, temperature: 1.3, seed: 1234, max_tokens: 16 };
+const seeded = { model, messages, temperature: 1.3, seed: 1234, max_tokens: 16 };
 const s1 = await client.chat.completions.create(seeded);
 const s2 = await client.chat.completions.create(seeded);
 check(s1.choices[0].message.content === s2.choices[0].message.content, 'same seed, same sample');
 
 try {
-  await client.chat.completions.create({ model: 'snapdoc', messages, n: 3 });
+  await client.chat.completions.create({ model, messages, n: 3 });
   check(false, 'n=3 must fail');
 } catch (e) {
   check(e.status === 400 && e.error?.param === 'n', 'n=3 is a 400 naming n (' + e.message + ')');
 }
 try {
-  await client.chat.completions.create({ model: 'snapdoc', messages: [] });
+  await client.chat.completions.create({ model, messages: [] });
   check(false, 'empty messages must fail');
 } catch (e) {
   check(e.status === 400 && e.error?.param === 'messages', 'empty messages is a 400 naming messages');
@@ -68,6 +70,6 @@ try {
 } catch (e) {
   check(e.status === 401, 'wrong API key is a 401');
 }
-const comp = await client.completions.create({ model: 'snapdoc', prompt: 'The alarm code is 3013.', max_tokens: 4, temperature: 0 });
+const comp = await client.completions.create({ model, prompt: 'The alarm code is 3013.', max_tokens: 4, temperature: 0 });
 check(typeof comp.choices[0].text === 'string', 'completions.create');
 console.log('openai npm client: all checks passed');

@@ -49,7 +49,7 @@ TEST_F(ServerApi, HealthModelsAndProps) {
     EXPECT_EQ(http_get(port(), "/health").json()["status"], "ok");
     const json models = http_get(port(), "/v1/models").json();
     ASSERT_EQ(models["object"], "list");
-    EXPECT_EQ(models["data"][0]["id"], "snapdoc");
+    EXPECT_EQ(models["data"][0]["id"], "snapdoc-demo");  // the demo GGUF's general.name
     const json props = http_get(port(), "/props").json();
     EXPECT_EQ(props["context_length"], 4096);
     EXPECT_EQ(props["chat_template"], "chatml");

@@ -149,6 +149,14 @@ TEST(MessagePrompt, PastedDocumentAndQuestionGiveTheDocumentPromptsIds) {
             ids.insert(ids.end(), want.question_part.begin(), want.question_part.end());
             EXPECT_EQ(got.ids, ids) << name;
             EXPECT_EQ(got.paragraph_splits.back(), static_cast<int>(want.document_part.size())) << name;
+            // Whitespace around the break (a file's trailing newline, spaces) is the same prompt.
+            for (const std::string user : {doc + "\n\n\nQuestion: What is the alarm code?",
+                                           doc + "  \n\n Question: What is the alarm code?",
+                                           doc + "\n \n\t\n\nQuestion: What is the alarm code?"}) {
+                std::vector<ChatMessage> w(m.begin(), m.end() - 1);
+                w.push_back({MessageRole::User, user});
+                EXPECT_EQ(build_message_prompt(kind, tok, w).ids, ids) << name << ": " << json(user).dump();
+            }
 
             // The conversation continued: document part + build_conversation_part.
             m.push_back({MessageRole::Assistant, "It is 3013."});
