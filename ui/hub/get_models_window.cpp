@@ -26,6 +26,17 @@ constexpr int64_t kDefaultDocumentTokens = 100000;
 QString bytes_text(int64_t bytes) {
     return QString::fromStdString(format_bytes(bytes));
 }
+
+// In a QDialog every push button is an auto-default one, and the first becomes the default that
+// Enter presses from anywhere: Enter in the repository field pressed Download and fetched the
+// recommended model (~4.5 GiB). Here a download, a delete or a cancel takes an explicit click
+// (or Space on a focused button), and Enter in the repository field only lists its files.
+void no_default_buttons(QWidget& w) {
+    for (QPushButton* b : w.findChildren<QPushButton*>()) {
+        b->setAutoDefault(false);
+        b->setDefault(false);
+    }
+}
 }  // namespace
 
 GetModelsWindow::GetModelsWindow(GetModelsOptions options, DialogProvider& dialogs, QWidget* parent)
@@ -116,6 +127,7 @@ GetModelsWindow::GetModelsWindow(GetModelsOptions options, DialogProvider& dialo
     layout->addWidget(splitter, 1);
     layout->addWidget(status_);
     resize(1180, 860);
+    no_default_buttons(*this);
     refresh_fit();
 }
 
@@ -256,6 +268,7 @@ DownloadRow* GetModelsWindow::download_choice(const QString& repo, const QString
 
 DownloadRow* GetModelsWindow::add_download(hub::DownloadRequest request, const QString& title) {
     auto* row = new DownloadRow(std::move(request), options_.download, title, downloads_box_);
+    no_default_buttons(*row);
     downloads_empty_->hide();
     downloads_layout_->insertWidget(downloads_layout_->count() - 1, row);
     connect(row, &DownloadRow::useModel, this, &GetModelsWindow::useModel);
