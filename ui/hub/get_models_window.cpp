@@ -18,6 +18,7 @@
 #include "ui/hub/download_row.h"
 #include "ui/hub/local_models_list.h"
 #include "ui/hub/repo_browser.h"
+#include "ui/widgets/screen_fit.h"
 
 namespace snapdoc::ui {
 
@@ -126,7 +127,7 @@ GetModelsWindow::GetModelsWindow(GetModelsOptions options, DialogProvider& dialo
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(splitter, 1);
     layout->addWidget(status_);
-    resize(1180, 860);
+    open_on_screen(*this, {1180, 860});  // or less on a small screen
     no_default_buttons(*this);
     refresh_fit();
 }
