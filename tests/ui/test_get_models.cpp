@@ -4,13 +4,14 @@
 // repository's GGUF choices; a download's progress, pause, resume and cancel (never a partial
 // file under a final name); "Use this model" ending with the model loaded and a question
 // answered (a modelzoo-shaped split set served by the hub, skipped when the fixtures are absent);
-// and Delete.
+// Delete; and Enter in the repository field listing files without starting a download.
 #include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QTableView>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QtTest>
 #include <filesystem>
@@ -323,6 +324,50 @@ private slots:
         QVERIFY(wait_until([&] { return failed.count() == 1; }, 20000));
         QVERIFY2(!failed.last().at(0).toString().isEmpty(), "no message");
         QCOMPARE(g.downloads().size(), 1);
+    }
+
+    // Issue 37, major 3: Enter in the repository field pressed the window's default button, the
+    // catalogue's Download, so the preselected recommended row (~4.5 GiB) started downloading.
+    // Enter there lists the repository's files; no button that downloads is a default button.
+    void enter_in_repository_field_lists_files_and_downloads_nothing() {
+        testing::LocalHub hub;
+        hub.add_file("test/enter-GGUF", "enter-Q8_0.gguf", testing::generated_bytes(1 << 20, 7));
+        test::RecordingDialogs dialogs;
+        const QString models = dir_.path() + "/m7";
+        GetModelsWindow g(options(hub, models), dialogs);
+        QSignalSpy fitted(&g, &GetModelsWindow::fitUpdated);
+        g.show();
+        QVERIFY(QTest::qWaitForWindowActive(&g));
+        QVERIFY(wait_until([&] { return fitted.count() >= 1; }));
+        // The recommended row is selected, so the catalogue's Download is enabled: what Enter pressed.
+        QVERIFY(test::child<QPushButton>(g, "downloadCatalogueButton")->isEnabled());
+        auto* tabs = test::child<QTabWidget>(g, "getModelsTabs");
+        tabs->setCurrentWidget(g.repo_browser());
+        QSignalSpy added(&g, &GetModelsWindow::downloadAdded);
+        QSignalSpy failed(&g, &GetModelsWindow::downloadFailedToStart);
+        QSignalSpy listed(g.repo_browser(), &RepoBrowser::listed);
+        auto* edit = test::child<QLineEdit>(g, "hubRepoEdit");
+        edit->setFocus();
+        QTest::keyClicks(edit, "test/enter-GGUF");
+        QTest::keyClick(edit, Qt::Key_Return);
+        QVERIFY(wait_until([&] { return listed.count() == 1; }, 20000));
+        QCOMPARE(test::child<QTableWidget>(g, "repoFilesTable")->rowCount(), 1);
+        // A wrongly started download shows within the lookup's round trip to the local hub.
+        QVERIFY(!wait_until([&] { return added.count() + failed.count() > 0; }, 1500));
+
+        // With a listed file selected (its Download enabled), Enter (keypad too) lists again.
+        test::child<QTableWidget>(g, "repoFilesTable")->selectRow(0);
+        QVERIFY(test::child<QPushButton>(g, "downloadRepoFileButton")->isEnabled());
+        edit->setFocus();
+        QTest::keyClick(edit, Qt::Key_Enter);
+        QVERIFY(wait_until([&] { return listed.count() == 2; }, 20000));
+        QVERIFY(!wait_until([&] { return added.count() + failed.count() > 0; }, 1500));
+        QVERIFY(g.downloads().isEmpty());
+        QCOMPARE(hub.stats().cdn_requests, 0);
+        QVERIFY2(files_under(models.toStdString()).isEmpty(), qPrintable(files_under(models.toStdString()).join(", ")));
+        // Nothing that downloads or deletes is a default button Enter could press from anywhere.
+        for (QPushButton* b : g.findChildren<QPushButton*>())
+            QVERIFY2(!b->isDefault() && !b->autoDefault(), qPrintable(b->objectName() + " is a default button"));
     }
 };
 

@@ -7,6 +7,7 @@
 #include <QVBoxLayout>
 
 #include "engine/model/model_summary.h"
+#include "ui/widgets/screen_fit.h"
 
 namespace snapdoc::ui {
 
@@ -20,7 +21,6 @@ int common_prefix_length(const QString& a, const QString& b) {
 CompareDialog::CompareDialog(QWidget* parent) : QDialog(parent) {
     setObjectName("compareDialog");
     setWindowTitle(tr("Full cache vs SnapKV"));
-    resize(900, 480);
     question_ = new QLabel(this);
     question_->setWordWrap(true);
     verdict_ = new QLabel(this);
@@ -43,6 +43,7 @@ CompareDialog::CompareDialog(QWidget* parent) : QDialog(parent) {
     layout->addLayout(grid, 1);
     layout->addWidget(verdict_);
     layout->addWidget(buttons);
+    open_on_screen(*this, {900, 480});  // or less on a small screen
 }
 
 void CompareDialog::start(const QString& question) {

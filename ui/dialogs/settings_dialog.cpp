@@ -19,6 +19,8 @@
 #include "engine/runtime/backend_factory.h"
 #include "engine/runtime/gpu_self_check.h"
 #include "engine/tokenizer/chat_template.h"
+#include "ui/widgets/screen_fit.h"
+#include "ui/widgets/scrolling_body.h"
 
 namespace snapdoc::ui {
 
@@ -193,14 +195,22 @@ SettingsDialog::SettingsDialog(const services::GenerationSettings& s, QWidget* p
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     connect(buttons, &QDialogButtonBox::accepted, this, &SettingsDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &SettingsDialog::reject);
+    // The sections are ~875 px tall: they scroll, and the error and OK/Cancel stay below them in
+    // view, so the dialog fits a 1024×700 screen (issue 37).
+    auto* sections = new QWidget;
+    auto* sections_layout = new QVBoxLayout(sections);
+    sections_layout->setContentsMargins(0, 0, 0, 0);
+    sections_layout->addWidget(answers_box);
+    sections_layout->addWidget(load_box);
+    sections_layout->addWidget(cache_box);
+    sections_layout->addWidget(hub_box);
+    sections_layout->addWidget(server_box);
+    sections_layout->addStretch(1);
     auto* layout = new QVBoxLayout(this);
-    layout->addWidget(answers_box);
-    layout->addWidget(load_box);
-    layout->addWidget(cache_box);
-    layout->addWidget(hub_box);
-    layout->addWidget(server_box);
+    layout->addWidget(new ScrollingBody(sections, this), 1);
     layout->addWidget(error_);
     layout->addWidget(buttons);
+    open_on_screen(*this, sizeHint());  // all sections in view where the screen is tall enough
 }
 
 services::GenerationSettings SettingsDialog::settings() const {

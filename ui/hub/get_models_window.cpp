@@ -18,6 +18,7 @@
 #include "ui/hub/download_row.h"
 #include "ui/hub/local_models_list.h"
 #include "ui/hub/repo_browser.h"
+#include "ui/widgets/screen_fit.h"
 
 namespace snapdoc::ui {
 
@@ -25,6 +26,17 @@ namespace {
 constexpr int64_t kDefaultDocumentTokens = 100000;
 QString bytes_text(int64_t bytes) {
     return QString::fromStdString(format_bytes(bytes));
+}
+
+// In a QDialog every push button is an auto-default one, and the first becomes the default that
+// Enter presses from anywhere: Enter in the repository field pressed Download and fetched the
+// recommended model (~4.5 GiB). Here a download, a delete or a cancel takes an explicit click
+// (or Space on a focused button), and Enter in the repository field only lists its files.
+void no_default_buttons(QWidget& w) {
+    for (QPushButton* b : w.findChildren<QPushButton*>()) {
+        b->setAutoDefault(false);
+        b->setDefault(false);
+    }
 }
 }  // namespace
 
@@ -115,7 +127,8 @@ GetModelsWindow::GetModelsWindow(GetModelsOptions options, DialogProvider& dialo
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(splitter, 1);
     layout->addWidget(status_);
-    resize(1180, 860);
+    open_on_screen(*this, {1180, 860});  // or less on a small screen
+    no_default_buttons(*this);
     refresh_fit();
 }
 
@@ -256,6 +269,7 @@ DownloadRow* GetModelsWindow::download_choice(const QString& repo, const QString
 
 DownloadRow* GetModelsWindow::add_download(hub::DownloadRequest request, const QString& title) {
     auto* row = new DownloadRow(std::move(request), options_.download, title, downloads_box_);
+    no_default_buttons(*row);
     downloads_empty_->hide();
     downloads_layout_->insertWidget(downloads_layout_->count() - 1, row);
     connect(row, &DownloadRow::useModel, this, &GetModelsWindow::useModel);

@@ -30,6 +30,7 @@
 #include "ui/models/chat_model.h"
 #include "ui/models/conversation_model.h"
 #include "ui/models/library_model.h"
+#include "ui/widgets/screen_fit.h"
 #include "ui/worker/engine_host.h"
 
 namespace snapdoc::ui {
@@ -300,10 +301,13 @@ void MainWindow::save_settings() {
 }
 
 void MainWindow::restore_geometry() {
-    if (!settings_.window_geometry.empty())
-        restoreGeometry(QByteArray::fromBase64(QByteArray::fromStdString(settings_.window_geometry)));
+    // Both bounded by the screen it opens on: 1600×950 suits a big monitor only, and a geometry
+    // saved on one (or on a monitor that is gone) must not reopen past a laptop's edges.
+    if (!settings_.window_geometry.empty() &&
+        restoreGeometry(QByteArray::fromBase64(QByteArray::fromStdString(settings_.window_geometry))))
+        keep_on_screen(*this);
     else
-        resize(1600, 950);
+        open_on_screen(*this, {1600, 950});
     if (!settings_.window_state.empty())
         splitter_->restoreState(QByteArray::fromBase64(QByteArray::fromStdString(settings_.window_state)));
 }

@@ -83,9 +83,13 @@ ScreenshotRunner::ScreenshotRunner(MainWindow& window, ScreenshotOptions options
 
 void ScreenshotRunner::start() {
     // SNAPDOC_SCREENSHOT_SIZE=WxH sizes the window first (the docs' 1024×700 and 1600×1000 shots).
+    // Without it the window keeps its big-monitor size: the offscreen platform's made-up 800×800
+    // screen, which the window would otherwise shrink to fit, is no real screen.
     const QStringList size = qEnvironmentVariable("SNAPDOC_SCREENSHOT_SIZE").split('x');
     if (size.size() == 2 && size[0].toInt() > 0 && size[1].toInt() > 0)
         window_.resize(size[0].toInt(), size[1].toInt());
+    else
+        window_.resize(1600, 950);
     timeout_.start(options_.timeout_seconds * 1000);
     if (options_.model.isEmpty()) return step_document();
     stage_ = Stage::Model;
@@ -126,6 +130,7 @@ void ScreenshotRunner::step_capture() {
 
 void ScreenshotRunner::capture_get_models() {
     GetModelsWindow* g = window_.open_get_models();
+    g->resize(1180, 860);  // its big-monitor size, as the main window above
     // Poll until the newest fit (document, budget, probe) is on screen, then let the layout land.
     auto* poll = new QTimer(this);
     connect(poll, &QTimer::timeout, this, [this, g, poll] {
