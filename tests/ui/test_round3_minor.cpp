@@ -608,7 +608,7 @@ private slots:
         QVERIFY(wait_until([&] { return refused.count() > refusals; }));
         const QString why = child<QLabel>(*w_, "budgetMemoryLabel")->text();
         const bool says_why =
-            why.contains("the document is not loaded", Qt::CaseInsensitive) && why.contains("context");
+            why.startsWith("KV memory: none. The document is") && why.contains("context");
         // One check for both, so a failure says which of 11 and 12 is wrong.
         QVERIFY2(says_why && stale.isEmpty(),
                  qPrintable(QString("counts of the previous model still shown (11): %1; after \"%2\", the "
