@@ -40,7 +40,9 @@ const char* kMarkdown =
     "int main() { return 0; }\n"
     "```\n"
     "\n"
-    "Closing words.\n";
+    "Closing words, see [the guide][guide].\n"
+    "\n"
+    "[guide]: https://example.org/guide\n";
 
 // A licence-like text wrapped at 70 columns by its author.
 QString hard_wrapped_text() {
@@ -120,7 +122,16 @@ private slots:
     void markdown_soft_breaks() {
         QCOMPARE(markdown_view_text("one\ntwo\n\nthree"), QString("one two\n\nthree"));
         QCOMPARE(markdown_view_text("# Head\nbody\nmore"), QString("# Head\nbody more"));
-        QCOMPARE(markdown_view_text("- a\n- b\n  still b"), QString("- a\n- b   still b"));
+        QCOMPARE(markdown_view_text("- a\n- b\n  still b"), QString("\u2022 a\n\u2022 b   still b"));
+        // Issue 37: a nested item (any indentation) keeps its own line; "*", "-" and "+" bullets
+        // show as bullets; a rule and ordered markers stay; link definitions are never joined.
+        QCOMPARE(markdown_view_text("* a\n    + nested\n        - deeper\n* b"),
+                 QString("\u2022 a\n    \u2022 nested\n        \u2022 deeper\n\u2022 b"));
+        QCOMPARE(markdown_view_text("1. one\n   2. two\n\n* * *\n- - -"),
+                 QString("1. one\n   2. two\n\n* * *\n- - -"));
+        QCOMPARE(markdown_view_text("[a]: https://a.example\n[b]: https://b.example\ntext"),
+                 QString("[a]: https://a.example\n[b]: https://b.example\ntext"));
+        QCOMPARE(markdown_view_text("```\n* not a bullet\n```"), QString("```\n* not a bullet\n```"));
         QCOMPARE(markdown_view_text("Title\n=====\ntext"), QString("Title\n=====\ntext"));
         QCOMPARE(markdown_view_text("hard  \nbreak\\\nkept"), QString("hard  \nbreak\\\nkept"));
         QCOMPARE(markdown_view_text("```\ncode\nlines\n```\nafter\nfence"),
@@ -183,6 +194,17 @@ private slots:
         const QFont block = format_at(*view, text.indexOf("int main")).font();
         QVERIFY2(drawn_fixed_pitch(block), qPrintable(glyph_widths(block)));
         QVERIFY(!MarkdownStyler::is_hidden_markup(format_at(*view, text.indexOf("Closing"))));
+        // Bullets drawn as bullets, bold (issue 37: the "*" or "-" showed as typed).
+        const int bullet = static_cast<int>(text.indexOf("- first"));
+        QCOMPARE(view->toPlainText().at(bullet), QChar(0x2022));
+        QCOMPARE(format_at(*view, bullet).fontWeight(), int(QFont::Bold));
+        // A reference-style link reads as a link, its brackets hidden; its definition line is small.
+        QVERIFY(format_at(*view, text.indexOf("the guide")).fontUnderline());
+        QVERIFY(MarkdownStyler::is_hidden_markup(format_at(*view, text.indexOf("[the guide"))));
+        QVERIFY(MarkdownStyler::is_hidden_markup(format_at(*view, text.indexOf("][guide]"))));
+        QVERIFY(!format_at(*view, text.indexOf("guide]:")).fontUnderline());
+        QVERIFY(format_at(*view, text.indexOf("https://example.org/guide")).fontPointSize() <
+                view->font().pointSizeF());
 
         // Shading, citation highlight and position -> text still read the file's offsets.
         const auto map = word_map(text);

@@ -31,12 +31,30 @@ bool looks_hard_wrapped(const QString& text) {
 
 namespace {
 
+// A list item at any indentation: a nested item ("    - b" under "- a") starts a line of its own
+// (with at most 3 spaces allowed it ran into its parent: issue 37).
+const QRegularExpression& list_item() {
+    static const QRegularExpression item(QStringLiteral("^\\s*([-*+]|\\d{1,9}[.)])(?=\\s)"));
+    return item;
+}
+
+// "[label]: address", a reference-style link's definition: one per line, never joined.
+bool is_link_definition(QStringView line) {
+    static const QRegularExpression definition(QStringLiteral("^ {0,3}\\[[^\\]]+\\]:\\s*\\S"));
+    return definition.match(line).hasMatch();
+}
+
+bool is_rule(QStringView line) {
+    static const QRegularExpression rule(QStringLiteral("^ {0,3}(?:[-*_]\\s*){3,}$"));
+    return rule.match(line).hasMatch();
+}
+
 bool starts_markdown_block(QStringView line) {
-    // Heading, list item, quotation, fence, table row, rule or setext underline, HTML block.
+    // Heading, quotation, fence, table row, rule or setext underline, HTML block.
     static const QRegularExpression block(QStringLiteral(
         "^(?: "
-        "{0,3}(?:#{1,6}(?:\\s|$)|[-*+]\\s|\\d{1,9}[.)]\\s|>|```|~~~|\\||<|(?:[-*_]\\s*){3,}$|=+\\s*$))"));
-    return block.match(line).hasMatch();
+        "{0,3}(?:#{1,6}(?:\\s|$)|>|```|~~~|\\||<|(?:[-*_]\\s*){3,}$|=+\\s*$))"));
+    return block.match(line).hasMatch() || list_item().match(line).hasMatch() || is_link_definition(line);
 }
 
 bool is_fence_line(QStringView line) {
@@ -68,8 +86,21 @@ QString markdown_view_text(const QString& source) {
         // may continue on the next line.
         static const QRegularExpression ends_block(
             QStringLiteral("^ {0,3}(?:#{1,6}(?:\\s|$)|\\||(?:[-*_]\\s*){3,}$|=+\\s*$|<)"));
-        if (ends_block.match(line).hasMatch() || starts_markdown_block(next)) continue;
+        if (ends_block.match(line).hasMatch() || is_link_definition(line) || starts_markdown_block(next))
+            continue;
         out[breaks[i]] = QLatin1Char(' ');
+    }
+    // A bullet list's marker ("-", "*", "+") shows as a bullet, as a renderer draws it (the "*" was
+    // shown as typed). One UTF-16 character for one, so every offset stays the file's.
+    in_fence = false;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        if (is_fence_line(lines[i])) in_fence = !in_fence;
+        if (in_fence) continue;
+        const auto m = list_item().match(lines[i]);
+        if (!m.hasMatch() || m.capturedLength(1) != 1 || !QStringLiteral("-*+").contains(m.captured(1))) continue;
+        if (is_rule(lines[i])) continue;  // "* * *" is a rule, not a list
+        const qsizetype line_start = lines[i].data() - source.constData();
+        out[line_start + m.capturedStart(1)] = QChar(0x2022);
     }
     return out;
 }

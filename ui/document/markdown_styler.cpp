@@ -79,7 +79,9 @@ void MarkdownStyler::highlightBlock(const QString& text) {
 
     static const QRegularExpression atx(QStringLiteral("^ {0,3}(#{1,6})(\\s+|$)(.*?)(\\s+#+)?\\s*$"));
     static const QRegularExpression quote(QStringLiteral("^ {0,3}(>\\s?)+"));
-    static const QRegularExpression list(QStringLiteral("^\\s*([-*+]|\\d{1,9}[.)])\\s+"));
+    // "•" is how markdown_view_text shows a "-", "*" or "+" bullet.
+    static const QRegularExpression list(QStringLiteral("^\\s*([-*+\\x{2022}]|\\d{1,9}[.)])\\s+"));
+    static const QRegularExpression definition(QStringLiteral("^ {0,3}(\\[)([^\\]]+)(\\]:)"));
     static const QRegularExpression table(QStringLiteral("^\\s*\\|.*\\|\\s*$"));
     static const std::array<qreal, 6> heading_scale{1.7, 1.45, 1.25, 1.1, 1.0, 1.0};
 
@@ -110,6 +112,17 @@ void MarkdownStyler::highlightBlock(const QString& text) {
         style_inline(text, 0);
         heading(currentBlock().next().text().trimmed().startsWith('=') ? 1 : 2, 0,
                 static_cast<int>(text.size()));
+        return;
+    }
+    if (const auto m = definition.match(text); m.hasMatch()) {
+        // A reference-style link's "[label]: address" line: small and grey, as the address of an
+        // inline link is, with the label's brackets hidden.
+        QTextCharFormat address;
+        address.setForeground(markup_grey());
+        address.setFontPointSize(base_point_size() * 0.75);
+        setFormat(0, static_cast<int>(text.size()), address);
+        hide(static_cast<int>(m.capturedStart(1)), 1);
+        hide(static_cast<int>(m.capturedStart(3)), 1);
         return;
     }
     if (table.match(text).hasMatch()) {
@@ -149,6 +162,7 @@ void MarkdownStyler::style_inline(const QString& text, int from) {
         QStringLiteral("(?<![\\w*])(\\*|_)(?=[^\\s*_])(.+?)(?<=[^\\s*_])\\1(?![\\w*])"));
     static const QRegularExpression link(
         QStringLiteral("(!?\\[)([^\\]]+)(\\])(\\([^)\\s]*(?:\\s+\"[^\"]*\")?\\))"));
+    static const QRegularExpression reference(QStringLiteral("(\\[)([^\\]]+)(\\]\\[)([^\\]]*)(\\])"));
     static const QRegularExpression autolink(QStringLiteral("(<)((?:https?|mailto|ftp):[^>\\s]+)(>)"));
 
     std::vector<std::pair<int, int>> code_spans;
@@ -205,6 +219,16 @@ void MarkdownStyler::style_inline(const QString& text, int from) {
         hide(static_cast<int>(m.capturedStart(3)), static_cast<int>(m.capturedLength(3)));
         // The address stays readable, small: the model reads it, and a citation may point into it.
         setFormat(static_cast<int>(m.capturedStart(4)), static_cast<int>(m.capturedLength(4)), address);
+    }
+    // Reference-style links, "[text][label]" and "[text][]": the text as a link, the label small.
+    for (auto it = reference.globalMatch(text, from); it.hasNext();) {
+        const auto m = it.next();
+        if (in_code(m.capturedStart(0))) continue;
+        hide(static_cast<int>(m.capturedStart(1)), 1);
+        merge(static_cast<int>(m.capturedStart(2)), static_cast<int>(m.capturedLength(2)), link_text);
+        hide(static_cast<int>(m.capturedStart(3)), static_cast<int>(m.capturedLength(3)));
+        setFormat(static_cast<int>(m.capturedStart(4)), static_cast<int>(m.capturedLength(4)), address);
+        hide(static_cast<int>(m.capturedStart(5)), 1);
     }
     for (auto it = autolink.globalMatch(text, from); it.hasNext();) {
         const auto m = it.next();

@@ -1,8 +1,8 @@
 // Markdown shown rendered in the document view without changing one character of it (see
 // document_layout.h for why): a QSyntaxHighlighter that sets ATX and setext headings large and
 // bold, **strong**, *emphasis*, `code` and fenced code blocks, block quotes, list markers, tables
-// (fixed pitch, so the columns line up) and [links](url) (text underlined, the address small and
-// grey). The markup characters themselves — "#", "*", "_", "`", ">", fences, brackets — are
+// (fixed pitch, so the columns line up), [links](url) and [links][label] (text underlined, the
+// address or label small and grey) and "[label]: url" definition lines (small and grey). The markup characters themselves — "#", "*", "_", "`", ">", fences, brackets — are
 // shrunk to a sliver and made transparent.
 #pragma once
 
