@@ -116,7 +116,7 @@ private slots:
         QCOMPARE(layout_for("md", prose), DocumentLayout::Markdown);
         QCOMPARE(layout_for("txt", hard_wrapped_text()), DocumentLayout::AsWritten);
         QCOMPARE(layout_for("txt", prose), DocumentLayout::Prose);
-        QCOMPARE(layout_for("pdf", hard_wrapped_text()), DocumentLayout::Prose);  // PDF lines are the page's
+        QCOMPARE(layout_for("pdf", hard_wrapped_text()), DocumentLayout::Pdf);  // PDF lines are the page's
     }
 
     void markdown_soft_breaks() {
@@ -138,6 +138,48 @@ private slots:
                  QString("```\ncode\nlines\n```\nafter fence"));
         QCOMPARE(markdown_view_text("| a | b |\n|---|---|\n| 1 | 2 |"),
                  QString("| a | b |\n|---|---|\n| 1 | 2 |"));
+    }
+
+    void pdf_lines_join_into_paragraphs() {
+        // Issue 37: a PDF's text layer has one line per printed line; re-wrapped as they were they gave
+        // ragged lines. Full-width lines join their paragraph; a heading, a paragraph's last line,
+        // a list item and the blank line between pages keep their breaks; a hyphenated word reads whole.
+        const QString page =
+            "Introduction\n"
+            "The committee met on the third day of the month to discuss the budget\n"
+            "for the coming year and agreed that the heating of the north wing would\n"
+            "be replaced before winter.\n"
+            "Members noted that the cost of the replacement had risen since the exam-\n"
+            "ination of the boilers last spring, and that the new pumps are quieter.\n"
+            "The following were approved by a large majority of those who attended:\n"
+            "- the boiler contract\n"
+            "- the pump order\n"
+            "\n"
+            "Page two begins with a line that runs the full width of the printed page\n"
+            "and ends here.";
+        const QString shown = pdf_view_text(page);
+        QCOMPARE(shown.size(), page.size());
+        const QStringList lines = shown.split('\n');
+        QCOMPARE(lines.size(), 7);
+        QCOMPARE(lines[0], QString("Introduction"));
+        QVERIFY2(lines[1].startsWith("The committee") && lines[1].endsWith("before winter."), qPrintable(lines[1]));
+        QVERIFY2(lines[1].contains("budget for the coming year"), qPrintable(lines[1]));
+        QVERIFY2(lines[2].contains(QString("exam") + QChar(0x00AD) + QChar(0x200B) + "ination"), qPrintable(lines[2]));
+        // A paragraph whose last line runs the full width joins the next one: the text layer does not
+        // tell them apart (a wide window shows one longer paragraph, not ragged lines).
+        QVERIFY2(lines[2].endsWith("quieter. The following were approved by a large majority of those who attended:"),
+                 qPrintable(lines[2]));
+        QCOMPARE(lines[3], QString("- the boiler contract"));
+        QCOMPARE(lines[4], QString("- the pump order"));
+        QCOMPARE(lines[5], QString(""));
+        QCOMPARE(lines[6], QString("Page two begins with a line that runs the full width of the printed page and ends here."));
+        // Lines of a few words (a table, a form) are left alone.
+        QCOMPARE(pdf_view_text("Name\nDate\nTotal 12\nSigned"), QString("Name\nDate\nTotal 12\nSigned"));
+
+        DocumentView view;
+        view.set_document(page, layout_for("pdf", page));
+        QTRY_VERIFY(view.fully_loaded());
+        QCOMPARE(view.toPlainText(), shown);
     }
 
     void markdown_renders_in_the_real_window_with_offsets_intact() {

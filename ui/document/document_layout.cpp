@@ -2,6 +2,7 @@
 
 #include <QRegularExpression>
 #include <QStringView>
+#include <algorithm>
 #include <vector>
 
 namespace snapdoc::ui {
@@ -57,6 +58,20 @@ bool starts_markdown_block(QStringView line) {
     return block.match(line).hasMatch() || list_item().match(line).hasMatch() || is_link_definition(line);
 }
 
+// The text's lines and the offset of the '\n' after each (-1 for the last).
+std::pair<std::vector<QStringView>, std::vector<qsizetype>> split_lines(const QString& text) {
+    std::vector<QStringView> lines;
+    std::vector<qsizetype> breaks;
+    for (qsizetype start = 0; start <= text.size();) {
+        const qsizetype end = text.indexOf(QLatin1Char('\n'), start);
+        lines.push_back(QStringView(text).mid(start, (end < 0 ? text.size() : end) - start));
+        breaks.push_back(end);
+        if (end < 0) break;
+        start = end + 1;
+    }
+    return {std::move(lines), std::move(breaks)};
+}
+
 bool is_fence_line(QStringView line) {
     static const QRegularExpression fence(QStringLiteral("^ {0,3}(```|~~~)"));
     return fence.match(line).hasMatch();
@@ -66,15 +81,7 @@ bool is_fence_line(QStringView line) {
 
 QString markdown_view_text(const QString& source) {
     QString out = source;
-    std::vector<QStringView> lines;
-    std::vector<qsizetype> breaks;  // offset of the '\n' after each line (-1 for the last)
-    for (qsizetype start = 0; start <= source.size();) {
-        qsizetype end = source.indexOf(QLatin1Char('\n'), start);
-        lines.push_back(QStringView(source).mid(start, (end < 0 ? source.size() : end) - start));
-        breaks.push_back(end);
-        if (end < 0) break;
-        start = end + 1;
-    }
+    const auto [lines, breaks] = split_lines(source);
     bool in_fence = false;
     for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
         const QStringView line = lines[i], next = lines[i + 1];
@@ -105,8 +112,50 @@ QString markdown_view_text(const QString& source) {
     return out;
 }
 
+namespace {
+
+// How long a full printed line is, in characters: the 80th percentile of the non-empty lines'
+// lengths (most lines of a page of prose run the full width; headings and last lines are shorter).
+qsizetype full_line_length(const std::vector<QStringView>& lines) {
+    std::vector<qsizetype> lengths;
+    for (const QStringView line : lines)
+        if (!line.trimmed().isEmpty()) lengths.push_back(line.trimmed().size());
+    if (lengths.empty()) return 0;
+    const auto at = lengths.begin() + static_cast<std::ptrdiff_t>(lengths.size() * 8 / 10);
+    std::nth_element(lengths.begin(), at, lengths.end());
+    return *at;
+}
+
+}  // namespace
+
+QString pdf_view_text(const QString& text) {
+    const auto [lines, breaks] = split_lines(text);
+    QString out = text;
+    // Lines of a few words are not prose (a table, a form): their breaks stay.
+    const qsizetype full = full_line_length(lines);
+    if (full < 30) return out;
+    for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
+        const QStringView line = lines[i].trimmed(), next = lines[i + 1].trimmed();
+        if (line.isEmpty() || next.isEmpty()) continue;
+        if (line.size() * 10 < full * 7) continue;  // ends short: a heading or a paragraph's end
+        if (list_item().match(next).hasMatch() || next.startsWith(QChar(0x2022))) continue;
+        const qsizetype end_of_line = lines[i].data() - text.constData() + lines[i].size();
+        const bool hyphenated = line.size() >= 2 && line.endsWith(QLatin1Char('-')) &&
+                                line[line.size() - 2].isLower() && next[0].isLower() &&
+                                lines[i].endsWith(QLatin1Char('-'));
+        if (hyphenated) {
+            out[end_of_line - 1] = QChar(0x00AD);  // soft hyphen: drawn only where a line breaks
+            out[breaks[i]] = QChar(0x200B);         // zero-width space: the word reads whole
+        } else {
+            out[breaks[i]] = QLatin1Char(' ');
+        }
+    }
+    return out;
+}
+
 DocumentLayout layout_for(const QString& format, const QString& text) {
     if (format == QLatin1String("md")) return DocumentLayout::Markdown;
+    if (format == QLatin1String("pdf")) return DocumentLayout::Pdf;
     if (format == QLatin1String("txt") && looks_hard_wrapped(text)) return DocumentLayout::AsWritten;
     return DocumentLayout::Prose;
 }

@@ -12,7 +12,8 @@
 namespace snapdoc::ui {
 
 enum class DocumentLayout {
-    Prose,      // re-wrapped to the view's width (HTML, PDF, unwrapped text)
+    Prose,      // re-wrapped to the view's width (HTML, unwrapped text)
+    Pdf,        // re-wrapped, the page's line breaks inside a paragraph joined
     Markdown,   // re-wrapped, Markdown styled in place
     AsWritten,  // fixed pitch, one view line per text line
 };
@@ -26,6 +27,15 @@ DocumentLayout layout_for(const QString& format, const QString& text);
 // heading, a list item, a quotation, a fence, a table row, a rule or a setext underline, after two
 // trailing spaces or a backslash, and everywhere inside a fenced code block.
 QString markdown_view_text(const QString& source);
+
+// The characters the view shows for a PDF's text: the same length, every character the same except
+// the line breaks inside a paragraph. The text layer has one line per printed line, and those lines
+// re-wrapped at the view's width gave ragged lines (issue 37). A break is joined when its line runs
+// (nearly) the full width the document's lines usually have and the next line is text, not a list
+// item: it becomes a space, or, after a word broken with a hyphen ("exam-" / "ple"), the hyphen
+// becomes a soft hyphen and the break a zero-width space, so "example" reads whole. A short line
+// (a heading, a paragraph's last line) and a blank line (between pages) keep their breaks.
+QString pdf_view_text(const QString& text);
 
 // True when the text's line breaks are the author's wrapping of paragraphs at a fixed width: most
 // non-empty lines continue a paragraph (the next line is not empty) and nearly all are short

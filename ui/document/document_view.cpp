@@ -75,7 +75,9 @@ void DocumentView::set_document(const QString& text, DocumentLayout layout) {
     apply_layout(layout);
     text_ = text;
     // Same length as text_, so every offset is the document's; only soft breaks differ.
-    shown_ = layout == DocumentLayout::Markdown ? markdown_view_text(text) : text;
+    shown_ = layout == DocumentLayout::Markdown ? markdown_view_text(text)
+             : layout == DocumentLayout::Pdf    ? pdf_view_text(text)
+                                                : text;
     map_.reset();
     counts_.reset();
     weights_.reset();
