@@ -14,6 +14,7 @@
 #include "ui/dialogs/dialog_provider.h"
 #include "ui/widgets/sentence_case.h"
 #include "ui/dialogs/settings_dialog.h"
+#include "ui/dialogs/shortcuts_dialog.h"
 #include "ui/inspector/compression_controls.h"
 #include "ui/inspector/inspector_panel.h"
 #include "ui/main/chat_controller.h"
@@ -71,6 +72,10 @@ void MainWindow::build_menus() {
     });
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Keyboard Shortcuts"), QKeySequence(tr("Ctrl+/")), this, [this] {
+        ShortcutsDialog dialog(*menuBar(), this);
+        dialog.exec();
+    });
     help->addAction(tr("&About snapdoc"), this, &MainWindow::about);
     rebuild_recent_menus();
 }
