@@ -94,6 +94,36 @@ private slots:
         report_ = QString::fromUtf8(r.readAll());
     }
 
+    void a_document_far_too_long_is_refused_before_it_is_encoded() {
+        // Issue 37: a 60 MB text showed a full bar and no status for ~40 s (encoding it) before its
+        // refusal. A text whose bytes alone prove it longer than the context is refused at once.
+        const int bound = tokenizer_->max_input_bytes_per_token();
+        if (bound <= 0) QSKIP("the bundled model's tokenizer gives no bytes-per-token bound");
+        snapdoc::test::RecordingDialogs* dialogs = nullptr;
+        auto w = make_window(dialogs);
+        QVERIFY(load_model(*w));
+        const int ctx = w->models().info()->context_length;
+        QString text;
+        const QString copy = report_ + "\n";
+        while (text.toUtf8().size() <= static_cast<qsizetype>(ctx + 1000) * bound) text += copy.repeated(64);
+        const QString path = dir_.path() + "/far-too-long.txt";
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(text.toUtf8());
+        f.close();
+
+        QSignalSpy failed(&w->documents(), &DocumentController::documentFailed);
+        QSignalSpy started(&w->documents(), &DocumentController::prefillStarted);
+        w->open_document(path);
+        QVERIFY(wait_until([&] { return failed.count() == 1; }, 60000));
+        const QString msg = failed.first().at(1).toString();
+        QVERIFY2(msg.startsWith("The document is at least ") &&
+                     msg.contains("but the model's context is " + QLocale(QLocale::English).toString(ctx) + " tokens"),
+                 qPrintable(msg));
+        QVERIFY2(msg.contains(" MB of text"), qPrintable(msg));
+        QCOMPARE(started.count(), 0);
+    }
+
     void over_long_document_is_refused_before_any_prefill() {
         snapdoc::test::RecordingDialogs* dialogs = nullptr;
         auto w = make_window(dialogs);

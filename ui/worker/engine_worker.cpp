@@ -176,6 +176,23 @@ void EngineWorker::loadDocument(qint64 document_id, std::shared_ptr<const std::s
         // The document part is built here (not by DocumentChat::load_document) so its token ids can
         // also give the position -> text map without encoding a 100K-token document twice.
         s_->document_text = text;
+        // Too long to be worth encoding: a token stands for at most max_input_bytes_per_token bytes,
+        // so the text has at least size / that many tokens. A 60 MB file was encoded for ~40 s with
+        // no word before its refusal (issue 37); this one comes at once.
+        if (const int bound = s_->tokenizer->max_input_bytes_per_token(); bound > 0 && !ignore_context) {
+            const int64_t at_least = static_cast<int64_t>(text->size()) / bound;
+            const int ctx = s_->model->config.context_length;
+            if (at_least > ctx) {
+                emit documentFailed(
+                    document_id,
+                    tr("The document is at least %1 tokens (%2 MB of text), but the model's context is %3 "
+                       "tokens. Use a shorter document, a model with a longer context, or allow longer "
+                       "prompts in Settings.")
+                        .arg(with_commas(at_least), QString::number(text->size() / 1e6, 'f', 1), with_commas(ctx)),
+                    false);
+                return;
+            }
+        }
         const std::string system_prompt = s_->next_system_prompt;
         const std::vector<int32_t> part =
             build_document_part(s_->template_kind, *s_->tokenizer, system_prompt, *text);
