@@ -100,6 +100,13 @@ private slots:
             // An x axis from 0 across the prompt, more than one label.
             QVERIFY2(x_axis.size() >= 2, qPrintable(QString::number(x_axis.size())));
             QCOMPARE(x_axis.front().text, QString("0"));
+            // Positions are grouped as every other count is ("1,800", not "1800": issue 37).
+            for (const auto* axis : {&labels, &x_axis})
+                for (const AxisLabel& l : *axis)
+                    QVERIFY2(!l.text.contains(QRegularExpression("\\d{4}")), qPrintable(l.text));
+            QVERIFY2(std::any_of(labels.begin(), labels.end(), [](const AxisLabel& l) { return l.text.contains(','); }),
+                     "no tick past 999 on a 1,834-position axis");
+            QVERIFY2(detail->summary().contains(QRegularExpression(" of 1,\\d{3} \\+ ")), qPrintable(detail->summary()));
             check_labels(x_axis, *detail, "head detail");
         }
     }

@@ -13,6 +13,7 @@
 
 #include "ui/document/document_view.h"
 #include "ui/widgets/flow_layout.h"
+#include "ui/widgets/number_format.h"
 
 namespace snapdoc::ui {
 
@@ -224,7 +225,7 @@ void DocumentPanel::update_page() {
     const int offset = view_->first_visible_offset();
     const auto it = std::upper_bound(page_offsets_.begin(), page_offsets_.end(), offset);
     const int page = static_cast<int>(it - page_offsets_.begin());
-    page_->setText(tr("page %1 of %2").arg(std::max(1, page)).arg(page_offsets_.size()));
+    page_->setText(tr("page %1 of %2").arg(with_commas(std::max(1, page)), with_commas(static_cast<qint64>(page_offsets_.size()))));
 }
 
 }  // namespace snapdoc::ui

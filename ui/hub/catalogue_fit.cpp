@@ -1,10 +1,10 @@
 #include "ui/hub/catalogue_fit.h"
 
-#include <QLocale>
 #include <QObject>
 #include <QString>
 
 #include "engine/session/prefill_estimate.h"
+#include "ui/widgets/number_format.h"
 
 namespace snapdoc::ui {
 
@@ -32,7 +32,7 @@ QString short_duration(double seconds) {
 }
 
 QString token_count(int64_t tokens) {
-    return QObject::tr("%1 tokens").arg(QLocale(QLocale::English).toString(static_cast<qlonglong>(tokens)));
+    return QObject::tr("%1 tokens").arg(with_commas(tokens));
 }
 
 }  // namespace snapdoc::ui

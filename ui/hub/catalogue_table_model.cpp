@@ -3,9 +3,9 @@
 #include <QBrush>
 #include <QColor>
 #include <QFont>
-#include <QLocale>
 
 #include "engine/model/model_summary.h"
+#include "ui/widgets/number_format.h"
 
 namespace snapdoc::ui {
 
@@ -120,7 +120,7 @@ QVariant CatalogueTableModel::data(const QModelIndex& index, int role) const {
             return f.prefill_seconds < 0 ? QObject::tr("—") : short_duration(f.prefill_seconds);
         case Longest:
             return f.longest_document_tokens > 0
-                       ? QLocale(QLocale::English).toString(static_cast<qlonglong>(f.longest_document_tokens))
+                       ? with_commas(f.longest_document_tokens)
                        : QObject::tr("none");
         case Context:
             return QStringLiteral("%1K").arg(r->entry->shape.context_length / 1024);

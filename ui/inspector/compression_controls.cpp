@@ -5,7 +5,6 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QLocale>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
@@ -16,6 +15,7 @@
 #include <cmath>
 
 #include "engine/model/model_summary.h"
+#include "ui/widgets/number_format.h"
 
 namespace snapdoc::ui {
 
@@ -253,7 +253,7 @@ void CompressionControls::update_estimate() {
     }
     QString text = tr("≈ %1 KV cache (f32) for a %2-position prompt; uncompressed %3 (%4×)")
                        .arg(QString::fromStdString(format_bytes(est)))
-                       .arg(QLocale(QLocale::English).toString(prompt_len_))
+                       .arg(with_commas(prompt_len_))
                        .arg(QString::fromStdString(format_bytes(full)))
                        .arg(static_cast<double>(full) / std::max<int64_t>(1, est), 0, 'f', 1);
     if (whole > 0) text += tr(" · with %1 positions per head of earlier turns kept whole").arg(whole);

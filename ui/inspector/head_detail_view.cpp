@@ -8,6 +8,7 @@
 
 #include "ui/inspector/axis_labels.h"
 #include "ui/inspector/selection_analysis.h"
+#include "ui/widgets/number_format.h"
 
 namespace snapdoc::ui {
 
@@ -50,7 +51,8 @@ QString HeadDetailView::summary() const {
     QString text = tr("Layer %1, head %2").arg(layer_).arg(head_);
     const QString role = roles_.of(layer_, head_, static_cast<int>(s.layers[layer_].size()));
     if (!role.isEmpty()) text += tr(" (%1)").arg(role);
-    text += tr(": kept %1 of %2 + %3 window").arg(h->kept.size()).arg(s.n_prefix()).arg(s.window);
+    text += tr(": kept %1 of %2 + %3 window")
+                .arg(with_commas(static_cast<qint64>(h->kept.size())), with_commas(s.n_prefix()), with_commas(s.window));
     auto num = [](float v) { return QString::number(static_cast<double>(v), 'g', 3); };
     if (e.adaptive) {
         // AdaKV: the head's own smallest kept score is not a threshold; say which rule kept what.
@@ -81,7 +83,7 @@ std::vector<AxisLabel> HeadDetailView::axis_labels() const {
     const QRect r = plot_rect();
     std::vector<AxisTickText> ticks;
     for (const auto& [pos, x] : axis_positions(0, snapshot_.selection->prompt_len, r.left(), r.width(), kMinLabelSpacing))
-        ticks.push_back({x, QString::number(pos)});
+        ticks.push_back({x, with_commas(pos)});
     return place_axis_labels(ticks, r.left(), width(), r.bottom() + kTickHeight + 4, fontMetrics());
 }
 

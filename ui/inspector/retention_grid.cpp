@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "ui/inspector/axis_labels.h"
+#include "ui/widgets/number_format.h"
 
 namespace snapdoc::ui {
 
@@ -288,7 +289,7 @@ std::vector<AxisLabel> RetentionGrid::axis_labels() const {
     const int top = plot_rect().bottom() + 3;
     std::vector<AxisTickText> index, location;
     for (const Tick& t : ticks) {
-        index.push_back({t.x, QString::number(t.position)});
+        index.push_back({t.x, with_commas(t.position)});
         location.push_back({t.x, t.location});
     }
     auto labels = place_axis_labels(index, kLabelWidth, width(), top, fm);

@@ -2,7 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <QLocale>
 #include <QPointer>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -16,14 +15,11 @@
 #include "ui/models/library_model.h"
 #include "ui/widgets/sentence_case.h"
 #include "ui/worker/engine_host.h"
+#include "ui/widgets/number_format.h"
 
 namespace snapdoc::ui {
 
 namespace {
-
-QString num(int64_t n) {
-    return QLocale(QLocale::English).toString(static_cast<qlonglong>(n));
-}
 
 // Progress bar steps: the bar moves per chunk (a fraction of the cost-weighted work).
 constexpr int kProgressSteps = 1000;
@@ -275,7 +271,7 @@ void DocumentController::update_facts(const QString& problem) {
     if (model_ && ready_) {
         const int ctx = model_->context_length;
         html +=
-            tr(" · <b>%1</b> of the model's %2-token context").arg(num(ready_->document_tokens), num(ctx));
+            tr(" · <b>%1</b> of the model's %2-token context").arg(with_commas(ready_->document_tokens), with_commas(ctx));
         if (ctx > 0 && ready_->document_tokens > ctx)
             html += tr(" <span style='color:#b02020'>(longer than the context: allowed in Settings)</span>");
         // The f16 store re-selection reads (the inspector's figures are the f32 cache attention reads).
@@ -287,7 +283,7 @@ void DocumentController::update_facts(const QString& problem) {
             html +=
                 tr(" · prefilled in %1 s (%2 tok/s)")
                     .arg(ready_->seconds, 0, 'f', 2)
-                    .arg(num(static_cast<int64_t>(ready_->document_tokens / std::max(1e-6, ready_->seconds))));
+                    .arg(with_commas(static_cast<int64_t>(ready_->document_tokens / std::max(1e-6, ready_->seconds))));
         if (!ready_->kv_cache_note.isEmpty())
             html += QStringLiteral("<br><span style='color:#806000'>%1</span>").arg(ready_->kv_cache_note.toHtmlEscaped());
         if (estimate_seconds_ >= 0 && !ready_->from_kv_cache)
@@ -299,8 +295,8 @@ void DocumentController::update_facts(const QString& problem) {
         html += total >= 0 ? (time_left_.corrected()
                                   ? tr(" · prefilling %1 tokens: estimated %2 in all at the measured rate")
                                   : tr(" · prefilling %1 tokens: estimated %2 on this machine (probe)"))
-                                 .arg(num(prefill_tokens_), duration_text(total).remove(QStringLiteral("about ")))
-                                       : tr(" · prefilling %1 tokens").arg(num(prefill_tokens_));
+                                 .arg(with_commas(prefill_tokens_), duration_text(total).remove(QStringLiteral("about ")))
+                                       : tr(" · prefilling %1 tokens").arg(with_commas(prefill_tokens_));
     }
     const QString shown_problem = problem.isEmpty() ? refusal_ : problem;
     if (!shown_problem.isEmpty())

@@ -1,4 +1,5 @@
 #include "ui/models/library_model.h"
+#include "ui/widgets/number_format.h"
 
 #include <QFileInfo>
 #include <QLocale>
@@ -18,7 +19,7 @@ QString document_facts(const services::DocumentRecord& d, const std::string& cur
                      .arg(en.toString(*d.token_count), QFileInfo(QString::fromStdString(d.token_model)).fileName());
     else if (d.token_count && d.token_model == current_model)
         parts << QObject::tr("%1 tokens").arg(en.toString(*d.token_count));
-    if (d.page_offsets.size() > 1) parts << QObject::tr("%1 pages").arg(d.page_offsets.size());
+    if (d.page_offsets.size() > 1) parts << QObject::tr("%1 pages").arg(with_commas(static_cast<qint64>(d.page_offsets.size())));
     return parts.join(QStringLiteral(" · "));
 }
 

@@ -3,7 +3,6 @@
 #include <spdlog/spdlog.h>
 
 #include <QElapsedTimer>
-#include <QLocale>
 
 #include "engine/common/error.h"
 #include "engine/kv/kv_store_cache.h"
@@ -22,6 +21,7 @@
 #include "ui/worker/held_reselect.h"
 #include "ui/worker/model_description.h"
 #include "ui/worker/text_coalescer.h"
+#include "ui/widgets/number_format.h"
 
 namespace snapdoc::ui {
 
@@ -76,10 +76,6 @@ namespace {
 
 QString qstr(const std::string& s) {
     return QString::fromStdString(s);
-}
-
-QString with_commas(int64_t n) {
-    return QLocale(QLocale::English).toString(static_cast<qlonglong>(n));
 }
 
 std::unique_ptr<Backend> make_worker_backend(const Model& model, const ModelLoadOptions& options,

@@ -1,21 +1,18 @@
 #include "ui/worker/model_description.h"
 
 #include <QFileInfo>
-#include <QLocale>
 #include <QObject>
 
 #include "engine/model/model.h"
 #include "engine/model/model_summary.h"
 #include "engine/tokenizer/chat_template.h"
+#include "ui/widgets/number_format.h"
 
 namespace snapdoc::ui {
 
 namespace {
 QString bytes(int64_t b) {
     return QString::fromStdString(format_bytes(b));
-}
-QString num(int64_t n) {
-    return QLocale(QLocale::English).toString(static_cast<qlonglong>(n));
 }
 }  // namespace
 
@@ -70,8 +67,8 @@ QString model_info_text(const ModelInfo& i) {
              .arg(i.head_dim);
     // The bytes as stored: a GGUF mixes types (Q4_K_M is mostly Q6_K by size in small models); the
     // tensor types line below says which.
-    t += QObject::tr("Parameters: %1 (%2 as stored)\n").arg(num(i.parameters), bytes(i.weight_bytes));
-    t += QObject::tr("Context length: %1 tokens\n").arg(num(i.context_length));
+    t += QObject::tr("Parameters: %1 (%2 as stored)\n").arg(with_commas(i.parameters), bytes(i.weight_bytes));
+    t += QObject::tr("Context length: %1 tokens\n").arg(with_commas(i.context_length));
     t += QObject::tr("Tensor types: %1\n").arg(i.type_mix);
     t += QObject::tr("Weights: %1 as stored (memory-mapped)\n").arg(bytes(i.weight_bytes));
     // Two quantities, each on its own basis (they were mixed: a 1,024-entry budget "cost" twice an

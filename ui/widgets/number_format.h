@@ -1,0 +1,14 @@
+// Counts as the app shows them everywhere: "93,210 tokens", "page 1,204 of 1,310". One function, so
+// no figure is grouped in one place and not in the next (issue 37: "thousands separators missing
+// in some figures but not others"). English grouping on every system locale, as the rest of the
+// app's text is English.
+#pragma once
+
+#include <QString>
+#include <QtGlobal>
+
+namespace snapdoc::ui {
+
+QString with_commas(qint64 n);
+
+}  // namespace snapdoc::ui
