@@ -239,7 +239,8 @@ private slots:
         QVERIFY(view->isVisible());
         QVERIFY(view->toPlainText().contains("request: POST /v1/chat/completions 200 "));
         QCOMPARE(status_of(port, "/v1/models"), 200);
-        QVERIFY(wait_until([&] { return view->toPlainText().contains("request: GET /v1/models 200 "); }, 10000));
+        QVERIFY(
+            wait_until([&] { return view->toPlainText().contains("request: GET /v1/models 200 "); }, 10000));
 
         QVERIFY(edit_settings(w, [](QDialog& d) { set_server(d, false, 0, {}); }));
         QVERIFY(!activity->isVisible());

@@ -43,7 +43,7 @@ void LocalServerController::apply(const services::LocalServerSettings& server,
     // Loopback only: the app shares the user's documents with local clients, not the network.
     QStringList args{"-m", model_path, "--host", "127.0.0.1", "--port", QString::number(server.port)};
     // Info, not the default warn: its request, prefill and idle lines feed the status bar and log.
-    args << "--log-level" << "info";
+    args.append({"--log-level", "info"});
     if (!server.api_key.empty()) args << "--api-key" << QString::fromStdString(server.api_key);
     if (generation.kv_cache && !kv_cache_dir.isEmpty())
         args << "--cache-dir" << kv_cache_dir << "--cache-cap-mb"

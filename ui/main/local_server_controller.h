@@ -62,8 +62,8 @@ private:
     QString address_;
     QString status_;
     QByteArray stderr_buffer_;  // a partial last line
-    ServerActivity activity_;
     QString last_error_;        // the child's last stderr line: why it stopped, in its words
+    ServerActivity activity_;
     bool stopping_ = false;
 };
 
