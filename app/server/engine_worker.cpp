@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "app/server/activity_log.h"
 #include "app/server/api_error.h"
 #include "app/server/prompt_plan.h"
 #include "app/server/stop_matcher.h"
@@ -61,6 +62,10 @@ EngineWorker::Stats EngineWorker::stats() const {
 
 void EngineWorker::run(Job& job) {
     job.started = SteadyClock::now();
+    // However the job ends; the next one in the queue logs its own activity right after.
+    struct IdleWhenDone {
+        ~IdleWhenDone() { log_idle(); }
+    } idle_when_done;
     try {
         switch (job.kind) {
             case Job::Kind::Document:
@@ -108,6 +113,7 @@ void EngineWorker::answer(Job& job, HeldSession& held, const std::string& source
             job.cancel.store(true);  // the engine stops before the next token
         }
     };
+    log_answering();
     const AskResult r = ask(opts);
     if (std::string rest = matcher.flush(); !rest.empty())
         job.events.push(JobEvent::text_event(std::move(rest)));
@@ -192,7 +198,7 @@ std::shared_ptr<HeldSession> EngineWorker::session_for_prompt(Job& job, std::str
         }
     }
     if (source.empty()) {
-        chat->load_document_tokens(part, {}, &job.cancel);
+        chat->load_document_tokens(part, PrefillLog{}, &job.cancel);
         source = chat->served_from_cache() ? "kv-cache" : "new";
         reused = chat->served_from_cache() ? end : 0;
     }
@@ -239,7 +245,7 @@ std::shared_ptr<HeldSession> EngineWorker::explicit_session(const Job& job, std:
     if (info->status == "failed")
         throw bad_request("document '" + id + "' failed: " + info->error, "document_id");
     auto chat = new_chat(true, info->owner);
-    chat->load_document(info->text, {}, &job.cancel, info->system_prompt);
+    chat->load_document(info->text, PrefillLog{}, &job.cancel, info->system_prompt);
     source = chat->served_from_cache() ? "kv-cache" : "new";
     auto held = std::make_shared<HeldSession>();
     held->name = id;
@@ -274,9 +280,11 @@ void EngineWorker::run_document_prefill(Job& job) {
     try {
         auto chat = new_chat(true, info->owner);
         const auto t0 = SteadyClock::now();
+        PrefillLog log;
         chat->load_document(
             info->text,
             [&](const PrefillProgress& p) {
+                log(p);
                 documents_.update(id, [&](DocumentInfo& d) { d.progress = p.fraction; });
             },
             &job.cancel, info->system_prompt);

@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "app/server/activity_log.h"
 #include "app/server/connection_stream.h"
 #include "app/server/early_reply.h"
 #include "app/server/socket_address.h"
@@ -12,6 +13,10 @@
 namespace snapdoc::server {
 
 namespace {
+
+// When this request thread began the request it is serving: httplib's logger, which writes the
+// request line, runs on the same thread after the response (a streamed one included) is written.
+thread_local SteadyClock::time_point t_request_started;
 
 // Runs before routing, on the parsed request.
 void neutralise(httplib::Request& req) {
@@ -50,6 +55,9 @@ GuardedHttpServer::GuardedHttpServer(HttpLimits limits, int request_threads, int
     new_task_queue = [] { return new httplib::ThreadPool(2); };
     set_read_timeout(read_timeout_s, 0);
     set_write_timeout(write_timeout_s, 0);
+    set_logger([](const httplib::Request& req, const httplib::Response& res) {
+        log_request(req.method, req.path, res.status, seconds_since(t_request_started) * 1000.0);
+    });
 }
 
 GuardedHttpServer::~GuardedHttpServer() {
@@ -117,6 +125,7 @@ void GuardedHttpServer::serve_one(std::unique_ptr<Connection> c) {
         if (stream.take_head()) {
             const bool last = c->served + 1 >= limits_.keep_alive_max || stopping_.load();
             bool closed = false;
+            t_request_started = SteadyClock::now();
             const bool ok = process_request(stream, last, closed, neutralise);
             ++c->served;
             // A request httplib did not read to the end of its head (a malformed one) leaves the

@@ -2,7 +2,8 @@
 // snapdoc-server for the loaded demo model; the address appears in the status bar, /health and
 // /v1/models answer on loopback, a new API key restarts it (401 without the key), opening another model
 // restarts it for that model, a port already in use is said in words, and turning the setting off stops it
-// (the port is closed).
+// (the port is closed). Issue 37: the status bar counts its requests and says what it is doing, and
+// Settings > Local Server Log shows its log lines.
 #include <arpa/inet.h>
 #include <httplib.h>
 #include <netinet/in.h>
@@ -15,6 +16,7 @@
 #include <QDialog>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPlainTextEdit>
 #include <QScopeGuard>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -180,6 +182,68 @@ private slots:
         QVERIFY(label->text().isEmpty());
         QCOMPARE(status_of(keyed, "/health"), -1);
         QVERIFY(!services::load_settings(*store_).local_server.enabled);
+    }
+
+    void counts_requests_and_shows_the_log() {
+        const QString model = snapdoc::test::source_file("resources/models/snapdoc-demo.gguf");
+        if (!QFileInfo::exists(model)) QSKIP(qPrintable(model + " is absent"));
+        MainWindow w(*store_, std::make_unique<snapdoc::test::RecordingDialogs>());
+        w.show();
+        QSignalSpy loaded(&w.models(), &ModelController::loaded);
+        w.open_model(model, /*confirm=*/false);
+        QVERIFY(wait_until([&] { return loaded.count() == 1; }));
+        QVERIFY(edit_settings(w, [](QDialog& d) { set_server(d, true, 0, {}); }));
+        QVERIFY(wait_until([&] { return !w.local_server().address().isEmpty(); }, 30000));
+        const int port = port_of(w.local_server().address());
+        QVERIFY2(wait_healthy(port), qPrintable(w.local_server().status_text()));
+        auto* activity = child<QLabel>(w, "localServerActivityLabel");
+        QVERIFY(wait_until([&] { return activity->isVisible(); }, 10000));
+        const qint64 before = w.local_server().activity().request_count();
+        QVERIFY(before >= 1);  // the /health polls above
+
+        // A chat with a pasted document: its prefill, its answer, then idle; one more request.
+        std::string document;
+        for (int i = 0; i < 600; ++i) document += "Line " + std::to_string(i) + " of the pasted report. ";
+        const nlohmann::json body{
+            {"messages", {{{"role", "user"}, {"content", document + "\n\nWhat is line 7?"}}}},
+            {"max_tokens", 4}};
+        httplib::Client cli("127.0.0.1", port);
+        cli.set_read_timeout(60);
+        auto r = cli.Post("/v1/chat/completions", body.dump(), "application/json");
+        QVERIFY(r);
+        QCOMPARE(r->status, 200);
+        const auto log_has = [&](const QString& text) {
+            for (const QString& line : w.local_server().activity().lines())
+                if (line.contains(text)) return true;
+            return false;
+        };
+        QVERIFY2(wait_until([&] { return log_has("request: POST /v1/chat/completions 200 "); }, 10000),
+                 qPrintable(w.local_server().activity().text().right(2000)));
+        QVERIFY(log_has("] [info] prefill: "));
+        QVERIFY(log_has("] [info] answering"));
+        // The engine says "idle" right after the answer; the request line may come before it.
+        QVERIFY2(wait_until([&] { return w.local_server().activity().activity() == "Idle"; }, 10000),
+                 qPrintable(w.local_server().activity().activity()));
+        QVERIFY(w.local_server().activity().request_count() >= before + 1);
+        const QString count = QString::number(w.local_server().activity().request_count());
+        QVERIFY2(wait_until([&] { return activity->text() == count + " requests · Idle"; }, 10000),
+                 qPrintable(activity->text()));
+
+        // Settings > Local Server Log: the same lines, new ones following.
+        QAction* open_log = nullptr;
+        for (QAction* a : w.findChildren<QAction*>())
+            if (a->text() == "Local Server &Log…") open_log = a;
+        QVERIFY(open_log);
+        open_log->trigger();
+        auto* view = child<QPlainTextEdit>(w, "serverLogView");
+        QVERIFY(view->isVisible());
+        QVERIFY(view->toPlainText().contains("request: POST /v1/chat/completions 200 "));
+        QCOMPARE(status_of(port, "/v1/models"), 200);
+        QVERIFY(
+            wait_until([&] { return view->toPlainText().contains("request: GET /v1/models 200 "); }, 10000));
+
+        QVERIFY(edit_settings(w, [](QDialog& d) { set_server(d, false, 0, {}); }));
+        QVERIFY(!activity->isVisible());
     }
 
     void a_port_in_use_is_said_in_words() {

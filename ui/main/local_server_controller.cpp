@@ -9,6 +9,7 @@ namespace snapdoc::ui {
 namespace {
 
 constexpr int kDrainWaitMs = 5000;  // SIGTERM finishes the requests in flight; then it is killed
+constexpr qsizetype kMaxPartialLineBytes = 64 * 1024;
 const QString kListening = QStringLiteral("listening on ");
 const QString kName = QStringLiteral("snapdoc-server: ");
 
@@ -41,6 +42,8 @@ void LocalServerController::apply(const services::LocalServerSettings& server,
     }
     // Loopback only: the app shares the user's documents with local clients, not the network.
     QStringList args{"-m", model_path, "--host", "127.0.0.1", "--port", QString::number(server.port)};
+    // Info, not the default warn: its request, prefill and idle lines feed the status bar and log.
+    args.append({"--log-level", "info"});
     if (!server.api_key.empty()) args << "--api-key" << QString::fromStdString(server.api_key);
     if (generation.kv_cache && !kv_cache_dir.isEmpty())
         args << "--cache-dir" << kv_cache_dir << "--cache-cap-mb"
@@ -61,6 +64,8 @@ void LocalServerController::start(const QStringList& args) {
     address_.clear();
     last_error_.clear();
     stderr_buffer_.clear();
+    activity_.restart();
+    emit activityChanged();
     if (!QFileInfo(program_).isExecutable()) {
         set_status(tr("Local server: %1 is missing (build the snapdoc-server target)").arg(program_));
         return;
@@ -98,7 +103,9 @@ void LocalServerController::stop() {
 
 void LocalServerController::read_stdout() {
     while (process_ && process_->canReadLine()) {
-        const QString line = QString::fromUtf8(process_->readLine()).trimmed();
+        QByteArray raw = process_->readLine();
+        if (raw.endsWith('\n')) raw.chop(1);
+        const QString line = record(raw).trimmed();
         const int at = line.indexOf(kListening);
         if (at < 0) continue;
         address_ = line.mid(at + kListening.size());
@@ -111,7 +118,7 @@ void LocalServerController::read_stderr() {
     // Its own channel, buffered here: QProcess's readLine() reads the current (stdout) channel.
     stderr_buffer_ += process_->readAllStandardError();
     for (int nl; (nl = stderr_buffer_.indexOf('\n')) >= 0;) {
-        const QString line = QString::fromUtf8(stderr_buffer_.left(nl)).trimmed();
+        const QString line = record(stderr_buffer_.left(nl)).trimmed();
         stderr_buffer_.remove(0, nl + 1);
         // Its own messages start with its name (the usage text and log lines do not).
         if (!line.startsWith(kName)) continue;
@@ -120,6 +127,12 @@ void LocalServerController::read_stderr() {
         } else {
             last_error_ = line.mid(kName.size());
         }
+    }
+    // A line without an end (garbage, a binary dump) is kept as a line once it is this long, so the
+    // buffer stays bounded.
+    if (stderr_buffer_.size() > kMaxPartialLineBytes) {
+        record(stderr_buffer_);
+        stderr_buffer_.clear();
     }
 }
 
@@ -134,6 +147,15 @@ void LocalServerController::finished(int code, QProcess::ExitStatus status) {
     set_status(tr("Local server stopped: %1").arg(why));
     process_->deleteLater();
     process_ = nullptr;
+}
+
+QString LocalServerController::record(const QByteArray& raw) {
+    const qint64 requests = activity_.request_count();
+    const QString activity = activity_.activity();
+    const QString line = activity_.add_line(raw);
+    emit logLine(line);
+    if (requests != activity_.request_count() || activity != activity_.activity()) emit activityChanged();
+    return line;
 }
 
 void LocalServerController::set_status(const QString& text) {

@@ -13,6 +13,7 @@
 #include <QStringList>
 
 #include "app/services/app_settings.h"
+#include "ui/main/server_activity.h"
 
 namespace snapdoc::ui {
 
@@ -39,8 +40,13 @@ public:
     const QString& status_text() const { return status_; }
     bool running() const { return process_ && process_->state() != QProcess::NotRunning; }
 
+    // Its log (stdout and stderr lines), request count and current activity.
+    const ServerActivity& activity() const { return activity_; }
+
 signals:
     void statusChanged(const QString& text);
+    void logLine(const QString& line);  // each line the child writes, as kept in activity()
+    void activityChanged();             // the request count or the activity changed
 
 private:
     void start(const QStringList& args);
@@ -48,6 +54,7 @@ private:
     void read_stderr();
     void finished(int code, QProcess::ExitStatus status);
     void set_status(const QString& text);
+    QString record(const QByteArray& raw);  // into activity_, with the signals
 
     QString program_;
     QProcess* process_ = nullptr;
@@ -56,6 +63,7 @@ private:
     QString status_;
     QByteArray stderr_buffer_;  // a partial last line
     QString last_error_;        // the child's last stderr line: why it stopped, in its words
+    ServerActivity activity_;
     bool stopping_ = false;
 };
 

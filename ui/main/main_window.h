@@ -13,6 +13,7 @@
 #include "app/services/app_settings.h"
 #include "ui/dialogs/dialog_provider.h"
 
+class QDialog;
 class QLabel;
 class QMenu;
 class QSplitter;
@@ -108,6 +109,8 @@ private:
     void apply_kv_cache_settings();
     void connect_local_server();         // main_window_local_server.cpp
     void apply_local_server_settings();  // starts, restarts or stops the local server
+    void show_server_log();              // Settings > Local Server Log (a window, made on first use)
+    void update_server_activity();       // the request count and activity in the status bar
     QString kv_cache_dir_;
     services::AppSettings stored_settings_;     // as last loaded or saved: only changes are written
     std::optional<bool> saved_ignore_context_;  // the stored value while a session override is on
@@ -135,6 +138,8 @@ private:
     DocumentController* document_controller_ = nullptr;
     ChatController* chat_controller_ = nullptr;
     LocalServerController* local_server_ = nullptr;
+    QLabel* server_activity_label_ = nullptr;
+    QDialog* server_log_window_ = nullptr;
     QLabel* gpu_check_label_ = nullptr;  // created on first use (show_gpu_check)
 
     GetModelsWindow* get_models_ = nullptr;

@@ -70,6 +70,7 @@ void MainWindow::build_menus() {
         inspector_->controls()->set_config(c);
         chat_controller_->reselect(c);
     });
+    settings->addAction(tr("Local Server &Log…"), this, &MainWindow::show_server_log);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&Keyboard Shortcuts"), QKeySequence(tr("Ctrl+/")), this, [this] {
