@@ -86,6 +86,8 @@ void add_source(std::vector<TextSource>& out, const fs::path& path) {
 
 TextSource read_text_source(const std::filesystem::path& path) { return {path, paragraphs_of(read_file(path))}; }
 
+TextSource text_source(const std::filesystem::path& path, const std::string& text) { return {path, paragraphs_of(text)}; }
+
 std::vector<TextSource> debian_text_sources(int max_copyright, int max_python) {
     std::vector<TextSource> out;
     for (const fs::path& p : list_files("/usr/share/common-licenses", "", "", 100)) add_source(out, p);

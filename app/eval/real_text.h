@@ -24,6 +24,10 @@ struct TextSource {
 // takes as the start of the question) left out. An unreadable file has none.
 TextSource read_text_source(const std::filesystem::path& path);
 
+// The same for a text already read (a decompressed changelog, a man page rendered as text): `text`'s
+// paragraphs, split, cut and filtered as read_text_source does, named `path`.
+TextSource text_source(const std::filesystem::path& path, const std::string& text);
+
 // The sources present on this machine, in a fixed order: /usr/share/common-licenses/* (legal prose),
 // /usr/share/doc/*/copyright (up to `max_copyright` of them, spread over the names) and /usr/lib/python3*/*.py (code,
 // up to `max_python`, spread likewise), each read with read_text_source; files without paragraphs are left out.

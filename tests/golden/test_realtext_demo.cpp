@@ -118,6 +118,157 @@ TEST(RealTextDemo, AnswersFactsInRealTextWithFullKvAndSnapKv) {
     EXPECT_EQ(exact, n);
 }
 
+// Issue 37: the other kinds of text a Debian system ships, each on its own, generated at test time
+// (nothing committed): Markdown READMEs (/usr/share/doc/*/README.md), HTML documentation
+// (/usr/share/doc/*/*.html and one level deeper), Debian changelogs (/usr/share/doc/*/changelog.Debian.gz,
+// through gzip -dc), C headers (/usr/include/*.h) and man pages rendered as text (/usr/share/man/man1/*.gz
+// through gzip -dc | groff -Tutf8 -man | col -bx). A kind that is absent on this machine (or whose
+// tools are) is skipped with a message; all absent skips the test. Each kind at two lengths, three facts
+// at 10/50/90%, full KV and SnapKV B=1024; every answer must be exact. The facts are the demo's
+// contract: entities and values from its lists, each one piece of its tokenizer (the issue's "4821" is
+// not: see TheIssuesValueIsNotOneOfTheModelsValues). SNAPDOC_DEBIAN_LENGTHS=a,b,... changes the lengths.
+namespace fs = std::filesystem;
+
+// Regular files `dir/*` (depth 1) or `dir/*/*` (depth 2) ... whose name ends with `suffix` (or equals
+// it when `exact`), sorted, at most `limit` spread over the sorted list.
+std::vector<fs::path> files_under(const fs::path& dir, int depth, const std::string& suffix, bool exact, int limit) {
+    std::vector<fs::path> out;
+    std::error_code ec;
+    std::vector<fs::path> level = {dir};
+    for (int d = 1; d <= depth; ++d) {
+        std::vector<fs::path> next;
+        for (const fs::path& p : level)
+            for (const auto& e : fs::directory_iterator(p, ec)) {
+                const std::string name = e.path().filename().string();
+                if (e.is_regular_file(ec) && (exact ? name == suffix : name.ends_with(suffix))) out.push_back(e.path());
+                if (d < depth && e.is_directory(ec) && !e.is_symlink(ec)) next.push_back(e.path());
+            }
+        level = std::move(next);
+    }
+    std::sort(out.begin(), out.end());
+    if (static_cast<int>(out.size()) <= limit) return out;
+    std::vector<fs::path> spread;
+    for (int i = 0; i < limit; ++i) spread.push_back(out[static_cast<std::size_t>(i) * out.size() / static_cast<std::size_t>(limit)]);
+    return spread;
+}
+
+bool have_tool(const std::string& name) { return run_command("command -v " + name + " >/dev/null 2>&1").status == 0; }
+
+// One kind's sources, or an empty list and why in `why`.
+std::vector<eval::TextSource> debian_kind(const std::string& kind, std::string& why) {
+    std::vector<eval::TextSource> out;
+    auto add = [&](const fs::path& p, const std::string& text) {
+        eval::TextSource s = eval::text_source(p, text);
+        if (!s.paragraphs.empty()) out.push_back(std::move(s));
+    };
+    auto add_file = [&](const fs::path& p) {
+        eval::TextSource s = eval::read_text_source(p);
+        if (!s.paragraphs.empty()) out.push_back(std::move(s));
+    };
+    auto piped = [](const fs::path& p, const std::string& filter) {
+        return run_command("gzip -dc '" + p.string() + "' 2>/dev/null" + filter).output;
+    };
+    if (kind == "markdown") {
+        for (const fs::path& p : files_under("/usr/share/doc", 2, "README.md", true, 80)) add_file(p);
+        why = "no /usr/share/doc/*/README.md";
+    } else if (kind == "html") {
+        for (const fs::path& p : files_under("/usr/share/doc", 3, ".html", false, 60)) add_file(p);
+        why = "no /usr/share/doc/*/*.html";
+    } else if (kind == "changelog") {
+        if (!have_tool("gzip")) {
+            why = "no gzip";
+            return out;
+        }
+        for (const fs::path& p : files_under("/usr/share/doc", 2, "changelog.Debian.gz", true, 40)) add(p, piped(p, ""));
+        why = "no /usr/share/doc/*/changelog.Debian.gz";
+    } else if (kind == "code") {
+        for (const fs::path& p : files_under("/usr/include", 1, ".h", false, 60)) add_file(p);
+        why = "no /usr/include/*.h";
+    } else if (kind == "man") {
+        if (!have_tool("gzip") || !have_tool("groff") || !have_tool("col")) {
+            why = "gzip, groff or col is missing";
+            return out;
+        }
+        for (const fs::path& p : files_under("/usr/share/man/man1", 1, ".1.gz", false, 30))
+            add(p, piped(p, " | groff -Tutf8 -man 2>/dev/null | col -bx"));
+        why = "no /usr/share/man/man1/*.1.gz rendered to text";
+    }
+    return out;
+}
+
+TEST(RealTextDemo, AnswersFactsInEveryKindOfDebianText) {
+    const auto path = demo_model_path();
+    if (!std::filesystem::exists(path))
+        GTEST_SKIP() << "demo model " << path.string() << " is absent (see docs/demo_model.md); skipping";
+    const Model model = load_model(path);
+    const Tokenizer tok = Tokenizer::from_model(model);
+    auto backend = make_cpu_backend(model);
+    const ChatTemplateKind chat_kind = choose_chat_template(model.chat_template, "");
+    const eval::TokenCounter count = [](std::string_view s) { return static_cast<int>(s.size() * 2 / 3); };
+    const std::vector<std::string> kinds = {"markdown", "html", "changelog", "code", "man"};
+    int exact = 0, n = 0, present = 0;
+    for (std::size_t k = 0; k < kinds.size(); ++k) {
+        std::string why;
+        const std::vector<eval::TextSource> sources = debian_kind(kinds[k], why);
+        if (sources.empty()) {
+            std::printf("debian text, %s: skipped (%s on this machine)\n", kinds[k].c_str(), why.c_str());
+            continue;
+        }
+        ++present;
+        for (int length : env_ints("SNAPDOC_DEBIAN_LENGTHS", {2048, 8192})) {
+            eval::Rng rng(eval::mix_seed({37, static_cast<uint64_t>(k), static_cast<uint64_t>(length)}));
+            const std::vector<eval::Fact> facts = eval::make_facts(rng, 3, 0.5);
+            const eval::Document doc = eval::real_text_document(rng, sources, length, count, facts, {0.1, 0.5, 0.9});
+            DocumentChat chat(*backend, tok, chat_kind);
+            const int doc_tokens = chat.load_document(doc.text);
+            for (int budget : {0, 1024}) {
+                int exact_here = 0;
+                for (const eval::Fact& f : doc.facts) {
+                    AskOptions ask;
+                    ask.snapkv.enabled = budget > 0;
+                    ask.snapkv.budget = budget;
+                    ask.snapkv.window = 32;
+                    ask.max_new_tokens = 20;
+                    const AskResult a = chat.ask(f.question(), ask);
+                    const bool ok = eval::answer_matches(a.answer, f);
+                    EXPECT_TRUE(ok) << kinds[k] << ", " << doc_tokens << " tokens, "
+                                    << (budget ? "B=" + std::to_string(budget) : std::string("full KV")) << ": "
+                                    << f.question() << " -> '" << a.answer << "' (expected '" << f.answer() << "')";
+                    exact += ok;
+                    exact_here += ok;
+                    ++n;
+                }
+                std::printf("debian text, %s (%zu files), target %d, %d tokens, %s: %d of %zu exact\n", kinds[k].c_str(),
+                            sources.size(), length, doc_tokens,
+                            budget ? ("B=" + std::to_string(budget)).c_str() : "full KV", exact_here, doc.facts.size());
+            }
+        }
+    }
+    if (present == 0) GTEST_SKIP() << "none of the Debian text kinds is on this machine; skipping";
+    RecordProperty("exact", exact);
+    RecordProperty("asked", n);
+    EXPECT_EQ(exact, n);
+}
+
+// The issue's failures ("… is the copper office is the copper office …", "The wing?", "The glass
+// warehouse?") came from facts outside the demo's contract, not from the text around them: its value
+// "4821" is not one of the model's 2000 values (it reads " is" " 4" "8" "2" "1", so the lookup copies
+// "is" after the entity and the answer loops), and "west wing" / "glass warehouse" are not entities of
+// its lists (several pieces, no entity flag: the echo stops after the first). The same document with
+// pool values and entities is answered exactly (AnswersFactsInEveryKindOfDebianText).
+TEST(RealTextDemo, TheIssuesValueIsNotOneOfTheModelsValues) {
+    const auto path = demo_model_path();
+    if (!std::filesystem::exists(path))
+        GTEST_SKIP() << "demo model " << path.string() << " is absent (see docs/demo_model.md); skipping";
+    const Model model = load_model(path);
+    const Tokenizer tok = Tokenizer::from_model(model);
+    EXPECT_EQ(tok.encode("copper office").size(), 1u);  // an entity of the lists: one piece
+    EXPECT_EQ(tok.encode("is 3317").size(), 1u);        // a pool value with its verb: one piece
+    EXPECT_GT(tok.encode("is 4821").size(), 1u);        // the issue's value: not a value of the model
+    EXPECT_GT(tok.encode("glass warehouse").size(), 1u);
+    EXPECT_GT(tok.encode("west wing").size(), 1u);
+}
+
 // Heads have roles (tools/demo_model/wire_roles.py), named in the GGUF and in `inspect --json`, and
 // every cache head keeps positions that are not the earliest ones. Before issue 22, 6 of the 8 cache
 // heads kept (almost) exactly the first positions (uniform attention, tied scores); after its first
