@@ -4,6 +4,7 @@
 // bundled one loads instead. Each test has its own library (a temporary data folder), and the
 // bundled resources and the models folder are pointed into the checkout and a temporary folder.
 #include <QAction>
+#include <QComboBox>
 #include <QLabel>
 #include <QListView>
 #include <QScrollBar>
@@ -20,6 +21,7 @@
 #include "ui/main/main_window.h"
 #include "ui/main/model_controller.h"
 #include "ui/models/chat_model.h"
+#include "ui/models/conversation_model.h"
 
 using namespace snapdoc;
 using namespace snapdoc::ui;
@@ -122,11 +124,11 @@ private slots:
         QCOMPARE(dialogs->last_model_dir, models);
     }
 
-    // A restart with nothing on the command line: the last model, the last shown document and its
-    // latest conversation, scrolled down to the latest answer.
+    // A restart with nothing on the command line: the last model, the document and the
+    // conversation on screen at the close (not the newest one), scrolled down to its latest answer.
     void restart_restores_model_document_and_conversation() {
         const QString doc = write_document();
-        int64_t doc_id = -1, latest = -1;
+        int64_t doc_id = -1, chosen = -1, newer = -1;
         {
             auto w = make_window();
             QSignalSpy loaded(&w->models(), &ModelController::loaded);
@@ -135,17 +137,21 @@ private slots:
             QVERIFY(wait_until([&] { return loaded.count() == 1 && ready.count() == 1; }));
             doc_id = w->documents().current_id();
             QVERIFY(doc_id >= 0);
+            // Two conversations: the older one, long enough to scroll, is the one on screen.
+            chosen = store_->create_conversation(doc_id, "Chosen", "demo");
+            for (int turn = 0; turn < 6; ++turn) {
+                store_->add_message({0, chosen, "user", "Question " + std::to_string(turn) + "?"});
+                store_->add_message(
+                    {0, chosen, "assistant",
+                     "Answer " + std::to_string(turn) + ": " + snapdoc::test::sample_text(80).toStdString()});
+            }
+            newer = store_->create_conversation(doc_id, "Newer", "demo");
+            store_->add_message({0, newer, "user", "A newer question?"});
+            w->documents().show(doc_id);  // reads the conversation list again
+            QCOMPARE(w->chat().conversation_id(), newer);
+            w->chat().choose_conversation(w->conversation_model().row_of(chosen));
+            QCOMPARE(w->chat().conversation_id(), chosen);
             w->close();
-        }
-        // Two conversations: the newer one, long enough to scroll, is the one to come back.
-        const int64_t older = store_->create_conversation(doc_id, "Older", "demo");
-        store_->add_message({0, older, "user", "An old question?"});
-        latest = store_->create_conversation(doc_id, "Latest", "demo");
-        for (int turn = 0; turn < 6; ++turn) {
-            store_->add_message({0, latest, "user", "Question " + std::to_string(turn) + "?"});
-            store_->add_message(
-                {0, latest, "assistant",
-                 "Answer " + std::to_string(turn) + ": " + snapdoc::test::sample_text(80).toStdString()});
         }
 
         auto w = make_window();
@@ -155,7 +161,9 @@ private slots:
         QVERIFY(wait_until([&] { return loaded.count() == 1 && ready.count() == 1; }));
         QCOMPARE(loaded_path(*w), demo_model());
         QCOMPARE(w->documents().current_id(), doc_id);
-        QCOMPARE(w->chat().conversation_id(), latest);
+        QCOMPARE(w->chat().conversation_id(), chosen);
+        const QString picked = child<QComboBox>(*w, "conversationPicker")->currentText();
+        QVERIFY2(picked.startsWith("Chosen"), qPrintable(picked));
         QCOMPARE(w->chat_model().rowCount(), 12);
         auto* bar = child<QListView>(*w, "chatView")->verticalScrollBar();
         QVERIFY2(wait_until([&] { return bar->maximum() > 0 && bar->value() == bar->maximum(); }, 5000),

@@ -292,6 +292,8 @@ void MainWindow::set_budget_for_session(int budget) {
 
 void MainWindow::save_settings() {
     settings_.snapkv = inspector_->controls()->config();
+    settings_.last_document = document_controller_->current_id();
+    settings_.last_conversation = chat_controller_->conversation_id();
     settings_.window_geometry = saveGeometry().toBase64().toStdString();
     settings_.window_state = splitter_->saveState().toBase64().toStdString();
     try {

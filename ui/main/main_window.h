@@ -49,7 +49,7 @@ public:
     // The start of a session (main_window_session.cpp): `model` and `document` when given (the
     // command line), else what the last session had: its model (or, when that file is gone, the
     // bundled demo model, with a status bar line saying so; the demo model too on a first start),
-    // its last shown document and that document's latest conversation.
+    // the document and conversation on screen at its close (save_settings keeps them).
     void start(const QString& model = {}, const QString& document = {});
 
     void open_document(const QString& path);

@@ -1,9 +1,10 @@
 // MainWindow's session start (first start and restart) and where Open model… begins: a fresh data
 // folder gets the bundled demo model, a restart gets back the last model, document and
-// conversation from what is already stored (Recent Models in the settings, the library's documents
-// by opening time, each document's conversations newest first).
+// conversation from what is already stored (Recent Models and the session row of the settings, the
+// library's documents and conversations).
 #include <spdlog/spdlog.h>
 
+#include <QComboBox>
 #include <QDir>
 #include <QFileInfo>
 #include <QStatusBar>
@@ -11,8 +12,11 @@
 #include "app/common/resource_paths.h"
 #include "app/hub/model_store.h"
 #include "app/services/library_store.h"
+#include "ui/chat/chat_panel.h"
+#include "ui/main/chat_controller.h"
 #include "ui/main/document_controller.h"
 #include "ui/main/main_window.h"
+#include "ui/models/conversation_model.h"
 
 namespace snapdoc::ui {
 
@@ -34,11 +38,24 @@ void MainWindow::start(const QString& model, const QString& document) {
         open_document(document);
         return;
     }
-    // The library lists documents by the time they were last shown: the first was on screen last.
-    // Showing it selects its latest conversation and, once the model is in, reads it again (from
-    // the K/V cache when that is on).
-    const auto documents = store_.documents();
-    if (!documents.empty()) document_controller_->show(documents.front().id);
+    // The document on screen at the last close (else the one shown last: the library lists them by
+    // the time they were last shown). Showing it selects its latest conversation and, once the
+    // model is in, reads it again (from the K/V cache when that is on).
+    int64_t id = settings_.last_document;
+    if (id < 0 || !store_.document(id)) {
+        const auto documents = store_.documents();
+        id = documents.empty() ? -1 : documents.front().id;
+    }
+    if (id < 0) return;
+    document_controller_->show(id);
+    // The conversation on screen at the last close, when it is this document's and still there.
+    const auto last =
+        settings_.last_conversation >= 0 ? store_.conversation(settings_.last_conversation) : std::nullopt;
+    if (!last || last->document_id != id) return;
+    const int row = conversation_model_->row_of(last->id);
+    if (row < 0) return;
+    chat_panel_->conversation_picker()->setCurrentIndex(row);
+    chat_controller_->choose_conversation(row);
 }
 
 QString MainWindow::start_model(QString* note) {
