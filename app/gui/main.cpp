@@ -1,7 +1,9 @@
 // snapdoc: the desktop app. Command line:
 //   snapdoc [FILE...]                       open documents / a model (.gguf or a Hugging Face folder)
 //   snapdoc --model M --doc D               load a model and a document at start (M may be "demo":
-//                                           the bundled demo model, which a plain start also opens)
+//                                           the bundled demo model); without them a start restores
+//                                           the last model, document and conversation (a first
+//                                           start: the bundled demo model)
 //   snapdoc --screenshot OUT.png [--model M] [--doc D] [--ask Q]... [--screenshot-get-models]
 //                                           drive the window, save a PNG, exit (works offscreen); it
 //                                           uses a throw-away library unless --data-dir, SNAPDOC_DATA_DIR
@@ -62,7 +64,7 @@ int run_app(int argc, char** argv) {
     cli.addVersionOption();
     const QCommandLineOption model_opt("model",
                                        "Model to load at start (.gguf file, Hugging Face folder, or demo: the "
-                                       "bundled demo model, also opened when no model is given).",
+                                       "bundled demo model). Without it the last model is loaded again.",
                                        "path");
     const QCommandLineOption doc_opt("doc", "Document to open at start (.txt .md .html .pdf).", "file");
     const QCommandLineOption shot_opt(
@@ -144,16 +146,13 @@ int run_app(int argc, char** argv) {
 
     QString model = cli.value(model_opt), doc = cli.value(doc_opt);
     for (const QString& f : cli.positionalArguments()) (is_model_path(f) ? model : doc) = f;
-    // "--model demo" names the bundled demo model; a plain start (the desktop entry) opens it too,
-    // so a fresh install answers something at once (the first-run notice says what it can do).
+    // "--model demo" names the bundled demo model. Without a model a plain start (the desktop
+    // entry) restores the last one, or opens the bundled one (MainWindow::start).
     try {
         if (!model.isEmpty())
             model = QString::fromStdString(snapdoc::resolve_model_spec(model.toStdString()).string());
-        else if (!screenshot)
-            model = QString::fromStdString(snapdoc::bundled_demo_model().string());
     } catch (const std::exception& e) {
-        if (!model.isEmpty()) return fatal(!screenshot, QString::fromStdString(e.what()));
-        spdlog::info("no model to open at start: {}", e.what());
+        return fatal(!screenshot, QString::fromStdString(e.what()));
     }
 
     if (screenshot) {
@@ -174,9 +173,8 @@ int run_app(int argc, char** argv) {
     }
 
     window.show();
-    // Given on the command line, so no confirmation dialog: the user already chose it.
-    if (!model.isEmpty()) window.open_model(model, /*confirm=*/false);
-    if (!doc.isEmpty()) window.open_document(doc);
+    // What the command line names, else the last session's model, document and conversation.
+    window.start(model, doc);
     if (!cli.value(ask_opt).isEmpty()) {
         // Asked once the document is ready.
         auto question = cli.value(ask_opt);

@@ -132,6 +132,9 @@ AppSettings load_settings(LibraryStore& store) {
     read(server, "api_key", s.local_server.api_key);
     if (s.local_server.port < 0 || s.local_server.port > 65535)
         s.local_server.port = LocalServerSettings{}.port;
+    const json session = parse_setting(store, "session");
+    read(session, "document", s.last_document);
+    read(session, "conversation", s.last_conversation);
     const json win = parse_setting(store, "window");
     read(win, "geometry", s.window_geometry);
     read(win, "state", s.window_state);
@@ -150,6 +153,7 @@ std::vector<std::pair<std::string, json>> rows(const AppSettings& s) {
             {"snapkv", to_json(s.snapkv)},
             {"recent_documents", json{{"paths", s.recent_documents}}},
             {"recent_models", json{{"paths", s.recent_models}}},
+            {"session", json{{"document", s.last_document}, {"conversation", s.last_conversation}}},
             {"window", json{{"geometry", s.window_geometry}, {"state", s.window_state}}}};
 }
 

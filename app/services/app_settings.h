@@ -1,9 +1,11 @@
 // The app's settings as typed values, persisted as JSON in the library database's settings table
-// (one row per group: generation, hub, local_server, snapkv, recent_documents, recent_models, window).
+// (one row per group: generation, hub, local_server, snapkv, recent_documents, recent_models, session,
+// window).
 // Unknown or malformed stored values fall back to the defaults field by field, so a settings row
 // written by another version never stops the app from starting.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -52,6 +54,10 @@ struct AppSettings {
     SnapKvConfig snapkv;
     std::vector<std::string> recent_documents;  // most recent first
     std::vector<std::string> recent_models;
+    // What was on screen when the app was last closed, for the next start (ui/main/main_window_session.cpp):
+    // library ids, -1 for none.
+    int64_t last_document = -1;
+    int64_t last_conversation = -1;
     std::string window_geometry;  // base64 of QWidget::saveGeometry
     std::string window_state;     // base64 of the splitters' states
 };

@@ -23,13 +23,18 @@ ChatView::ChatView(QWidget* parent) : QListView(parent) {
     setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     setSelectionMode(QAbstractItemView::SingleSelection);
     setEditTriggers(QAbstractItemView::NoEditTriggers);
+    connect(verticalScrollBar(), &QScrollBar::valueChanged, this, [this] { stick_to_bottom_ = at_bottom(); });
+    connect(verticalScrollBar(), &QScrollBar::rangeChanged, this, [this](int, int maximum) {
+        if (stick_to_bottom_) verticalScrollBar()->setValue(maximum);
+    });
 }
 
 QString ChatView::current_text() const {
     auto* chat = qobject_cast<const ChatModel*>(model());
     if (!chat || chat->rowCount() == 0) return {};
     // The current index alone is not a choice: a list view sets one on its own (first row on focus).
-    const QModelIndex sel = selectionModel() && selectionModel()->hasSelection() ? currentIndex() : QModelIndex();
+    const QModelIndex sel =
+        selectionModel() && selectionModel()->hasSelection() ? currentIndex() : QModelIndex();
     int row = -1;
     if (sel.isValid() && chat->at(sel.row()).role == QLatin1String("assistant"))
         row = sel.row();
@@ -48,7 +53,8 @@ QRect ChatView::citation_rect(int row, int k) const {
     initViewItemOption(&opt);
     opt.rect = visualRect(i);
     const auto l = d->layout(opt, i);
-    return k >= 0 && k < static_cast<int>(l.citations.size()) ? l.citations[static_cast<std::size_t>(k)] : QRect();
+    return k >= 0 && k < static_cast<int>(l.citations.size()) ? l.citations[static_cast<std::size_t>(k)]
+                                                              : QRect();
 }
 
 QString ChatView::tooltip_at(const QPoint& pos) const {
@@ -117,6 +123,12 @@ void ChatView::dataChanged(const QModelIndex& topLeft, const QModelIndex& bottom
 
 void ChatView::rowsInserted(const QModelIndex& parent, int start, int end) {
     QListView::rowsInserted(parent, start, end);
+    follow();
+}
+
+void ChatView::reset() {
+    QListView::reset();
+    stick_to_bottom_ = true;
     follow();
 }
 

@@ -27,11 +27,17 @@ protected:
     void dataChanged(const QModelIndex& topLeft, const QModelIndex& bottomRight,
                      const QList<int>& roles) override;
     void rowsInserted(const QModelIndex& parent, int start, int end) override;
+    // Another conversation was loaded (a switch, a restart): its latest answer is what one reads on.
+    void reset() override;
     void resizeEvent(QResizeEvent* event) override;
 
 private:
     void follow();
     bool at_bottom() const;
+    // Whether the view keeps to the bottom while its items are laid out again (a loaded
+    // conversation's cards get their heights over several layout passes, so one scroll after a
+    // reset lands short); false once the user scrolls away from the bottom.
+    bool stick_to_bottom_ = false;
 };
 
 }  // namespace snapdoc::ui

@@ -119,7 +119,12 @@ void MainWindow::connect_controllers() {
         inspector_->set_shape({info.n_layers, info.n_heads, info.n_kv_heads, info.head_dim},
                               info.context_length);
         inspector_->set_head_roles(HeadRoles(info.head_roles, info.n_heads));
-        chat_controller_->set_engine_state(info, std::nullopt, QString());
+        // With no document open the hint names what is still missing (it used to keep saying
+        // "Open a model and a document" with the model loaded); a shown document's reading says
+        // its own state next.
+        chat_controller_->set_engine_state(
+            info, std::nullopt,
+            document_controller_->current_id() < 0 ? tr("Model ready. Open a document to ask about it.") : QString());
         document_controller_->set_model(info);
         apply_local_server_settings();  // the local server follows the loaded model
     });
@@ -287,6 +292,8 @@ void MainWindow::set_budget_for_session(int budget) {
 
 void MainWindow::save_settings() {
     settings_.snapkv = inspector_->controls()->config();
+    settings_.last_document = document_controller_->current_id();
+    settings_.last_conversation = chat_controller_->conversation_id();
     settings_.window_geometry = saveGeometry().toBase64().toStdString();
     settings_.window_state = splitter_->saveState().toBase64().toStdString();
     try {

@@ -47,6 +47,12 @@ public:
     ~MainWindow() override;
 
     void open_model(const QString& path, bool confirm = true);
+    // The start of a session (main_window_session.cpp): `model` and `document` when given (the
+    // command line), else what the last session had: its model (or, when that file is gone, the
+    // bundled demo model, with a status bar line saying so; the demo model too on a first start),
+    // the document and conversation on screen at its close (save_settings keeps them).
+    void start(const QString& model = {}, const QString& document = {});
+
     void open_document(const QString& path);
     bool ask(const QString& question);
 
@@ -96,6 +102,12 @@ private:
     void restore_geometry();
     void open_document_dialog();
     void open_model_dialog(bool folder);
+    // Where Open model… starts (main_window_session.cpp): the folder of the last model the user
+    // chose, else the models folder (where Get models downloads go), never the home folder.
+    QString model_dialog_dir();
+    // The model path found for a start with no model given ("" when none); `note` gets a sentence
+    // for the status bar when the last model could not be used.
+    QString start_model(QString* note);
     void export_dialog();
     void settings_dialog();
     void about();

@@ -110,10 +110,7 @@ void MainWindow::open_document_dialog() {
 }
 
 void MainWindow::open_model_dialog(bool folder) {
-    const QString dir =
-        settings_.recent_models.empty()
-            ? QStandardPaths::writableLocation(QStandardPaths::HomeLocation)
-            : QFileInfo(QString::fromStdString(settings_.recent_models.front())).absolutePath();
+    const QString dir = model_dialog_dir();
     const QString path = dialogs_->open_model_path(this, dir, folder);
     if (!path.isEmpty()) open_model(path, true);
 }

@@ -38,7 +38,11 @@ public:
         return confirm_answer;
     }
     QString open_document_file(QWidget*, const QString&) override { return next_file; }
-    QString open_model_path(QWidget*, const QString&, bool) override { return next_file; }
+    QString last_model_dir;                   // where the Open model dialog would have opened
+    QString open_model_path(QWidget*, const QString& dir, bool) override {
+        last_model_dir = dir;
+        return next_file;
+    }
     QString save_export_file(QWidget*, const QString& suggested, QString* filter) override {
         last_suggested = suggested;
         if (filter) *filter = next_filter;
