@@ -34,6 +34,12 @@ std::string read_text(const fs::path& path) {
     return ss.str();
 }
 
+std::string demo_report() {
+    std::string t = read_text(repo_path("resources/samples/demo-report.txt"));
+    while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
+    return t;
+}
+
 ServerProcess::ServerProcess(std::vector<std::string> args) {
     static int counter = 0;
     stderr_file_ = fs::temp_directory_path() / ("snapdoc-server-test-" + std::to_string(getpid()) + "-" +

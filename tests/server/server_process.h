@@ -16,6 +16,9 @@ namespace snapdoc::test {
 std::filesystem::path demo_model_path();  // resources/models/snapdoc-demo.gguf (or $SNAPDOC_DEMO_MODEL)
 std::filesystem::path repo_path(const std::string& relative);
 std::string read_text(const std::filesystem::path& path);
+// The bundled sample report (resources/samples/demo-report.txt) without the whitespace its file
+// ends with: the document the server tests paste.
+std::string demo_report();
 
 class ServerProcess {
 public:

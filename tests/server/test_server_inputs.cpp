@@ -71,14 +71,8 @@ TEST_F(ServerInputs, MultipartUploadsThatAreNotUtf8AreRefused) {
     EXPECT_EQ(r->status, 202) << r->body;
 }
 
-std::string report() {
-    std::string t = read_text(repo_path("resources/samples/demo-report.txt"));
-    while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
-    return t;
-}
-
 json pasted(const std::string& question) {
-    json b = chat_body(report() + "\n\nQuestion: " + question, 256);
+    json b = chat_body(demo_report() + "\n\nQuestion: " + question, 256);
     b["snapkv"] = {{"budget", 128}};
     return b;
 }

@@ -16,15 +16,9 @@ using nlohmann::json;
 
 const char* kQuestion = "What is the alarm code for the south office?";
 
-std::string report() {
-    std::string t = read_text(repo_path("resources/samples/demo-report.txt"));
-    while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
-    return t;
-}
-
 // The report with its last paragraph (line) replaced by a longer one.
 std::string edited_report() {
-    std::string t = report();
+    std::string t = demo_report();
     t.erase(t.rfind('\n') + 1);
     return t +
            "It was dark in the harbor district during the long storm, and the lamps on the pier were lit "
@@ -68,11 +62,11 @@ protected:
 
 TEST_F(ServerPrefixReuse, AnEditedLastParagraphReusesExactlyTheCommonPrefixAndAnswersAsAFreshServer) {
     ServerProcess s(args());
-    const json first = ask(s.port(), pasted(report()));
+    const json first = ask(s.port(), pasted(demo_report()));
     ASSERT_EQ(first["usage"]["snapkv"]["session"], "new") << first.dump();
     // The document part is the template's opening, then the text before the question's paragraph
     // break, encoded on its own: the expected reuse is the opening plus the texts' common tokens.
-    const std::vector<int> old_text = tokens_of(s.port(), report() + "\n\n");
+    const std::vector<int> old_text = tokens_of(s.port(), demo_report() + "\n\n");
     const std::vector<int> new_text = tokens_of(s.port(), edited_report() + "\n\n");
     const int opening =
         first["usage"]["snapkv"]["document_tokens"].get<int>() - static_cast<int>(old_text.size());
@@ -102,7 +96,7 @@ TEST_F(ServerPrefixReuse, AnAppendedDocumentReusesTheWholeOldOne) {
     // Appended after a paragraph break, so the old text's tokens (up to its break) stay as they
     // were; appended within the last line, the old part's closing "\n\n" token is not shared.
     const std::string appended =
-        report() +
+        demo_report() +
         "\n\nIn the harbor district, the gate code for the west pier is 6142, and it changes in spring.";
     // --max-tail 32: the appended paragraph and the question do not fit one tail run, so the
     // longer document gets a session of its own, built on the old one (with the default, the
@@ -110,7 +104,7 @@ TEST_F(ServerPrefixReuse, AnAppendedDocumentReusesTheWholeOldOne) {
     std::vector<std::string> a = args();
     a.insert(a.end(), {"--max-tail", "32"});
     ServerProcess s(a);
-    const json first = ask(s.port(), pasted(report()));
+    const json first = ask(s.port(), pasted(demo_report()));
     const int old_part = first["usage"]["snapkv"]["document_tokens"].get<int>();
     const json longer = ask(s.port(), pasted(appended));
     EXPECT_EQ(longer["usage"]["snapkv"]["session"], "partial") << longer.dump();
@@ -126,7 +120,7 @@ TEST_F(ServerPrefixReuse, AnEvictedDocumentIsReusedFromItsKvCacheFile) {
     // A RAM cap of 0 keeps only the session in use: the report's session is evicted by the next one.
     ServerProcess s({"-m", demo_model_path().string(), "--cache-dir", (dir.path() / "kv").string(),
                      "--snapkv-min-tokens", "1024", "--session-ram-mb", "0"});
-    const json first = ask(s.port(), pasted(report()));
+    const json first = ask(s.port(), pasted(demo_report()));
     ASSERT_EQ(first["usage"]["snapkv"]["session"], "new") << first.dump();
     ask(s.port(), chat_body("Hello", 4));
     ASSERT_GE(http_get(s.port(), "/props").json()["sessions"]["evicted"].get<int>(), 1);
@@ -137,9 +131,9 @@ TEST_F(ServerPrefixReuse, AnEvictedDocumentIsReusedFromItsKvCacheFile) {
 
 TEST_F(ServerPrefixReuse, APromptSharingOnlyTheTemplateOpeningIsPrefilledOnItsOwn) {
     ServerProcess s(args());
-    ask(s.port(), pasted(report()));
+    ask(s.port(), pasted(demo_report()));
     // The same lines in reverse order: only the template's opening is shared.
-    std::string text = report(), reversed;
+    std::string text = demo_report(), reversed;
     for (std::size_t end = text.size(); end != std::string::npos && end > 0;) {
         const std::size_t start = text.rfind('\n', end - 1);
         const std::size_t from = start == std::string::npos ? 0 : start + 1;

@@ -14,15 +14,9 @@ namespace {
 
 using nlohmann::json;
 
-std::string report() {
-    std::string t = read_text(repo_path("resources/samples/demo-report.txt"));
-    while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
-    return t;
-}
-
 // The pasted report and a question; `user` names the client when not empty.
 json pasted(const std::string& question, const std::string& user) {
-    json b = chat_body(report() + "\n\nQuestion: " + question, 2);
+    json b = chat_body(demo_report() + "\n\nQuestion: " + question, 2);
     b["snapkv"] = {{"budget", 128}};
     if (!user.empty()) b["user"] = user;
     return b;

@@ -18,14 +18,8 @@ using snapdoc::testing::TempDir;
 const char* kQ1 = "What is the batch number for the green office?";
 const char* kQ2 = "What is the alarm code for the south office?";
 
-std::string report() {
-    std::string t = read_text(repo_path("resources/samples/demo-report.txt"));
-    while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
-    return t;
-}
-
 json pasted(const std::string& question, int budget) {
-    json b = chat_body(report() + "\n\nQuestion: " + question, 256);
+    json b = chat_body(demo_report() + "\n\nQuestion: " + question, 256);
     b["snapkv"] = {{"budget", budget}};
     return b;
 }

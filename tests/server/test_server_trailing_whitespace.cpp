@@ -18,13 +18,6 @@ using snapdoc::testing::TempDir;
 const char* kQ1 = "What is the batch number for the green office?";
 const char* kQ2 = "What is the alarm code for the south office?";
 
-// The bundled report without the whitespace its file ends with.
-std::string report() {
-    std::string t = read_text(repo_path("resources/samples/demo-report.txt"));
-    while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
-    return t;
-}
-
 json ask(int port, const std::string& user) {
     json b = chat_body(user, 32);
     b["snapkv"] = {{"budget", 128}};
@@ -42,19 +35,19 @@ protected:
 
 TEST_F(ServerTrailingWhitespace, HeldSessionServesTheDocumentWithTrailingNewlinesOrSpaces) {
     ServerProcess s({"-m", demo_model_path().string(), "--no-cache", "--snapkv-min-tokens", "1024"});
-    const json first = ask(s.port(), report() + "\n\nQuestion: " + kQ1);
+    const json first = ask(s.port(), demo_report() + "\n\nQuestion: " + kQ1);
     ASSERT_EQ(first["usage"]["snapkv"]["session"], "new") << first.dump();
     const int doc_tokens = first["usage"]["snapkv"]["document_tokens"];
     ASSERT_GT(doc_tokens, 1500);
     for (const std::string& end : {"\n", "\n\n", "  ", " \n \n\t"}) {
         SCOPED_TRACE("document ends in " + json(end).dump());
-        const json r = ask(s.port(), report() + end + "\n\nQuestion: " + kQ2);
+        const json r = ask(s.port(), demo_report() + end + "\n\nQuestion: " + kQ2);
         EXPECT_EQ(r["usage"]["snapkv"]["session"], "ram") << r.dump();
         EXPECT_EQ(r["usage"]["snapkv"]["document_tokens"], doc_tokens) << r.dump();
         EXPECT_GE(r["usage"]["prompt_tokens_details"]["cached_tokens"].get<int>(), doc_tokens) << r.dump();
     }
     // Whitespace after the break is the same question: the same prompt, so the same greedy answer.
-    const json again = ask(s.port(), report() + "\n\n\n  Question: " + kQ1);
+    const json again = ask(s.port(), demo_report() + "\n\n\n  Question: " + kQ1);
     EXPECT_EQ(again["usage"]["prompt_tokens"], first["usage"]["prompt_tokens"]) << again.dump();
     EXPECT_EQ(again["choices"][0]["message"]["content"], first["choices"][0]["message"]["content"]);
 }
@@ -62,7 +55,7 @@ TEST_F(ServerTrailingWhitespace, HeldSessionServesTheDocumentWithTrailingNewline
 TEST_F(ServerTrailingWhitespace, FileReadWholeFindsTheCliKvCacheFile) {
     TempDir dir("server-trailing-nl");
     const auto doc = dir.path() / "report.txt";
-    std::ofstream(doc) << report() << "\n";  // as a text file ends
+    std::ofstream(doc) << demo_report() << "\n";  // as a text file ends
     const auto kv = dir.path() / "kv";
     // `ask` keys its cache file on the document as read from the file (trimmed), as the app does.
     const CommandResult cli =
