@@ -9,6 +9,7 @@
 #include <QScopeGuard>
 #include <QSlider>
 #include <QSpinBox>
+#include <QMenu>
 #include <QtTest>
 #include <nlohmann/json.hpp>
 
@@ -536,6 +537,58 @@ private slots:
         QVERIFY(docs.ready());
         // And the stopped line said how to resume.
         QVERIFY2(hint.contains("Click it in the library"), qPrintable(hint));
+    }
+
+    // Issue 37: a right-click on a library item moved the highlight without opening it, and the
+    // next question went to the document still open. Now it opens the item's menu and the highlight
+    // stays on the open document until "Open" is chosen.
+    void a_right_click_opens_the_items_menu_not_a_silent_highlight() {
+        auto* list = child<QListView>(*w_, "libraryView");
+        LibraryModel& library = w_->library_model();
+        QVERIFY(library.rowCount() >= 2);
+        QVERIFY(wait_until([&] { return w_->documents().ready(); }));
+        const int64_t open_id = w_->documents().current_id();
+        const int other = library.row_of(open_id) == 0 ? 1 : 0;
+        const int64_t other_id = library.at(other).id;
+        auto right_click = [&](const QString& choose) {
+            QStringList items;
+            QTimer poll;  // the menu is modal: looked at from inside its event loop
+            poll.setInterval(10);
+            connect(&poll, &QTimer::timeout, this, [&] {
+                auto* menu = qobject_cast<QMenu*>(QApplication::activePopupWidget());
+                if (!menu) return;
+                poll.stop();
+                items << "menu " + menu->objectName() + ":";
+                QAction* chosen = nullptr;
+                for (QAction* a : menu->actions()) {
+                    if (a->isSeparator()) continue;
+                    items << a->text();
+                    if (a->text() == choose) chosen = a;
+                }
+                menu->close();
+                if (chosen) chosen->trigger();
+            });
+            poll.start();
+            const QPoint at = list->visualRect(library.index(other)).center();
+            QTest::mouseClick(list->viewport(), Qt::RightButton, {}, at);
+            if (items.isEmpty()) {  // a platform that sends no context-menu event on the press
+                QContextMenuEvent e(QContextMenuEvent::Mouse, at, list->viewport()->mapToGlobal(at));
+                QApplication::sendEvent(list->viewport(), &e);
+            }
+            poll.stop();
+            return items;
+        };
+        const QStringList items = right_click(QString());
+        QCOMPARE(items, QStringList({"menu libraryItemMenu:", "Open", "Remove from library"}));
+        QCOMPARE(list->currentIndex().data(LibraryModel::IdRole).toLongLong(), open_id);
+        QCOMPARE(w_->documents().current_id(), open_id);
+
+        QSignalSpy shown(&w_->documents(), &DocumentController::shown);
+        right_click("Open");
+        QVERIFY(wait_until([&] { return shown.count() == 1; }));
+        QCOMPARE(w_->documents().current_id(), other_id);
+        QVERIFY(wait_until([&] { return w_->documents().ready(); }));
+        QCOMPARE(list->currentIndex().data(LibraryModel::IdRole).toLongLong(), other_id);
     }
 
     // 11: a conversation's system prompt inflated the document's own count (1,817 instead of

@@ -1,6 +1,7 @@
 #include "ui/library/library_panel.h"
 
 #include <QAction>
+#include <QMenu>
 #include <QFrame>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -56,9 +57,13 @@ LibraryPanel::LibraryPanel(LibraryModel* model, QWidget* parent) : QWidget(paren
     list_->setUniformItemSizes(false);
     list_->setSpacing(2);
     list_->setAlternatingRowColors(true);
-    list_->setContextMenuPolicy(Qt::ActionsContextMenu);
-    auto* remove = new QAction(tr("Remove from library"), list_);
-    list_->addAction(remove);
+    // A right-click opens the item's menu (Open, Remove) and leaves the highlight on the open
+    // document: it used to move the highlight without opening, so the next question went to a
+    // document other than the one highlighted (issue 37).
+    list_->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(list_, &QWidget::customContextMenuRequested, this, &LibraryPanel::show_item_menu);
+    remove_ = new QAction(tr("Remove from library"), list_);
+    list_->addAction(remove_);
     auto* open_doc = new QPushButton(tr("Open document…"), this);
     open_doc->setObjectName("openDocumentButton");
 
@@ -114,10 +119,26 @@ LibraryPanel::LibraryPanel(LibraryModel* model, QWidget* parent) : QWidget(paren
             emit documentActivated(i.data(LibraryModel::IdRole).toLongLong());
     });
     list_->installEventFilter(this);
-    connect(remove, &QAction::triggered, this, [this] {
+    connect(remove_, &QAction::triggered, this, [this] {
+        if (menu_target_ >= 0) return emit removeDocumentRequested(menu_target_);
         const QModelIndex i = list_->currentIndex();
         if (i.isValid()) emit removeDocumentRequested(i.data(LibraryModel::IdRole).toLongLong());
     });
+}
+
+void LibraryPanel::show_item_menu(const QPoint& at) {
+    const QModelIndex i = list_->indexAt(at);
+    select_document(selected_);  // the right-press moved the highlight: back to the open document
+    if (!i.isValid()) return;
+    const int64_t id = i.data(LibraryModel::IdRole).toLongLong();
+    QMenu menu(list_);
+    menu.setObjectName("libraryItemMenu");
+    QAction* open = menu.addAction(tr("Open"), this, [this, id] { emit documentActivated(id); });
+    open->setEnabled(id != selected_);
+    menu.addAction(remove_);
+    menu_target_ = id;  // what Remove acts on while the menu is open
+    menu.exec(list_->viewport()->mapToGlobal(at));
+    menu_target_ = -1;
 }
 
 bool LibraryPanel::eventFilter(QObject* watched, QEvent* event) {

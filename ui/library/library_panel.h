@@ -4,6 +4,8 @@
 
 #include <QWidget>
 
+class QAction;
+
 class QLabel;
 class QListView;
 class QPushButton;
@@ -37,6 +39,8 @@ signals:
     void removeDocumentRequested(qint64 id);
 
 private:
+    void show_item_menu(const QPoint& at);
+
     LibraryModel* model_;
     QLabel* model_title_;
     QLabel* model_details_;
@@ -44,6 +48,8 @@ private:
     QListView* list_;
     int64_t selected_ = -1;
     int64_t moving_to_ = -1;  // the row an arrow key moved to, kept current across a model reset
+    int64_t menu_target_ = -1;  // the right-clicked row while its menu is open
+    QAction* remove_ = nullptr;
     QTimer* key_timer_ = nullptr;
 };
 
