@@ -13,6 +13,7 @@
 #include <QTableView>
 #include <QTabWidget>
 #include <QTableWidget>
+#include <QMenu>
 #include <QtTest>
 #include <filesystem>
 
@@ -269,8 +270,20 @@ private slots:
         test::child<QTableWidget>(*g, "localModelsTable")->selectRow(0);
         QTest::mouseClick(test::child<QPushButton>(*g, "deleteLocalModelButton"), Qt::LeftButton);
         QVERIFY(seen->confirmations_asked.contains("Delete model"));
+        // It is the model in use, and the question says so (issue 37: asked like any other).
+        QVERIFY2(seen->confirmation_texts.last().contains("It is the model in use"),
+                 qPrintable(seen->confirmation_texts.last()));
         QCOMPARE(local->models().size(), std::size_t{0});
         QVERIFY(files_under(models).isEmpty());
+        // Recent Models no longer offers the deleted file (it listed a missing file).
+        QMenu* recent = nullptr;
+        for (QMenu* m : w.findChildren<QMenu*>())
+            if (m->title().remove('&') == "Recent Models") recent = m;
+        QVERIFY(recent);
+        emit recent->aboutToShow();
+        for (const QAction* a : recent->actions())
+            QVERIFY2(QFileInfo::exists(a->toolTip()), qPrintable(a->toolTip() + " is listed but missing"));
+        QVERIFY(!w.settings().recent_models.empty());  // kept, so a restart can say it is gone
     }
 
     void cancel_leaves_nothing() {

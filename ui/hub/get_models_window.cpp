@@ -153,6 +153,10 @@ void GetModelsWindow::set_measured_prefill(std::optional<hub::MeasuredPrefill> p
     refresh_fit();
 }
 
+void GetModelsWindow::set_model_in_use(const QString& path) {
+    local_models_->set_model_in_use(path.toStdString());
+}
+
 void GetModelsWindow::set_endpoint(const hub::HubEndpoint& endpoint) {
     options_.endpoint = endpoint;
     repo_browser_->set_endpoint(endpoint);

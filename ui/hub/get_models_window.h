@@ -51,6 +51,8 @@ public:
     void set_budget(int budget);
     void set_measured_prefill(std::optional<hub::MeasuredPrefill> prefill);
     void set_endpoint(const hub::HubEndpoint& endpoint);
+    // The model the app has loaded (Downloaded models warns before deleting it).
+    void set_model_in_use(const QString& path);
 
     // Downloads a catalogue row (what the Download button does with the selected row): its files'
     // sizes and sha256 come from the hub's listing first (on the thread pool), then the download

@@ -30,11 +30,14 @@ LocalModelsList::LocalModelsList(std::filesystem::path models_dir, DialogProvide
         const hub::LocalModel* m = selected();
         if (!m) return;
         const QString what = QString::fromStdString(m->repo + " / " + m->file_name());
-        if (!dialogs_.confirm(this, tr("Delete model"),
-                              tr("Delete %1 (%2) from the models folder?")
-                                  .arg(what, QString::fromStdString(format_bytes(m->size_bytes))),
-                              tr("Delete")))
-            return;
+        QString question = tr("Delete %1 (%2) from the models folder?")
+                               .arg(what, QString::fromStdString(format_bytes(m->size_bytes)));
+        // Deleting the loaded model used to be asked like any other (issue 37).
+        std::error_code ec;
+        if (!in_use_.empty() && std::filesystem::equivalent(m->path(), in_use_, ec))
+            question += tr("\n\nIt is the model in use. The open chat keeps working until another model is "
+                           "loaded; after that it is gone, and a restart loads the bundled model instead.");
+        if (!dialogs_.confirm(this, tr("Delete model"), question, tr("Delete"))) return;
         try {
             store_.remove(*m);
         } catch (const std::exception& e) {

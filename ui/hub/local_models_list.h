@@ -22,6 +22,8 @@ public:
     LocalModelsList(std::filesystem::path models_dir, DialogProvider& dialogs, QWidget* parent = nullptr);
 
     void refresh();
+    // The model the app has loaded: deleting it is asked with a warning that says so.
+    void set_model_in_use(const std::filesystem::path& path) { in_use_ = path; }
     QTableWidget* table() const { return table_; }
     const std::vector<hub::LocalModel>& models() const { return models_; }
 
@@ -34,6 +36,7 @@ private:
     hub::ModelStore store_;
     DialogProvider& dialogs_;
     std::vector<hub::LocalModel> models_;
+    std::filesystem::path in_use_;
     QTableWidget* table_;
     QLabel* status_;
     QPushButton* use_;

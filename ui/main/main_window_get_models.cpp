@@ -104,6 +104,8 @@ void MainWindow::update_get_models() {
     get_models_->set_budget(inspector_->controls()->config().budget);
     get_models_->set_measured_prefill(measured_prefill_);
     get_models_->set_document(fit_document_name_, fit_document_tokens_);
+    const auto& info = model_controller_->info();
+    get_models_->set_model_in_use(info ? info->path : QString());
 }
 
 }  // namespace snapdoc::ui

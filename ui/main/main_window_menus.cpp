@@ -37,6 +37,9 @@ void MainWindow::build_menus() {
                     [this] { open_get_models(); });
     recent_documents_ = file->addMenu(tr("Recent &Documents"));
     recent_models_ = file->addMenu(tr("Recent Mo&dels"));
+    // Built again as it opens, so a file deleted meanwhile drops out.
+    for (QMenu* recent : {recent_documents_, recent_models_})
+        connect(recent, &QMenu::aboutToShow, this, &MainWindow::rebuild_recent_menus);
     file->addSeparator();
     file->addAction(tr("&Export Conversation…"), QKeySequence(tr("Ctrl+E")), this,
                     &MainWindow::export_dialog);
@@ -86,6 +89,9 @@ void MainWindow::rebuild_recent_menus() {
         menu->clear();
         for (const std::string& p : paths) {
             const QString path = QString::fromStdString(p);
+            // A file deleted since (a model removed in Get models) is not offered: opening it could
+            // only fail. It stays in the settings, so a restart can still say the last model is gone.
+            if (!QFileInfo::exists(path)) continue;
             QAction* a = menu->addAction(QFileInfo(path).fileName(), this, [this, path, models] {
                 if (models)
                     open_model(path, true);
@@ -94,7 +100,7 @@ void MainWindow::rebuild_recent_menus() {
             });
             a->setToolTip(path);
         }
-        menu->setEnabled(!paths.empty());
+        menu->setEnabled(!menu->actions().isEmpty());
     };
     fill(recent_documents_, settings_.recent_documents, false);
     fill(recent_models_, settings_.recent_models, true);

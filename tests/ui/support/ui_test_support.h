@@ -27,6 +27,7 @@ public:
     QString next_filter = "Markdown (*.md)";  // what the export dialog "chose"
     QString last_suggested;                   // where the export dialog would have opened
     QStringList confirmations_asked;          // titles of confirm() questions
+    QStringList confirmation_texts;           // and their texts
     bool confirm_answer_generic = true;
     QStringList texts;  // edit_text answers, taken from the front; none left: cancelled
 
@@ -48,8 +49,9 @@ public:
         if (filter) *filter = next_filter;
         return next_file;
     }
-    bool confirm(QWidget*, const QString& title, const QString&, const QString&) override {
+    bool confirm(QWidget*, const QString& title, const QString& text, const QString&) override {
         confirmations_asked << title;
+        confirmation_texts << text;
         return confirm_answer_generic;
     }
     bool edit_text(QWidget*, const QString&, const QString&, QString& text, bool) override {
