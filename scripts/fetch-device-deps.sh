@@ -61,11 +61,12 @@ ln -sfn openblas-pthread/cblas.h "$DEST/root/usr/include/x86_64-linux-gnu/cblas.
 # gpu-check.sh points SNAPDOC_FIXTURES_DIR here. Only the small ones (stories260K, the Llama 2
 # tokenizer, texts: ~5 MB): the whole folder (modelzoo: 180 MB) is far over the 64 MiB the device
 # tool carries, so the modelzoo tests skip there with their message.
+# Without them the folder is still made (empty), so the archive below has the same layout.
 fixtures="$ROOT/../shared/fixtures"
+mkdir -p "$DEST/fixtures"
 if [[ -d "$fixtures" ]]; then
-    mkdir -p "$DEST/fixtures"
     for f in README.md stories260K llama2-tokenizer texts; do
-        [[ -e "$fixtures/$f" ]] && cp -r "$fixtures/$f" "$DEST/fixtures/"
+        if [[ -e "$fixtures/$f" ]]; then cp -r "$fixtures/$f" "$DEST/fixtures/"; fi
     done
 else
     echo "fetch-device-deps: $fixtures not found; the fixture tests will skip on the GPU machine"
