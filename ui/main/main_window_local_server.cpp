@@ -2,13 +2,13 @@
 // loaded model, its state, request count and activity in permanent status-bar labels, and its log
 // window.
 #include <QLabel>
-#include <QLocale>
 #include <QStatusBar>
 
 #include "ui/main/local_server_controller.h"
 #include "ui/main/main_window.h"
 #include "ui/main/model_controller.h"
 #include "ui/main/server_log_window.h"
+#include "ui/widgets/number_format.h"
 
 namespace snapdoc::ui {
 
@@ -42,7 +42,7 @@ void MainWindow::update_server_activity() {
     const ServerActivity& a = local_server_->activity();
     const QString count = a.request_count() == 1
                               ? tr("1 request")
-                              : tr("%1 requests").arg(QLocale().toString(a.request_count()));
+                              : tr("%1 requests").arg(with_commas(a.request_count()));
     server_activity_label_->setText(count + QStringLiteral(" · ") + a.activity());
     server_activity_label_->setVisible(shown);
 }

@@ -1,7 +1,8 @@
 #include "ui/main/server_activity.h"
 
 #include <QCoreApplication>
-#include <QLocale>
+
+#include "ui/widgets/number_format.h"
 
 namespace snapdoc::ui {
 
@@ -22,7 +23,7 @@ QString ServerActivity::add_line(const QByteArray& raw) {
         case ServerLogEvent::Kind::Prefill:
             activity_ = QCoreApplication::translate("ServerActivity", "Prefill %1% of %2 tokens")
                             .arg(e.percent)
-                            .arg(QLocale().toString(e.tokens));
+                            .arg(with_commas(e.tokens));
             break;
         case ServerLogEvent::Kind::Answering:
             activity_ = QCoreApplication::translate("ServerActivity", "Answering");

@@ -9,6 +9,7 @@
 #include <QVBoxLayout>
 
 #include "ui/main/local_server_controller.h"
+#include "ui/widgets/screen_fit.h"
 
 namespace snapdoc::ui {
 
@@ -35,7 +36,7 @@ ServerLogWindow::ServerLogWindow(LocalServerController& server, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(view_);
     layout->addWidget(buttons);
-    resize(900, 500);
+    open_on_screen(*this, {900, 500});  // bounded by a small screen, as every window is
 }
 
 }  // namespace snapdoc::ui

@@ -1,12 +1,11 @@
 #include "ui/widgets/number_format.h"
 
-#include <QLocale>
+#include "engine/common/message_text.h"
 
 namespace snapdoc::ui {
 
 QString with_commas(qint64 n) {
-    static const QLocale english(QLocale::English);
-    return english.toString(n);
+    return QString::fromStdString(snapdoc::with_commas(n));  // the engine's messages group the same way
 }
 
 }  // namespace snapdoc::ui
