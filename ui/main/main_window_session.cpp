@@ -90,8 +90,8 @@ QString MainWindow::model_dialog_dir() {
     try {
         const QString dir =
             QString::fromStdString((models_dir_.empty() ? hub::default_models_dir() : models_dir_).string());
-        QDir().mkpath(
-            dir);  // a fresh install has none yet; the dialog would fall back to the working directory
+        // A fresh install has none yet, and the dialog would fall back to the working directory.
+        QDir().mkpath(dir);
         return dir;
     } catch (const std::exception& e) {
         spdlog::warn("no models folder for the Open model dialog: {}", e.what());

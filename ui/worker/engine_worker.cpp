@@ -29,6 +29,8 @@ struct EngineWorker::State {
     std::unique_ptr<Model> inspected;  // mapped by inspectModel, adopted by loadModel
     std::unique_ptr<Model> model;
     std::optional<Tokenizer> tokenizer;
+    // tokenizer->max_input_bytes_per_token(), taken once per model (a BPE vocabulary is scanned).
+    int max_bytes_per_token = 0;
     std::unique_ptr<Backend> backend;
     std::unique_ptr<DocumentChat> chat;
     std::unique_ptr<KvStoreCache> kv_cache;  // null: off
@@ -139,6 +141,7 @@ void EngineWorker::loadModel(const QString& path, const ModelLoadOptions& option
         }
         s_->model = std::move(model);
         s_->tokenizer.emplace(std::move(tok));
+        s_->max_bytes_per_token = s_->tokenizer->max_input_bytes_per_token();
         s_->backend = std::move(backend);
         s_->template_kind = kind;
         s_->chat = std::make_unique<DocumentChat>(*s_->backend, *s_->tokenizer, kind);
@@ -175,7 +178,7 @@ void EngineWorker::loadDocument(qint64 document_id, std::shared_ptr<const std::s
         // Too long to be worth encoding: a token stands for at most max_input_bytes_per_token bytes,
         // so the text has at least size / that many tokens. A 60 MB file was encoded for ~40 s with
         // no word before its refusal (issue 37); this one comes at once.
-        if (const int bound = s_->tokenizer->max_input_bytes_per_token(); bound > 0 && !ignore_context) {
+        if (const int bound = s_->max_bytes_per_token; bound > 0 && !ignore_context) {
             const int64_t at_least = static_cast<int64_t>(text->size()) / bound;
             const int ctx = s_->model->config.context_length;
             if (at_least > ctx) {
