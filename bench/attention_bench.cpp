@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "app/common/args.h"
+#include "app/common/kv_type_flags.h"
 #include "bench/benches.h"
 #include "engine/common/error.h"
 #include "engine/common/stopwatch.h"
@@ -178,17 +179,11 @@ Timing best_of(int trials, F&& f) {
 }  // namespace
 
 int bench_attention(int argc, char** argv) {
-    const cli::Args args({{{"--shapes"}},
-                          {{"--contexts"}},
-                          {{"--rows"}},
-                          {{"--threads"}},
-                          {{"--trials"}},
-                          {{"--no-baseline"}, false},
-                          {{"--window"}},
-                          {{"--isa"}},
-                          {{"--layers"}},
-                          {{"--kv-f16"}, false}},
-                         argc, argv, 2);
+    std::vector<cli::FlagSpec> flags = {{{"--shapes"}}, {{"--contexts"}}, {{"--rows"}},
+                                        {{"--threads"}}, {{"--trials"}}, {{"--no-baseline"}, false},
+                                        {{"--window"}}, {{"--isa"}},     {{"--layers"}}};
+    for (auto& f : cli::kv_type_flags()) flags.push_back(std::move(f));
+    const cli::Args args(flags, argc, argv, 2);
     const int threads = std::max(1, args.integer("threads", 2)), rows = args.integer("rows", 512);
     const int trials = std::max(1, args.integer("trials", 2)), window = args.integer("window", 32);
     // Several layers' caches, attended one after the other as a decode step does: more than the
@@ -202,7 +197,9 @@ int bench_attention(int argc, char** argv) {
         list.erase(0, std::min(list.size(), comma + 1));
     }
     if (rows < 1) throw Error("snapdoc-bench attention: --rows must be >= 1");
-    const bool f16 = args.has("kv-f16");  // the old kernel reads f32 only: no baseline then
+    // The f16 cache by default, as the engine's; the old kernel reads f32 only, so its baseline
+    // needs --kv-f32.
+    const bool f16 = cli::kv_f16_from_flags(args);
     if (!cpu::use_attention_vector_isa(args.str("isa", "auto")))
         throw Error("snapdoc-bench attention: --isa must be auto or one this CPU runs");
 

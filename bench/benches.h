@@ -17,21 +17,21 @@ int bench_quant(int argc, char** argv);
 // snapdoc-bench decode-matmuls -m MODEL [--tokens 100] [--threads N]: one token's weight matmuls only,
 // the decode loops' two row schedules alternating, against the XOR stream over the model's mapping.
 int bench_decode_matmuls(int argc, char** argv);
-// snapdoc-bench greedy -m MODEL (--ids "1 2 3" | --ids-file F) [-n N] [--threads N] [--exact-prefill] [--kv-f16]
+// snapdoc-bench greedy -m MODEL (--ids "1 2 3" | --ids-file F) [-n N] [--threads N] [--exact-prefill] [--kv-f32]
 //   the same work as llama_oracle's greedy, for timing both engines as whole processes
 int bench_greedy(int argc, char** argv);
 // snapdoc-bench roofline -m MODEL [--threads N] [--context C] [--seconds S]
 //   read bandwidth and the bytes a decoded token streams from the file -> decode tok/s bound
 int bench_roofline(int argc, char** argv);
 // snapdoc-bench attention [--shapes demo,125m,1b,7b] [--contexts 8192,32768] [--rows 512] [--threads 2] [--trials 2]
-//                         [--window 32] [--isa auto|avx512|avx2|portable] [--kv-f16] [--no-baseline]   prefill attention GFLOP/s, old vs tiled, vs the sgemm ceiling
+//                         [--window 32] [--isa auto|avx512|avx2|portable] [--kv-f32] [--no-baseline]   prefill attention GFLOP/s, old vs tiled, vs the sgemm ceiling
 int bench_attention(int argc, char** argv);
 // snapdoc-bench gemm [--rows 512] [--threads 2] [--trials 3]   prefill GEMM GFLOP/s, ours vs OpenBLAS
 int bench_gemm(int argc, char** argv);
 // snapdoc-bench qgemm [--rows 512] [--threads 2] [--trials 3] [--types Q4_K,Q6_K,Q8_0] [--planes 1,2] [--levels avx2,...]
 //   quantized prefill matmul GOP/s at Llama-3.2-1B shapes: integer GEMM per kernel level vs exact f32
 int bench_qgemm(int argc, char** argv);
-// snapdoc-bench longctx -m MODEL [--contexts 8192,32768] [--budget 1024] [--window 32] [--gen-tokens 64] [--kv-f16]
+// snapdoc-bench longctx -m MODEL [--contexts 8192,32768] [--budget 1024] [--window 32] [--gen-tokens 64] [--kv-f32]
 //                      [--threads N] [--no-token-major]   prefill and decode tok/s at long context, full vs SnapKV
 int bench_longctx(int argc, char** argv);
 // snapdoc-bench kvcache -m MODEL --text FILE --cache-dir DIR [--tokens 8192,32768,100000] [--threads N]

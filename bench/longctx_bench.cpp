@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "app/common/args.h"
+#include "app/common/kv_type_flags.h"
 #include "bench/bench_util.h"
 #include "bench/benches.h"
 #include "engine/common/error.h"
@@ -27,17 +28,11 @@
 namespace snapdoc::bench {
 
 int bench_longctx(int argc, char** argv) {
-    const cli::Args args({{{"-m", "--model"}},
-                          {{"--contexts"}},
-                          {{"--budget"}},
-                          {{"--window"}},
-                          {{"--gen-tokens"}},
-                          {{"-t", "--threads"}},
-                          {{"--no-token-major"}, false},
-                          {{"--decode-rounds"}},
-                          {{"--kv-f16"}, false},
-                          {{"--device"}}},
-                         argc, argv, 2);
+    std::vector<cli::FlagSpec> flags = {{{"-m", "--model"}},    {{"--contexts"}},   {{"--budget"}},
+                                        {{"--window"}},         {{"--gen-tokens"}}, {{"-t", "--threads"}},
+                                        {{"--no-token-major"}, false}, {{"--decode-rounds"}}, {{"--device"}}};
+    for (auto& f : cli::kv_type_flags()) flags.push_back(std::move(f));
+    const cli::Args args(flags, argc, argv, 2);
     if (!args.has("model")) throw Error("-m MODEL is required");
     const auto contexts = cli::parse_int_list(args.str("contexts", "8192,32768"), "--contexts");
     const int gen = args.integer("gen-tokens", 64);
@@ -54,7 +49,7 @@ int bench_longctx(int argc, char** argv) {
     const Model model = load_model(args.str("model"));
     BackendOptions opts;
     opts.threads = args.integer("threads", 0);
-    opts.kv_f16 = args.has("kv-f16");
+    opts.kv_f16 = cli::kv_f16_from_flags(args);
     for (int ctx : contexts) opts.context_length = std::max(opts.context_length, ctx + gen + 8);
     auto backend = make_backend(model, opts, args.str("device", "cpu"));
     const ModelConfig& c = model.config;

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "app/common/args.h"
+#include "app/common/kv_type_flags.h"
 #include "bench/bench_util.h"
 #include "bench/benches.h"
 #include "engine/common/error.h"
@@ -55,9 +56,10 @@ std::vector<int32_t> read_ids(const cli::Args& args) {
 }  // namespace
 
 int bench_greedy(int argc, char** argv) {
-    const cli::Args args({{{"-m", "--model"}}, {{"--ids"}}, {{"--ids-file"}}, {{"-n"}}, {{"-t", "--threads"}}, {{"--device"}},
-                           {{"--exact-prefill"}, false}, {{"--kv-f16"}, false}},
-                         argc, argv, 2);
+    std::vector<cli::FlagSpec> flags = {{{"-m", "--model"}}, {{"--ids"}}, {{"--ids-file"}}, {{"-n"}},
+                                        {{"-t", "--threads"}}, {{"--device"}}, {{"--exact-prefill"}, false}};
+    for (auto& f : cli::kv_type_flags()) flags.push_back(std::move(f));
+    const cli::Args args(flags, argc, argv, 2);
     const std::vector<int32_t> ids = read_ids(args);
     const int n_gen = args.integer("n", 16);
     if (n_gen < 1) throw Error("-n must be >= 1");
@@ -71,7 +73,7 @@ int bench_greedy(int argc, char** argv) {
     BackendOptions opts;
     opts.threads = thread_count(args);
     opts.exact_prefill = args.has("exact-prefill");
-    opts.kv_f16 = args.has("kv-f16");
+    opts.kv_f16 = cli::kv_f16_from_flags(args);
     auto backend = make_backend(model, opts, args.str("device", "cpu"));
     const int n_prompt = static_cast<int>(ids.size());
     auto kv = make_full_kv_cache(*backend, n_prompt + n_gen);

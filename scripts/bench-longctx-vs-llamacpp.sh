@@ -8,10 +8,10 @@
 #
 #   scripts/bench-longctx-vs-llamacpp.sh [--model GGUF] [--contexts 8192,32768] [--gen 64] [--budget 1024]
 #                                        [--threads 2] [--rounds 3] [--llama off:f32,on:f32,on:f16]
-#                                        [--layer-major-only] [--kv-f16]
+#                                        [--layer-major-only] [--kv-f32]
 # --llama: llama.cpp's configurations, flash attention (off|on) : K/V type (f32|f16), each run in
-# every round; --layer-major-only skips snapdoc's token-major prefill (its column reads 0); --kv-f16
-# runs snapdoc with its f16 attention cache (snapdoc-bench longctx --kv-f16).
+# every round; --layer-major-only skips snapdoc's token-major prefill (its column reads 0); snapdoc
+# runs with its default f16 attention cache, or the exact f32 one with --kv-f32.
 # Needs snapdoc-bench in BUILD_DIR (default build-core; built here if absent) and llama_timer
 # (scripts/build-llama-timer.sh; LLAMA_TIMER overrides). Numbers only: quote them with the load
 # averages printed in the header (a busy machine hurts llama.cpp's spinning thread pool most).
@@ -37,7 +37,7 @@ while [[ $# -gt 0 ]]; do
         --rounds) ROUNDS="$2"; shift 2 ;;
         --llama) LLAMA_CONFIGS="$2"; shift 2 ;;
         --layer-major-only) TOKEN_MAJOR=(--no-token-major); shift ;;
-        --kv-f16) SNAP_KV=(--kv-f16); shift ;;
+        --kv-f32) SNAP_KV=(--kv-f32); shift ;;
         *) echo "unknown flag $1" >&2; exit 2 ;;
     esac
 done

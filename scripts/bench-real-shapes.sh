@@ -13,7 +13,7 @@
 #
 #   scripts/bench-real-shapes.sh [--work DIR] [--rounds 1] [--threads 2] [--contexts 512,4096,16384]
 #                                [--gen 32] [--budget 1024] [--only llama3.2-1b:Q4_K_M,...] [--no-qgemm]
-#                                [--kv-f16]   (snapdoc with its f16 attention cache)
+#                                [--kv-f32]   (snapdoc with the f32 attention cache; f16 by default)
 #
 # Default files: llama3.2-1b Q4_K_M and Q8_0, qwen2.5-1.5b Q4_K_M and Q8_0 at every context;
 # llama3.1-8b Q4_K_M at 512 only (decode; a 16K prefill of 8B takes too long on 2 cores). The F16
@@ -31,7 +31,7 @@ CONTEXTS=512,4096,16384
 GEN=32
 BUDGET=1024
 QGEMM=1
-KV_F16=()
+KV_TYPE=()
 ONLY="llama3.2-1b:Q4_K_M,llama3.2-1b:Q8_0,qwen2.5-1.5b:Q4_K_M,qwen2.5-1.5b:Q8_0,llama3.1-8b:Q4_K_M"
 while [[ $# -gt 0 ]]; do
     case "$1" in
@@ -43,7 +43,7 @@ while [[ $# -gt 0 ]]; do
         --budget) BUDGET="$2"; shift 2 ;;
         --only) ONLY="$2"; shift 2 ;;
         --no-qgemm) QGEMM=0; shift ;;
-        --kv-f16) KV_F16=(--kv-f16); shift ;;
+        --kv-f32) KV_TYPE=(--kv-f32); shift ;;
         -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
         *) echo "bench-real-shapes: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
@@ -101,5 +101,5 @@ for entry in "${FILES[@]}"; do
         "$BENCH" qgemm --rows 512 --threads "$THREADS" --trials 2 --types "$([[ $type == Q8_0 ]] && echo Q8_0 || echo Q4_K,Q6_K)"
     fi
     bash "$ROOT/scripts/bench-longctx-vs-llamacpp.sh" --model "$file" --contexts "$contexts" --gen "$GEN" \
-        --budget "$BUDGET" --threads "$THREADS" --rounds "$ROUNDS" --llama off:f16,on:f16 --layer-major-only "${KV_F16[@]}"
+        --budget "$BUDGET" --threads "$THREADS" --rounds "$ROUNDS" --llama off:f16,on:f16 --layer-major-only "${KV_TYPE[@]}"
 done

@@ -7,6 +7,7 @@
 
 #include "app/cli/hub_model.h"
 #include "app/common/gpu_self_check_report.h"
+#include "app/common/kv_type_flags.h"
 #include "engine/common/error.h"
 #include "engine/common/logging.h"
 #include "engine/common/memory_stats.h"
@@ -20,7 +21,8 @@ namespace snapdoc::cli {
 std::vector<FlagSpec> model_flags() {
     std::vector<FlagSpec> flags = {{{"-m", "--model"}}, {{"-t", "--threads"}}, {{"--log-level"}}, {{"--device"}},
                                    {{"--exact-prefill"}, false}, {{"--precise-activations"}, false},
-                                   {{"--kv-f16"}, false}, {{"--gpu-self-check"}, false}};
+                                   {{"--gpu-self-check"}, false}};
+    for (auto& f : kv_type_flags()) flags.push_back(std::move(f));
     for (auto& f : hub_flags()) flags.push_back(std::move(f));
     return flags;
 }
@@ -53,7 +55,7 @@ std::unique_ptr<Backend> make_cli_backend(const Args& args, const Model& model, 
     opts.context_length = context_length;
     opts.exact_prefill = args.has("exact-prefill");
     opts.precise_activations = args.has("precise-activations");
-    opts.kv_f16 = args.has("kv-f16");
+    opts.kv_f16 = kv_f16_from_flags(args);
     // A CUDA device is checked against the CPU before it is trusted, once per device, driver and
     // version (docs/gpu-self-check.md); --gpu-self-check runs the check again and prints its verdict.
     const bool force_check = args.has("gpu-self-check");

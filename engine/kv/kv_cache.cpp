@@ -26,16 +26,17 @@ int64_t KvCacheSpec::total_capacity() const {
 namespace {
 std::atomic<int64_t> g_live_bytes{0};
 std::atomic<int64_t> g_peak_bytes{0};
-int64_t spec_bytes(const KvCacheSpec& s) { return s.total_capacity() * s.head_dim * 2 * int64_t{sizeof(float)}; }
+int64_t spec_bytes(const KvCacheSpec& s, int value_bytes) { return s.total_capacity() * s.head_dim * 2 * value_bytes; }
 }  // namespace
 
 int64_t KvCache::live_bytes() { return g_live_bytes.load(); }
 int64_t KvCache::peak_live_bytes() { return g_peak_bytes.load(); }
 void KvCache::reset_peak_live_bytes() { g_peak_bytes.store(g_live_bytes.load()); }
 
-KvCache::~KvCache() { g_live_bytes.fetch_sub(spec_bytes(spec_)); }
+KvCache::~KvCache() { g_live_bytes.fetch_sub(spec_bytes(spec_, value_bytes_)); }
 
-KvCache::KvCache(KvCacheSpec spec) : spec_(std::move(spec)) {
+KvCache::KvCache(KvCacheSpec spec, int value_bytes) : spec_(std::move(spec)), value_bytes_(value_bytes) {
+    if (value_bytes_ != 2 && value_bytes_ != 4) throw Error("KV cache: a value takes 2 (f16) or 4 (f32) bytes");
     if (spec_.n_layers <= 0 || spec_.n_heads <= 0 || spec_.head_dim <= 0 || spec_.group <= 0)
         throw Error("KV cache: layers, heads, head_dim and group must be positive");
     if (spec_.capacity.size() != static_cast<std::size_t>(spec_.n_layers) * spec_.n_heads)
@@ -44,7 +45,8 @@ KvCache::KvCache(KvCacheSpec spec) : spec_(std::move(spec)) {
         if (c < 0) throw Error("KV cache: negative segment capacity");
     positions_.resize(spec_.capacity.size());
     for (std::size_t i = 0; i < positions_.size(); ++i) positions_[i].reserve(spec_.capacity[i]);
-    const int64_t now = g_live_bytes.fetch_add(spec_bytes(spec_)) + spec_bytes(spec_);
+    const int64_t bytes = spec_bytes(spec_, value_bytes_);
+    const int64_t now = g_live_bytes.fetch_add(bytes) + bytes;
     int64_t peak = g_peak_bytes.load();
     while (now > peak && !g_peak_bytes.compare_exchange_weak(peak, now)) {
     }
@@ -57,7 +59,7 @@ int64_t KvCache::total_entries() const {
 }
 
 std::size_t KvCache::used_bytes() const {
-    return static_cast<std::size_t>(total_entries()) * spec_.head_dim * 2 * sizeof(float);
+    return static_cast<std::size_t>(total_entries()) * spec_.head_dim * 2 * static_cast<std::size_t>(value_bytes_);
 }
 
 void KvCache::clear() {

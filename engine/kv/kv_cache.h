@@ -16,6 +16,11 @@
 
 namespace snapdoc {
 
+// Bytes of one stored K or V number in the attention cache by default: f16 on the CPU backend
+// (BackendOptions::kv_f16, as llama.cpp's cache) and on the CUDA one. Memory estimates made before
+// a cache exists use it; the CPU's exact --kv-f32 cache takes twice this.
+inline constexpr int64_t kKvCacheValueBytes = 2;
+
 struct KvCacheSpec {
     int n_layers = 0;
     int n_heads = 0;   // cache heads per layer
@@ -32,7 +37,8 @@ struct KvCacheSpec {
 
 class KvCache {
 public:
-    explicit KvCache(KvCacheSpec spec);
+    // value_bytes: bytes of one stored K or V number as the backend holds it (2: f16, 4: f32).
+    explicit KvCache(KvCacheSpec spec, int value_bytes = static_cast<int>(kKvCacheValueBytes));
     virtual ~KvCache();
     KvCache(const KvCache&) = delete;
     KvCache& operator=(const KvCache&) = delete;
@@ -46,7 +52,7 @@ public:
     int64_t total_entries() const;
     // Bytes of K and V storage actually reserved (capacity), as the backend holds them.
     virtual std::size_t reserved_bytes() const = 0;
-    // Bytes of K and V for the stored entries.
+    // Bytes of K and V for the stored entries, in the number type the backend keeps.
     std::size_t used_bytes() const;
     // Empties every segment (capacity is kept).
     virtual void clear();
@@ -54,8 +60,8 @@ public:
     // back a conversation turn or forget a question). Capacity is kept.
     virtual void truncate(int32_t first_dropped_position);
 
-    // Process-wide accounting of K/V storage held by live caches (capacity × head_dim × K and V in
-    // f32), so tests and benches can check what is resident at once (e.g. layer-major prefill).
+    // Process-wide accounting of K/V storage held by live caches (capacity × head_dim × K and V ×
+    // value bytes), so tests and benches can check what is resident at once (e.g. layer-major prefill).
     static int64_t live_bytes();
     static int64_t peak_live_bytes();
     static void reset_peak_live_bytes();
@@ -66,6 +72,7 @@ protected:
     std::vector<int32_t>& mutable_positions(int layer, int head) { return positions_[spec_.segment(layer, head)]; }
 
     KvCacheSpec spec_;
+    int value_bytes_;
     std::vector<std::vector<int32_t>> positions_;
 };
 

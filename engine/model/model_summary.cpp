@@ -1,5 +1,7 @@
 #include "engine/model/model_summary.h"
 
+#include "engine/kv/kv_cache.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -43,9 +45,9 @@ ModelSummary summarize(const Model& model) {
     return s;
 }
 
-int64_t kv_bytes_per_token(const ModelConfig& c) { return int64_t{2} * c.n_layers * c.kv_dim() * 4; }
+int64_t kv_bytes_per_token(const ModelConfig& c) { return int64_t{2} * c.n_layers * c.kv_dim() * kKvCacheValueBytes; }
 
-int64_t kv_store_bytes_per_token(const ModelConfig& c) { return kv_bytes_per_token(c) / 2; }  // FullKvStore keeps f16
+int64_t kv_store_bytes_per_token(const ModelConfig& c) { return int64_t{2} * c.n_layers * c.kv_dim() * 2; }  // FullKvStore keeps f16
 
 int64_t scratch_bytes_per_row(const ModelConfig& c) {
     // xn, tmp, q, attn, k, v, gate, up (see the CPU backend's scratch) plus the hidden row itself.

@@ -24,7 +24,7 @@ struct TensorTypeShare {
 struct ModelSummary {
     int64_t parameters = 0;
     int64_t weight_bytes = 0;               // as stored (mmapped; paged in on use)
-    int64_t kv_bytes_per_token = 0;         // f32 K+V over all layers (an uncompressed backend cache)
+    int64_t kv_bytes_per_token = 0;         // K+V over all layers in an uncompressed backend cache (f16 by default)
     int64_t kv_store_bytes_per_token = 0;   // f16 K+V over all layers (the document's full-KV store)
     int64_t scratch_bytes_per_row = 0;      // activations per prefill row on the CPU backend
     std::vector<TensorTypeShare> type_mix;  // largest share (bytes) first
@@ -34,7 +34,7 @@ ModelSummary summarize(const Model& model);
 
 // The per-token and per-row sizes above from the shape alone, for models not downloaded yet
 // (the hub catalogue's fit estimate); summarize() uses the same functions.
-int64_t kv_bytes_per_token(const ModelConfig& c);        // f32 K+V over all layers
+int64_t kv_bytes_per_token(const ModelConfig& c);        // backend cache K+V over all layers (kKvCacheValueBytes)
 int64_t kv_store_bytes_per_token(const ModelConfig& c);  // f16 K+V over all layers
 int64_t scratch_bytes_per_row(const ModelConfig& c);     // CPU backend activations per prefill row
 // One prefill chunk's activations plus one row of logits.
@@ -45,7 +45,7 @@ std::string format_type_mix(const std::vector<TensorTypeShare>& mix);
 // The short form for one line: "Q4_K×12 Q6_K×3 F32×6".
 std::string format_type_mix_short(const std::vector<TensorTypeShare>& mix);
 
-// What a document session needs, by part (CPU backend, f32 KV cache).
+// What a document session needs, by part (CPU backend, its default f16 KV cache).
 struct MemoryPlan {
     int64_t weights = 0;                   // as stored, memory-mapped
     int64_t kv_full_per_1k = 0;            // uncompressed K+V per 1024 prompt tokens (the f16 full-KV store)

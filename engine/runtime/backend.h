@@ -45,10 +45,12 @@ struct BackendOptions {
     // (docs/RESULTS.md). Off by default: speed first, llama.cpp's rounding. SNAPDOC_ACT_PLANES=2 turns
     // it on for every backend of the process (the app and the server read only the variable).
     bool precise_activations = false;
-    // CPU: the attention cache keeps K and V as f16 (llama.cpp's default cache type; the full K/V
-    // store and its files already do): half the cache's memory and half of what decode reads from
-    // it per token, for one rounding of each stored value (relative 2^-11). Off: f32, exact.
-    bool kv_f16 = false;
+    // CPU: the attention cache keeps K and V as f16, the default as llama.cpp's cache type is (the
+    // full K/V store and its files hold f16 too): half the cache's memory and half of what decode
+    // reads from it per token, for one rounding of each stored value (relative 2^-11), which the
+    // modelzoo contract absorbs (docs/RESULTS.md). Off (--kv-f32): f32, exact, for the tests and
+    // comparisons that need it.
+    bool kv_f16 = true;
 };
 
 class Backend {
@@ -58,6 +60,9 @@ public:
     virtual const ModelConfig& config() const = 0;
 
     virtual std::unique_ptr<KvCache> create_kv_cache(const KvCacheSpec& spec) = 0;
+    // Bytes of one K or V number in the caches this backend creates (2: f16, 4: the CPU's --kv-f32),
+    // so the sizes a session reports are the ones it holds.
+    virtual int kv_value_bytes() const { return static_cast<int>(kKvCacheValueBytes); }
     virtual std::unique_ptr<Activations> create_activations(int max_rows) = 0;
 
     // Writes the embeddings of `n` tokens into rows [row0, row0 + n).

@@ -266,11 +266,11 @@ std::shared_ptr<const Selection> DocumentSession::select(const SnapKvConfig& con
 
 int64_t DocumentSession::compressed_bytes(const Selection& s, int spare) const {
     return (s.kept_entries() + static_cast<int64_t>(spare) * cfg_.n_layers * s.cache_heads) * cfg_.head_dim * 2 *
-           static_cast<int64_t>(sizeof(float));
+           backend_.kv_value_bytes();
 }
 
 int64_t DocumentSession::full_bytes(int prompt_len) const {
-    return int64_t{2} * prompt_len * cfg_.n_layers * cfg_.kv_dim() * static_cast<int64_t>(sizeof(float));
+    return int64_t{2} * prompt_len * cfg_.n_layers * cfg_.kv_dim() * backend_.kv_value_bytes();
 }
 
 AnswerResult DocumentSession::answer(const Selection& sel, const GenerationRequest& request) {

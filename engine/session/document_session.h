@@ -123,9 +123,9 @@ public:
     int64_t prefill_peak_cache_bytes() const { return prefill_peak_cache_bytes_; }
     // Bytes of a cache holding `selection` (+ `spare` generated tokens per head).
     int64_t compressed_bytes(const Selection& selection, int spare = 0) const;
-    // Bytes of an uncompressed backend cache for a prompt of `prompt_len` tokens (all layers, f32 K
-    // and V, as the backends compute) — what SnapKV's compressed cache is compared with. The host
-    // store of the document's full K/V is f16, half of that: full_store_bytes().
+    // Bytes of an uncompressed backend cache for a prompt of `prompt_len` tokens (all layers, K and
+    // V as the backend keeps them: f16 by default) — what SnapKV's compressed cache is
+    // compared with. The host store of the document's full K/V (full_store_bytes()) is f16 too.
     int64_t full_bytes(int prompt_len) const;
     int max_window() const { return options_.max_window; }
 

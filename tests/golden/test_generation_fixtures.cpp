@@ -14,6 +14,7 @@
 #include "engine/session/generate.h"
 #include "engine/session/prefill.h"
 #include "engine/tokenizer/tokenizer.h"
+#include "tests/support/engine_logits.h"
 #include "tests/support/fixtures.h"
 
 namespace snapdoc {
@@ -40,7 +41,7 @@ std::vector<int32_t> greedy(const Model& model, int steps, int threads) {
 }
 
 std::vector<float> all_logits(const Model& model, const std::vector<int32_t>& ids) {
-    auto backend = make_cpu_backend(model);
+    auto backend = testing::exact_cpu_backend(model);  // the two formats compared at 1e-4
     auto kv = make_full_kv_cache(*backend, static_cast<int>(ids.size()));
     std::vector<float> logits;
     prefill(*backend, ids, 0, *kv, {}, &logits);

@@ -168,11 +168,11 @@ private slots:
         QVERIFY2(estimate.startsWith("≈ " + actual + " KV cache"), qPrintable(estimate + " vs " + actual));
         QVERIFY2(estimate.contains("kept whole"), qPrintable(estimate));
         QVERIFY(child<QSpinBox>(*w_, "budgetSpin")->toolTip().contains("kept whole on top"));
-        QVERIFY(w_->inspector()->memory_text().startsWith("KV cache (f32): " + actual + " compressed"));
+        QVERIFY(w_->inspector()->memory_text().startsWith("KV cache (f16): " + actual + " compressed"));
     }
 
     // 4: "full KV 3.5 MiB" in the document line against "7.0 MiB full" in the panel: two quantities
-    // with one name. Each figure now says what it is (the f16 store, the f32 cache).
+    // with one name. Each figure now says what it is (the f16 store, the f16 cache attention reads).
     void each_kv_figure_names_its_basis() {
         const auto& ready = w_->documents().ready_info();
         QVERIFY(ready);
@@ -180,8 +180,8 @@ private slots:
         const QString store = QString::fromStdString(format_bytes(ready->full_store_bytes));
         QVERIFY2(facts.contains("K/V store " + store + " (f16)"), qPrintable(facts));
         QVERIFY2(!facts.contains("full KV"), qPrintable(facts));
-        QVERIFY(w_->inspector()->memory_text().contains("(f32)"));
-        QVERIFY(child<QLabel>(*w_, "budgetMemoryLabel")->text().contains("(f32)"));
+        QVERIFY(w_->inspector()->memory_text().contains("(f16)"));
+        QVERIFY(child<QLabel>(*w_, "budgetMemoryLabel")->text().contains("(f16)"));
     }
 
     // 27: on a 1.8K-token document the slider ran to the model's 131K context (one 200 px drag:

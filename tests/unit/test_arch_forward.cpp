@@ -136,7 +136,7 @@ TEST_P(ArchForward, WindowScoresMatchTheReferenceAttention) {
     const Model m = load_model(dir / "m.gguf");
     BackendOptions o;
     o.context_length = c.context;
-    auto backend = make_cpu_backend(m, o);
+    auto backend = exact_cpu_backend(m, o);
     const int T = 48, W = 8, n_prefix = T - W, H = c.spec.n_heads;
     const auto ids = random_ids(T, c.spec.vocab_size, 11);
     ReferenceTrace trace;
@@ -173,7 +173,7 @@ TEST_P(ArchForward, CompressedSessionEqualsRestrictedAttention) {
     const TinyWeights w = make_tiny_weights(c.spec);
     write_tiny_hf(dir / "hf", w, DType::F32);
     const Model m = load_model(dir / "hf");
-    auto backend = make_cpu_backend(m);
+    auto backend = exact_cpu_backend(m);
     const auto doc = random_ids(90, c.spec.vocab_size, 1), question = random_ids(10, c.spec.vocab_size, 2);
     DocumentSession s(*backend);
     s.prefill_document(doc);

@@ -146,7 +146,7 @@ TEST(CpuForwardDecode, IncrementalEqualsBatched) {
     const Model m = load_model(dir.path() / "hf");
     const auto ids = some_ids(25, spec.vocab_size);
     const auto batched = engine_logits(m, ids);
-    auto backend = make_cpu_backend(m);
+    auto backend = exact_cpu_backend(m);
     auto kv = make_full_kv_cache(*backend, 25);
     auto act = backend->create_activations(1);
     std::vector<float> row(spec.vocab_size);
@@ -165,9 +165,9 @@ TEST(CpuForwardDecode, IncrementalEqualsBatched) {
     EXPECT_THROW(backend->run_layer(0, *act, 0, 1, &pos, *kv, nullptr), Error);
 }
 
-// BackendOptions::kv_f16: the cache holds K and V rounded to f16 (half the bytes), read back as those
-// rounded values; prefill and decode over it stay within f16's rounding of the exact logits, and
-// differ from the f32 cache's (so the f16 path really ran).
+// BackendOptions::kv_f16 (the default): the cache holds K and V rounded to f16 (half the bytes of
+// --kv-f32's), read back as those rounded values; prefill and decode over it stay within f16's
+// rounding of the exact logits, and differ from the f32 cache's (so the f16 path really ran).
 TEST(CpuForwardF16Cache, HalvesTheCacheAndStaysNearTheReference) {
     TempDir dir;
     TinyModelSpec spec;
@@ -186,7 +186,9 @@ TEST(CpuForwardF16Cache, HalvesTheCacheAndStaysNearTheReference) {
     auto backend = make_cpu_backend(m, o);
     const int n = static_cast<int>(ids.size());
     auto kv = make_full_kv_cache(*backend, n);
-    auto kv32 = make_full_kv_cache(*make_cpu_backend(m), n);
+    BackendOptions o32 = o;
+    o32.kv_f16 = false;
+    auto kv32 = make_full_kv_cache(*make_cpu_backend(m, o32), n);
     EXPECT_EQ(2 * kv->reserved_bytes(), kv32->reserved_bytes());
     // Prefill all but the last 20 tokens, then decode those one at a time.
     std::vector<float> logits;

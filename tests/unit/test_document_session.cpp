@@ -16,6 +16,7 @@
 #include "engine/session/document_session.h"
 #include "engine/session/generate.h"
 #include "engine/session/prefill.h"
+#include "tests/support/engine_logits.h"
 #include "tests/support/reference_llama.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/tiny_model.h"
@@ -36,7 +37,7 @@ protected:
         weights = make_tiny_weights(spec);
         write_tiny_gguf(dir.path() / "m.gguf", weights, DType::F32);
         model = std::make_unique<Model>(load_model(dir.path() / "m.gguf"));
-        backend = make_cpu_backend(*model);
+        backend = exact_cpu_backend(*model);
         doc = random_ids(180, spec.vocab_size, 1);
         q1 = random_ids(12, spec.vocab_size, 2);
         q2 = random_ids(9, spec.vocab_size, 3);
@@ -169,7 +170,7 @@ TEST(DocumentSessionSlidingWindow, WindowScoresStayInsideTheAttentionWindow) {
     spec.seed = 4;
     write_tiny_gguf(dir.path() / "m.gguf", make_tiny_weights(spec), DType::F32);
     const Model model = load_model(dir.path() / "m.gguf");
-    auto backend = make_cpu_backend(model);
+    auto backend = exact_cpu_backend(model);
     DocumentSession s(*backend);
     s.prefill_document(random_ids(150, spec.vocab_size, 1));
     s.set_question(random_ids(8, spec.vocab_size, 2), 8);

@@ -11,6 +11,7 @@
 #include <QStringList>
 #include <algorithm>
 
+#include "engine/kv/kv_cache.h"
 #include "engine/session/document_session.h"
 #include <cmath>
 
@@ -249,9 +250,9 @@ void CompressionControls::update_estimate() {
     if (whole > 0) {
         const int heads = config_.gqa == GqaMode::QueryHead ? shape_.n_heads : shape_.n_kv_heads;
         est = std::min(full, est + int64_t{whole} * shape_.n_layers * heads * shape_.head_dim * 2 *
-                                       static_cast<int64_t>(sizeof(float)));
+                                       kKvCacheValueBytes);
     }
-    QString text = tr("≈ %1 KV cache (f32) for a %2-position prompt; uncompressed %3 (%4×)")
+    QString text = tr("≈ %1 KV cache (f16) for a %2-position prompt; uncompressed %3 (%4×)")
                        .arg(QString::fromStdString(format_bytes(est)))
                        .arg(with_commas(prompt_len_))
                        .arg(QString::fromStdString(format_bytes(full)))

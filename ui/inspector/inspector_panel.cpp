@@ -495,7 +495,7 @@ void InspectorPanel::update_readouts() {
     const Selection& s = *snapshot_.selection;
     const double kept = kept_fraction(s);
     memory_->setText(
-        tr("KV cache (f32): %1 compressed vs %2 uncompressed (%3×) · keeps %4% of %5 entries%6")
+        tr("KV cache (f16): %1 compressed vs %2 uncompressed (%3×) · keeps %4% of %5 entries%6")
             .arg(bytes(snapshot_.kv_bytes_compressed), bytes(snapshot_.kv_bytes_full))
             .arg(static_cast<double>(snapshot_.kv_bytes_full) /
                      std::max<int64_t>(1, snapshot_.kv_bytes_compressed),

@@ -5,6 +5,8 @@
 #include <functional>
 #include <limits>
 
+#include "engine/kv/kv_cache.h"
+
 namespace snapdoc::ui {
 
 double kept_fraction(const Selection& s) {
@@ -46,8 +48,7 @@ double kept_overlap(const Selection& previous, const Selection& current, int doc
 }
 
 int64_t full_kv_bytes(const CacheShape& shape, int prompt_len) {
-    return int64_t{2} * prompt_len * shape.n_layers * shape.n_kv_heads * shape.head_dim *
-           static_cast<int64_t>(sizeof(float));
+    return int64_t{2} * prompt_len * shape.n_layers * shape.n_kv_heads * shape.head_dim * kKvCacheValueBytes;
 }
 
 int64_t estimate_kv_bytes(const CacheShape& shape, const SnapKvConfig& config, int prompt_len) {
@@ -55,7 +56,7 @@ int64_t estimate_kv_bytes(const CacheShape& shape, const SnapKvConfig& config, i
     const int cache_heads = config.gqa == GqaMode::QueryHead ? shape.n_heads : shape.n_kv_heads;
     // Every policy keeps the same total (pyramid and adaptive only move it between layers/heads).
     const int64_t entries = static_cast<int64_t>(config.budget) * shape.n_layers * cache_heads;
-    return entries * shape.head_dim * 2 * static_cast<int64_t>(sizeof(float));
+    return entries * shape.head_dim * 2 * kKvCacheValueBytes;
 }
 
 float keep_threshold(const HeadSelection& head, bool compressed) {

@@ -274,7 +274,7 @@ void DocumentController::update_facts(const QString& problem) {
             tr(" · <b>%1</b> of the model's %2-token context").arg(with_commas(ready_->document_tokens), with_commas(ctx));
         if (ctx > 0 && ready_->document_tokens > ctx)
             html += tr(" <span style='color:#b02020'>(longer than the context: allowed in Settings)</span>");
-        // The f16 store re-selection reads (the inspector's figures are the f32 cache attention reads).
+        // The f16 store re-selection reads (the inspector's figures are the f16 cache attention reads).
         html += tr(" · K/V store %1 (f16)").arg(QString::fromStdString(format_bytes(ready_->full_store_bytes)));
         if (ready_->from_kv_cache)
             html += tr(" · <span style='color:#206020'>opened from the K/V cache in %1 s</span> (no prefill)")

@@ -72,9 +72,9 @@ QString model_info_text(const ModelInfo& i) {
     t += QObject::tr("Tensor types: %1\n").arg(i.type_mix);
     t += QObject::tr("Weights: %1 as stored (memory-mapped)\n").arg(bytes(i.weight_bytes));
     // Two quantities, each on its own basis (they were mixed: a 1,024-entry budget "cost" twice an
-    // uncompressed 1K tokens): the cache attention reads (f32) and the full store re-selection reads.
+    // uncompressed 1K tokens): the cache attention reads (f16 by default) and the full store re-selection reads.
     t += QObject::tr(
-             "KV cache (f32, what attention reads): %1 per 1K tokens uncompressed; %2 at a SnapKV budget of "
+             "KV cache (f16, what attention reads): %1 per 1K tokens uncompressed; %2 at a SnapKV budget of "
              "%3 positions per head, whatever the document length\n")
              .arg(bytes(i.kv_bytes_per_token * 1024), bytes(i.kv_bytes_at_budget))
              .arg(i.snapkv_budget);

@@ -40,7 +40,7 @@ struct ModelInfo {
     int ffn_dim = 0;
     int64_t parameters = 0;
     int64_t weight_bytes = 0;
-    int64_t kv_bytes_per_token = 0;        // f32, an uncompressed backend cache
+    int64_t kv_bytes_per_token = 0;        // an uncompressed backend cache (f16 by default)
     int64_t kv_store_bytes_per_token = 0;  // f16, the document's full-KV store
     int64_t run_bytes_at_context = 0;      // weights + full KV + activations for a full context
     QString type_mix;                      // "Q4_K 145 tensors 3.9 GiB (4.5 bpw), Q6_K 18 tensors ..."

@@ -20,7 +20,7 @@
 
 namespace snapdoc::cpu {
 
-CpuKvCache::CpuKvCache(KvCacheSpec spec, bool f16) : KvCache(std::move(spec)), f16_(f16) {
+CpuKvCache::CpuKvCache(KvCacheSpec spec, bool f16) : KvCache(std::move(spec), f16 ? 2 : 4), f16_(f16) {
     const std::size_t segments = spec_.capacity.size();
     try {
         for (auto* rows : {&k_, &v_}) rows->resize(f16_ ? 0 : segments);
@@ -137,6 +137,8 @@ public:
 
     std::string name() const override { return "cpu"; }
     const ModelConfig& config() const override { return cfg_; }
+
+    int kv_value_bytes() const override { return kv_f16_ ? 2 : 4; }
 
     std::unique_ptr<KvCache> create_kv_cache(const KvCacheSpec& spec) override {
         if (spec.n_layers != cfg_.n_layers || spec.head_dim != cfg_.head_dim)

@@ -11,7 +11,7 @@ int64_t CudaKvCache::device_bytes(const KvCacheSpec& spec) {
     return spec.total_capacity() * (int64_t{spec.head_dim} * 2 * 2 + 4);
 }
 
-CudaKvCache::CudaKvCache(KvCacheSpec spec) : KvCache(std::move(spec)) {
+CudaKvCache::CudaKvCache(KvCacheSpec spec) : KvCache(std::move(spec), /*value_bytes=*/2) {  // __half K and V
     if (spec_.n_heads > kernels::kMaxCacheHeads)
         throw Error("CUDA KV cache: at most " + std::to_string(kernels::kMaxCacheHeads) + " cache heads per layer (got " +
                     std::to_string(spec_.n_heads) + ")");
