@@ -8,6 +8,7 @@
 #include "engine/runtime/cpu/quant_activation.h"
 #include "engine/runtime/cpu/quant_gemm_interleaved.h"
 #include "engine/runtime/cpu/quant_gemm_kernels.h"
+#include "engine/runtime/cpu/quant_gemm_wide.h"
 
 namespace snapdoc::cpu {
 
@@ -285,7 +286,72 @@ void interleaved_gemm(const quant_gemm_detail::InterleavedKernels& k, DType t, c
               });
 }
 
+// ---- The 16-bit activation GEMM's weights: each unpacked block widened to i16 once per chunk.
+
+void widen_k(const UnpackedK* u, int64_t count, quant_gemm_detail::WideK* o) {
+    for (int64_t b = 0; b < count; ++b) {
+        for (int e = 0; e < 256; ++e)
+            o[b].w[e] = static_cast<int16_t>(u[b].scale[e / 32][8 * ((e % 32) / 16)] * u[b].q[e]);
+        for (int g = 0; g < 16; ++g) o[b].min[g] = static_cast<float>(u[b].min[g]);
+        o[b].d = u[b].d;
+        o[b].dmin = u[b].dmin;
+    }
+}
+
+void widen_32(const Unpacked32* u, int64_t count, quant_gemm_detail::Wide32* o) {
+    for (int64_t b = 0; b < count; ++b) {
+        for (int e = 0; e < 32; ++e) o[b].w[e] = u[b].q[e];
+        o[b].d = u[b].d;
+        o[b].m = u[b].m;
+    }
+}
+
+// Chunks of 32 values between the kernel's i32-to-float steps (bounds in quant_gemm_kernels.h):
+// Q6_K's widened levels reach 63·128, the other K-quants' at most 31·63.
+int wide_flush_chunks(DType t) {
+    return t == DType::Q6_K ? 2 : 8;
+}
+
 }  // namespace
+
+bool quant_gemm_wide_available(KernelLevel level) {
+    if (level == KernelLevel::Portable) return true;
+    return level == KernelLevel::Avx2 && kernel_level_available(level) &&
+           quant_gemm_detail::avx2_wide_kernels().k != nullptr;
+}
+
+WideFormat wide_format(DType t) {
+    return unpack_k_fn(t) ? WideFormat::Blocks256 : WideFormat::Blocks32;
+}
+
+void quant_gemm_wide(KernelLevel level, DType t, const uint8_t* w, std::size_t row_bytes, int64_t rows, int64_t in,
+                     const uint8_t* act, int n, float* y, int64_t ldy) {
+    using namespace quant_gemm_detail;
+    if (!quant_gemm_wide_available(level))
+        throw Error(std::string("quant_gemm_wide: no 16-bit activation kernels for ") + kernel_level_name(level));
+    if (!quant_gemm_supports(t))
+        throw Error(std::string("quant_gemm_wide: no integer kernel for ") + std::string(dtype_name(t)));
+    const WideKernels k = level == KernelLevel::Avx2 ? avx2_wide_kernels() : portable_wide_kernels();
+    const std::size_t act_stride = wide_act_row_bytes(wide_format(t), in);
+    const Rows weights{w, row_bytes, dtype_block_bytes(t), rows};
+    if (const UnpackKFn unpack = unpack_k_fn(t)) {
+        const int64_t nb = in / kSuperBlock;
+        const int flush = wide_flush_chunks(t);
+        by_chunks(unpack, weights, nb, [&](const UnpackedK* u, int m, int64_t r0) {
+            WideK* wide = scratch<WideK>(static_cast<std::size_t>(m * nb));
+            widen_k(u, m * nb, wide);
+            k.k(wide, m, nb, flush, act, act_stride, n, y + r0, ldy);
+        });
+        return;
+    }
+    const bool has_min = t == DType::Q4_1 || t == DType::Q5_1;
+    const int64_t nb = in / kLegacyBlock;
+    by_chunks(unpack_32_fn(t), weights, nb, [&](const Unpacked32* u, int m, int64_t r0) {
+        Wide32* wide = scratch<Wide32>(static_cast<std::size_t>(m * nb));
+        widen_32(u, m * nb, wide);
+        k.b32(wide, m, nb, has_min, act, act_stride, n, y + r0, ldy);
+    });
+}
 
 bool quant_gemm_supports(DType t) {
     return unpack_k_fn(t) != nullptr || unpack_32_fn(t) != nullptr;
