@@ -96,6 +96,23 @@ TEST(WideActivation, IsWithinHalfAStepOfAbsmaxOver32767) {
     }
 }
 
+TEST(WideActivation, TheSimdQuantizerWritesThePortableBytes) {
+    std::vector<float> x = normal(4096, 9);
+    for (std::size_t i = 0; i < x.size(); i += 29) x[i] *= 100.0f;
+    for (int i = 512; i < 768; ++i) x[i] = 0.0f;
+    for (int i = 768; i < 1024; ++i) x[i] = static_cast<float>(i - 900) + 0.5f;  // halfway at d = 1 (amax 32767 below)
+    x[1000] = 32767.0f;
+    x[2000] = std::numeric_limits<float>::quiet_NaN();
+    x[3000] = -std::numeric_limits<float>::infinity();
+    for (WideFormat f : {WideFormat::Blocks32, WideFormat::Blocks256}) {
+        std::vector<uint8_t> simd(cpu::wide_act_row_bytes(f, 4096)), portable(simd.size());
+        cpu::quantize_activation_wide(f, x.data(), simd.data(), 4096);
+        cpu::quantize_activation_wide_portable(f, x.data(), portable.data(), 4096);
+        // Bytes, NaN included (padding is written by neither; both buffers start zeroed).
+        EXPECT_EQ(simd, portable) << (f == WideFormat::Blocks32 ? "Blocks32" : "Blocks256");
+    }
+}
+
 TEST(WideActivation, RoundsHalfwayToEvenAndKeepsTheSums) {
     // amax 32767 makes d exactly 1, so x = k + 0.5 lies exactly halfway.
     std::vector<float> x(256, 0.0f);

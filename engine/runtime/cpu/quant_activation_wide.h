@@ -36,5 +36,7 @@ std::size_t wide_act_row_bytes(WideFormat f, int64_t n);
 // Quantizes n floats (a multiple of the block size). A block holding NaN or Inf gets d = NaN, q = 0
 // and NaN sums, so every product with it is NaN (as quantize_activation does for 8 bits).
 void quantize_activation_wide(WideFormat f, const float* x, void* dst, int64_t n);
+// The same without SIMD (what CPUs without AVX2 run; tests check both give the same bytes).
+void quantize_activation_wide_portable(WideFormat f, const float* x, void* dst, int64_t n);
 
 }  // namespace snapdoc::cpu

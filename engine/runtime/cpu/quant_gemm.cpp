@@ -192,9 +192,9 @@ quant_gemm_detail::Kernels kernels(KernelLevel level) {
 // Weight rows unpacked per chunk: about 192 KiB, so a chunk stays in L2 while every activation
 // tile streams past it (an even count: the kernels take weight rows in pairs).
 template <class U>
-int64_t chunk_rows(int64_t blocks_per_row) {
+int64_t chunk_rows(int64_t blocks_per_row, int64_t budget = int64_t{192} << 10) {
     const int64_t bytes = blocks_per_row * static_cast<int64_t>(sizeof(U));
-    return std::clamp<int64_t>((int64_t{192} << 10) / std::max<int64_t>(1, bytes), 2, 64) & ~int64_t{1};
+    return std::clamp<int64_t>(budget / std::max<int64_t>(1, bytes), 2, 64) & ~int64_t{1};
 }
 
 // Per thread, grown to the largest chunk seen and kept (one per form: a pool thread runs one chunk
@@ -215,9 +215,10 @@ struct Rows {
 
 // Unpacks the weight rows a chunk at a time (nb blocks each) and hands each chunk to
 // gemm(unpacked, rows in chunk, first row).
+// mc: rows per chunk (chunk_rows<U> unless given).
 template <class U, class Gemm>
-void by_chunks(void (*unpack)(const uint8_t*, U&), const Rows& w, int64_t nb, const Gemm& gemm) {
-    const int64_t mc = chunk_rows<U>(nb);
+void by_chunks(void (*unpack)(const uint8_t*, U&), const Rows& w, int64_t nb, const Gemm& gemm, int64_t mc = 0) {
+    if (mc == 0) mc = chunk_rows<U>(nb);
     U* u = scratch<U>(static_cast<std::size_t>(mc * nb));
     for (int64_t r0 = 0; r0 < w.count; r0 += mc) {
         const int64_t m = std::min(mc, w.count - r0);
@@ -312,6 +313,15 @@ int wide_flush_chunks(DType t) {
     return t == DType::Q6_K ? 2 : 8;
 }
 
+// Widened rows per chunk: every activation row streams past each chunk once, and at 16 bits they
+// are twice the 8-bit bytes, so the chunks are sized to ~384 KiB of widened rows (still in a 1 MiB
+// L2 with the unpacked copy): the FFN down projection's 8192-value rows got 10 per chunk at the
+// 8-bit budget, and streamed 8 MiB of activations per 10 rows.
+template <class Wide>
+int64_t wide_chunk_rows(int64_t nb) {
+    return chunk_rows<Wide>(nb, int64_t{384} << 10);
+}
+
 }  // namespace
 
 bool quant_gemm_wide_available(KernelLevel level) {
@@ -341,7 +351,7 @@ void quant_gemm_wide(KernelLevel level, DType t, const uint8_t* w, std::size_t r
             WideK* wide = scratch<WideK>(static_cast<std::size_t>(m * nb));
             widen_k(u, m * nb, wide);
             k.k(wide, m, nb, flush, act, act_stride, n, y + r0, ldy);
-        });
+        }, wide_chunk_rows<WideK>(nb));
         return;
     }
     const bool has_min = t == DType::Q4_1 || t == DType::Q5_1;
@@ -350,7 +360,7 @@ void quant_gemm_wide(KernelLevel level, DType t, const uint8_t* w, std::size_t r
         Wide32* wide = scratch<Wide32>(static_cast<std::size_t>(m * nb));
         widen_32(u, m * nb, wide);
         k.b32(wide, m, nb, has_min, act, act_stride, n, y + r0, ldy);
-    });
+    }, wide_chunk_rows<Wide32>(nb));
 }
 
 bool quant_gemm_supports(DType t) {

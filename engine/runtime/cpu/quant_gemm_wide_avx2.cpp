@@ -35,7 +35,8 @@ inline __m256i madd32(__m256i acc, __m256i wl, __m256i wh, __m256i xl, __m256i x
 }
 
 template <int MR, int NR>
-void micro_k(const WideK* const* w, const WideAct256* const* x, int64_t nb, int flush, float* y, int64_t ldy) {
+void micro_k(const WideK* const* w, const WideAct256* const* x, int64_t nb, int flush, bool add, float* y,
+             int64_t ldy) {
     __m256 accf[MR][NR];
     for (int r = 0; r < MR; ++r)
         for (int j = 0; j < NR; ++j) accf[r][j] = _mm256_setzero_ps();
@@ -68,11 +69,11 @@ void micro_k(const WideK* const* w, const WideAct256* const* x, int64_t nb, int 
             }
     }
     for (int r = 0; r < MR; ++r)
-        for (int j = 0; j < NR; ++j) y[j * ldy + r] = hsum(accf[r][j]);
+        for (int j = 0; j < NR; ++j) y[j * ldy + r] = (add ? y[j * ldy + r] : 0.0f) + hsum(accf[r][j]);
 }
 
 template <int MR, int NR, bool kMin>
-void micro_32(const Wide32* const* w, const WideAct32* const* x, int64_t nb, float* y, int64_t ldy) {
+void micro_32(const Wide32* const* w, const WideAct32* const* x, int64_t nb, bool add, float* y, int64_t ldy) {
     __m256 accf[MR][NR];
     float off[MR][NR];
     for (int r = 0; r < MR; ++r)
@@ -99,46 +100,55 @@ void micro_32(const Wide32* const* w, const WideAct32* const* x, int64_t nb, flo
         }
     }
     for (int r = 0; r < MR; ++r)
-        for (int j = 0; j < NR; ++j) y[j * ldy + r] = hsum(accf[r][j]) + off[r][j];
+        for (int j = 0; j < NR; ++j) y[j * ldy + r] = (add ? y[j * ldy + r] : 0.0f) + (hsum(accf[r][j]) + off[r][j]);
 }
 
 // One tile of mr (1..2) weight rows × nr (1..4) activation rows, at compile-time sizes.
 template <int MR>
-void tile_k(int nr, const WideK* const* w, const WideAct256* const* x, int64_t nb, int flush, float* y, int64_t ldy) {
+void tile_k(int nr, const WideK* const* w, const WideAct256* const* x, int64_t nb, int flush, bool add, float* y,
+            int64_t ldy) {
     switch (nr) {
-        case 4: micro_k<MR, 4>(w, x, nb, flush, y, ldy); return;
-        case 3: micro_k<MR, 3>(w, x, nb, flush, y, ldy); return;
-        case 2: micro_k<MR, 2>(w, x, nb, flush, y, ldy); return;
-        default: micro_k<MR, 1>(w, x, nb, flush, y, ldy); return;
+        case 4: micro_k<MR, 4>(w, x, nb, flush, add, y, ldy); return;
+        case 3: micro_k<MR, 3>(w, x, nb, flush, add, y, ldy); return;
+        case 2: micro_k<MR, 2>(w, x, nb, flush, add, y, ldy); return;
+        default: micro_k<MR, 1>(w, x, nb, flush, add, y, ldy); return;
     }
 }
 
 template <int MR, bool kMin>
-void tile_32(int nr, const Wide32* const* w, const WideAct32* const* x, int64_t nb, float* y, int64_t ldy) {
+void tile_32(int nr, const Wide32* const* w, const WideAct32* const* x, int64_t nb, bool add, float* y, int64_t ldy) {
     switch (nr) {
-        case 4: micro_32<MR, 4, kMin>(w, x, nb, y, ldy); return;
-        case 3: micro_32<MR, 3, kMin>(w, x, nb, y, ldy); return;
-        case 2: micro_32<MR, 2, kMin>(w, x, nb, y, ldy); return;
-        default: micro_32<MR, 1, kMin>(w, x, nb, y, ldy); return;
+        case 4: micro_32<MR, 4, kMin>(w, x, nb, add, y, ldy); return;
+        case 3: micro_32<MR, 3, kMin>(w, x, nb, add, y, ldy); return;
+        case 2: micro_32<MR, 2, kMin>(w, x, nb, add, y, ldy); return;
+        default: micro_32<MR, 1, kMin>(w, x, nb, add, y, ldy); return;
     }
 }
 
-// The output walked as the 8-bit kernels do: 4 activation rows (kept in L1) × every weight row of
-// the chunk, 2 at a time.
+// The output walked as the 8-bit kernels do, 4 activation rows × every weight row of the chunk,
+// 2 at a time, but in spans of kSpanValues of each activation row: the 4 rows' span (19 KiB at
+// 16 bits) stays in L1 while the weight rows pass, where 4 whole rows of 8192 values (the FFN
+// down projection's) would overflow a 32-48 KiB L1; later spans add to y.
+constexpr int64_t kSpanValues = 2048;
+
 void gemm_k(const WideK* w, int rows, int64_t nb, int flush, const uint8_t* act, std::size_t act_stride, int n,
             float* y, int64_t ldy) {
-    for (int i0 = 0; i0 < n; i0 += 4) {
-        const int nr = n - i0 < 4 ? n - i0 : 4;
-        const WideAct256* x[4];
-        for (int j = 0; j < nr; ++j)
-            x[j] = reinterpret_cast<const WideAct256*>(act + static_cast<std::size_t>(i0 + j) * act_stride);
-        for (int r0 = 0; r0 < rows; r0 += 2) {
-            const WideK* wr[2] = {w + r0 * nb, w + (r0 + 1 < rows ? r0 + 1 : r0) * nb};
-            float* yt = y + static_cast<int64_t>(i0) * ldy + r0;
-            if (r0 + 1 < rows)
-                tile_k<2>(nr, wr, x, nb, flush, yt, ldy);
-            else
-                tile_k<1>(nr, wr, x, nb, flush, yt, ldy);
+    const int64_t span = kSpanValues / 256;
+    for (int64_t b0 = 0; b0 < nb; b0 += span) {
+        const int64_t sb = nb - b0 < span ? nb - b0 : span;
+        for (int i0 = 0; i0 < n; i0 += 4) {
+            const int nr = n - i0 < 4 ? n - i0 : 4;
+            const WideAct256* x[4];
+            for (int j = 0; j < nr; ++j)
+                x[j] = reinterpret_cast<const WideAct256*>(act + static_cast<std::size_t>(i0 + j) * act_stride) + b0;
+            for (int r0 = 0; r0 < rows; r0 += 2) {
+                const WideK* wr[2] = {w + r0 * nb + b0, w + (r0 + 1 < rows ? r0 + 1 : r0) * nb + b0};
+                float* yt = y + static_cast<int64_t>(i0) * ldy + r0;
+                if (r0 + 1 < rows)
+                    tile_k<2>(nr, wr, x, sb, flush, b0 > 0, yt, ldy);
+                else
+                    tile_k<1>(nr, wr, x, sb, flush, b0 > 0, yt, ldy);
+            }
         }
     }
 }
@@ -146,18 +156,22 @@ void gemm_k(const WideK* w, int rows, int64_t nb, int flush, const uint8_t* act,
 template <bool kMin>
 void gemm_32_of(const Wide32* w, int rows, int64_t nb, const uint8_t* act, std::size_t act_stride, int n, float* y,
                 int64_t ldy) {
-    for (int i0 = 0; i0 < n; i0 += 4) {
-        const int nr = n - i0 < 4 ? n - i0 : 4;
-        const WideAct32* x[4];
-        for (int j = 0; j < nr; ++j)
-            x[j] = reinterpret_cast<const WideAct32*>(act + static_cast<std::size_t>(i0 + j) * act_stride);
-        for (int r0 = 0; r0 < rows; r0 += 2) {
-            const Wide32* wr[2] = {w + r0 * nb, w + (r0 + 1 < rows ? r0 + 1 : r0) * nb};
-            float* yt = y + static_cast<int64_t>(i0) * ldy + r0;
-            if (r0 + 1 < rows)
-                tile_32<2, kMin>(nr, wr, x, nb, yt, ldy);
-            else
-                tile_32<1, kMin>(nr, wr, x, nb, yt, ldy);
+    const int64_t span = kSpanValues / 32;
+    for (int64_t b0 = 0; b0 < nb; b0 += span) {
+        const int64_t sb = nb - b0 < span ? nb - b0 : span;
+        for (int i0 = 0; i0 < n; i0 += 4) {
+            const int nr = n - i0 < 4 ? n - i0 : 4;
+            const WideAct32* x[4];
+            for (int j = 0; j < nr; ++j)
+                x[j] = reinterpret_cast<const WideAct32*>(act + static_cast<std::size_t>(i0 + j) * act_stride) + b0;
+            for (int r0 = 0; r0 < rows; r0 += 2) {
+                const Wide32* wr[2] = {w + r0 * nb + b0, w + (r0 + 1 < rows ? r0 + 1 : r0) * nb + b0};
+                float* yt = y + static_cast<int64_t>(i0) * ldy + r0;
+                if (r0 + 1 < rows)
+                    tile_32<2, kMin>(nr, wr, x, sb, b0 > 0, yt, ldy);
+                else
+                    tile_32<1, kMin>(nr, wr, x, sb, b0 > 0, yt, ldy);
+            }
         }
     }
 }
