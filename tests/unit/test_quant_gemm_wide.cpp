@@ -277,6 +277,23 @@ TEST_P(QuantGemmWide, Avx2EqualsThePortableReferenceWithinFloatSummation) {
     }
 }
 
+TEST_P(QuantGemmWide, Avx2AddsItsActivationSpansOnLongRows) {
+    // 4352 values: the AVX2 kernel walks rows longer than 2048 values in spans (2048, 2048, 256),
+    // the later ones added to y; 6 activation rows (a full and a 2-row tile).
+    if (!cpu::quant_gemm_wide_available(KernelLevel::Avx2)) GTEST_SKIP() << "no AVX2 here";
+    const DType t = GetParam();
+    const Problem p = make_problem(t, 9, 4352, 6, 12, false);
+    const auto ya = run(p, KernelLevel::Avx2), yp = run(p, KernelLevel::Portable);
+    for (int i = 0; i < p.n; ++i)
+        for (int r = 0; r < p.rows; ++r) {
+            const Expected e = expected(p, r, i);
+            ASSERT_NEAR(ya[i * p.rows + r], yp[i * p.rows + r], 2e-6 * e.magnitude + 1e-7)
+                << dtype_name(t) << " row " << r << " act " << i;
+            ASSERT_NEAR(ya[i * p.rows + r], e.exact, e.rounding * 1.001 + 4e-6 * e.magnitude + 1e-7)
+                << dtype_name(t) << " row " << r << " act " << i;
+        }
+}
+
 // A weight row of nb blocks with every level bit set (each type's largest level, and for the
 // K-quants the largest 6-bit scales and mins; Q6_K's scales −128) and the f16 scales set to 2^-10.
 std::vector<uint8_t> extreme_blocks(DType t, int nb) {
