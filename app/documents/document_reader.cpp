@@ -1,6 +1,7 @@
 #include "app/documents/document_reader.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "app/common/document_text.h"
 #include "app/documents/format_readers.h"

@@ -1,6 +1,9 @@
 // DOCX (Office Open XML): word/document.xml's body in order. Headings come from the paragraph's
 // style (styles.xml's "heading N"/"Title" names, or an outline level), lists from numbering
 // properties, tables row by row, footnotes and endnotes as "[n]" marks with their text at the end.
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <map>
 
 #include "app/documents/format_readers.h"

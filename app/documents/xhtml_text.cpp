@@ -1,6 +1,7 @@
 #include "app/documents/xhtml_text.h"
 
-#include <cstring>
+#include <initializer_list>
+#include <vector>
 
 #include "app/documents/safe_xml.h"
 

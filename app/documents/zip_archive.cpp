@@ -2,6 +2,7 @@
 
 #include <zip.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "engine/common/error.h"

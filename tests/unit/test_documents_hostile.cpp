@@ -122,8 +122,11 @@ TEST(DocumentHostile, EntitiesAreNeitherExpandedNorFetched) {
         "<w:document xmlns:w=\"w\"><w:body><w:p><w:r><w:t>&x;</w:t></w:r></w:p></w:body></w:document>";
     EXPECT_REFUSED(testing::build_zip({{"word/document.xml", xxe}}), "docx", "entities");
     std::string laughs = "<?xml version=\"1.0\"?><!DOCTYPE d [<!ENTITY a \"lol\">";
-    for (char c = 'b'; c <= 'j'; ++c)
-        laughs += std::string("<!ENTITY ") + c + " \"" + std::string(10, '&') + "\">";
+    for (char c = 'b'; c <= 'j'; ++c) {
+        std::string ten;
+        for (int i = 0; i < 10; ++i) ten += std::string("&") + static_cast<char>(c - 1) + ";";
+        laughs += std::string("<!ENTITY ") + c + " \"" + ten + "\">";
+    }
     laughs += "]><w:document xmlns:w=\"w\"><w:body><w:p><w:r><w:t>&j;</w:t></w:r></w:p></w:body></w:document>";
     const std::string why = refusal(testing::build_zip({{"word/document.xml", laughs}}), "docx");
     EXPECT_FALSE(why.empty());
