@@ -5,11 +5,14 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace snapdoc::testing {
 
 struct ZipEntry {
+    ZipEntry(std::string entry_name, std::string entry_data, bool store = false)
+        : name(std::move(entry_name)), data(std::move(entry_data)), stored(store) {}
     std::string name;
     std::string data;
     bool stored = false;      // no compression (EPUB's and ODF's mimetype must be stored)
