@@ -23,7 +23,6 @@ std::string lower_suffix(const std::string& file_name) {
 }  // namespace
 
 std::string structured_format(const std::string& file_name) {
-    // All four even in a build that left them out, whose readers then refuse them in words.
     static const std::vector<std::string> known{"pdf", "docx", "odt", "epub"};
     const std::string s = lower_suffix(file_name);
     return std::find(known.begin(), known.end(), s) != known.end() ? s : std::string();

@@ -18,10 +18,9 @@ namespace snapdoc::documents {
 // images and fonts, of which only the text is kept.
 inline constexpr int64_t kMaxContainerBytes = int64_t{256} << 20;
 
-// "pdf", "docx", "odt" or "epub" for a file name with that suffix (any case); "" otherwise.
+// "pdf", "docx", "odt" or "epub" for a file name with that suffix (any case); "" otherwise. Also
+// in a build that left the formats out, whose readers then refuse such a file in words.
 std::string structured_format(const std::string& file_name);
-// The structured formats (lower case, no dot) this build reads; empty where it left them out.
-const std::vector<std::string>& structured_formats();
 
 // Reads `path`: a structured format by its suffix, anything else as UTF-8 text ("txt" or "md").
 ExtractedDocument read_document(const std::filesystem::path& path);

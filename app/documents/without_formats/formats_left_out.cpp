@@ -6,11 +6,6 @@
 
 namespace snapdoc::documents {
 
-const std::vector<std::string>& structured_formats() {
-    static const std::vector<std::string> none;
-    return none;
-}
-
 namespace {
 [[noreturn]] void left_out(const std::string& what) {
     throw Error(what + ": this build of snapdoc reads only text files (it was built with "
