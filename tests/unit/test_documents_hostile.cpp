@@ -139,6 +139,14 @@ TEST(DocumentHostile, TextThatIsNotUtf8) {
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?><office:document-content xmlns:office=\"o\" xmlns:text=\"t\">"
         "<office:body><office:text><text:p>\xff\xfe</text:p></office:text></office:body></office:document-content>";
     EXPECT_REFUSED(testing::build_zip({{"content.xml", content}}), "odt", "not well-formed XML");
+    const std::string container =
+        "<?xml version=\"1.0\"?><container><rootfiles><rootfile full-path=\"content.opf\"/></rootfiles></container>";
+    const std::string opf =
+        "<?xml version=\"1.0\"?><package><manifest><item id=\"a\" href=\"a.xhtml\" "
+        "media-type=\"application/xhtml+xml\"/></manifest><spine><itemref idref=\"a\"/></spine></package>";
+    EXPECT_REFUSED(testing::build_zip({{"META-INF/container.xml", container}, {"content.opf", opf},
+                                       {"a.xhtml", "<html><body><p>caf\xe9</p></body></html>"}}),
+                   "epub", "not valid UTF-8");
 }
 
 TEST(DocumentHostile, EpubSpineOutsideTheArchiveAndEmptyDocuments) {
