@@ -15,12 +15,11 @@ class QLineEdit;
 class QProgressBar;
 class QPushButton;
 class QAbstractItemModel;
-class QScrollArea;
-class QVBoxLayout;
 
 namespace snapdoc::ui {
 
 class ChatView;
+class SuggestionList;
 
 class ChatPanel : public QWidget {
     Q_OBJECT
@@ -82,9 +81,7 @@ private:
     QProgressBar* context_;
     QLabel* speed_;
     QLabel* status_;
-    QWidget* suggestions_;
-    QScrollArea* suggestion_scroll_;
-    QVBoxLayout* suggestion_rows_;
+    SuggestionList* suggestions_;
     QStringList suggestion_texts_;
     QString queued_;
     QuestionEdit* question_;
