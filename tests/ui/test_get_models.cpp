@@ -16,6 +16,7 @@
 #include <QMenu>
 #include <QtTest>
 #include <filesystem>
+#include <fstream>
 
 #include "app/hub/download.h"
 #include "app/services/library_store.h"
@@ -381,6 +382,83 @@ private slots:
         // Nothing that downloads or deletes is a default button Enter could press from anywhere.
         for (QPushButton* b : g.findChildren<QPushButton*>())
             QVERIFY2(!b->isDefault() && !b->autoDefault(), qPrintable(b->objectName() + " is a default button"));
+    }
+    // Issue 37: a catalogue row marked "does not fit" downloaded without a question. It asks now,
+    // with the memory it needs and this machine has; no answer, no download (not even the lookup).
+    void an_unfitting_row_asks_before_downloading() {
+        testing::LocalHub hub;
+        hub.add_file("Qwen/Qwen3-1.7B-GGUF", "Qwen3-1.7B-Q8_0.gguf", testing::generated_bytes(1 << 20, 5));
+        test::RecordingDialogs dialogs;
+        dialogs.confirm_answer_generic = false;
+        const QString models = dir_.path() + "/m8";
+        auto o = options(hub, models);
+        o.machine = hub::MachineMemory{1 * kGiB, 0};  // nothing in the catalogue fits 1 GiB
+        GetModelsWindow g(std::move(o), dialogs);
+        QSignalSpy fitted(&g, &GetModelsWindow::fitUpdated);
+        g.set_document("short.txt", 2000);  // within the context: memory is what does not fit
+        QVERIFY(wait_until([&] { return fitted.count() >= 2; }));  // the first fit, then this one
+        const int r = catalogue_row(*g.catalogue_model(), "qwen3-1.7b", "Q8_0");
+        QCOMPARE(fit_text(*g.catalogue_model(), r), QString("does not fit"));
+        g.catalogue_view()->selectRow(r);
+        QSignalSpy added(&g, &GetModelsWindow::downloadAdded);
+        QSignalSpy failed(&g, &GetModelsWindow::downloadFailedToStart);
+        QTest::mouseClick(test::child<QPushButton>(g, "downloadCatalogueButton"), Qt::LeftButton);
+        QCOMPARE(dialogs.confirmations_asked.size(), 1);
+        const QString text = dialogs.confirmation_texts.value(0);
+        QVERIFY2(text.contains("This model needs") && text.contains("this machine has 1.0 GiB") &&
+                     text.contains("Download anyway"),
+                 qPrintable(text));
+        QVERIFY(!wait_until([&] { return added.count() + failed.count() > 0; }, 1000));
+        QCOMPARE(hub.stats().tree_requests + hub.stats().resolve_requests + hub.stats().cdn_requests, 0);
+
+        // "Download anyway" downloads it.
+        dialogs.confirm_answer_generic = true;
+        QTest::mouseClick(test::child<QPushButton>(g, "downloadCatalogueButton"), Qt::LeftButton);
+        QCOMPARE(dialogs.confirmations_asked.size(), 2);
+        QVERIFY(wait_until([&] { return added.count() == 1; }, 20000));
+    }
+
+    // Issue 37: downloaded catalogue rows carried no mark, and Download fetched them again. They say
+    // "Downloaded" and the button loads them instead.
+    void downloaded_rows_are_marked_and_load() {
+        testing::LocalHub hub;
+        test::RecordingDialogs dialogs;
+        const QString models = dir_.path() + "/m9";
+        const fs::path file = fs::path(models.toStdString()) / "Qwen/Qwen3-1.7B-GGUF/Qwen3-1.7B-Q8_0.gguf";
+        fs::create_directories(file.parent_path());
+        {
+            std::ofstream out(file, std::ios::binary);
+            out << "GGUF";
+        }
+        GetModelsWindow g(options(hub, models), dialogs);
+        QSignalSpy fitted(&g, &GetModelsWindow::fitUpdated);
+        QVERIFY(wait_until([&] { return fitted.count() >= 1; }));
+        const CatalogueTableModel& m = *g.catalogue_model();
+        const int r = catalogue_row(m, "qwen3-1.7b", "Q8_0");
+        const QString mark = m.index(r, CatalogueTableModel::Download).data().toString();
+        QVERIFY2(mark.contains("Downloaded"), qPrintable(mark));
+        QCOMPARE(m.index(r, 0).data(CatalogueTableModel::LocalPathRole).toString(),
+                 QString::fromStdString(file.string()));
+        const int other = catalogue_row(m, "qwen3-1.7b", "Q4_K_M");
+        QVERIFY(!m.index(other, CatalogueTableModel::Download).data().toString().contains("Downloaded"));
+
+        auto* button = test::child<QPushButton>(g, "downloadCatalogueButton");
+        g.catalogue_view()->selectRow(other);
+        QCOMPARE(button->text(), QString("Download"));
+        g.catalogue_view()->selectRow(r);
+        QCOMPARE(button->text(), QString("Load"));
+        QSignalSpy use(&g, &GetModelsWindow::useModel);
+        QSignalSpy added(&g, &GetModelsWindow::downloadAdded);
+        QTest::mouseClick(button, Qt::LeftButton);
+        QCOMPARE(use.count(), 1);
+        QCOMPARE(use.last().at(0).toString(), QString::fromStdString(file.string()));
+        QCOMPARE(added.count(), 0);
+
+        // Deleted from the Downloaded models tab: the mark goes.
+        fs::remove(file);
+        g.local_models()->refresh();
+        QVERIFY(!m.index(r, CatalogueTableModel::Download).data().toString().contains("Downloaded"));
+        QCOMPARE(button->text(), QString("Download"));
     }
 };
 

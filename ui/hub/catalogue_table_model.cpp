@@ -59,6 +59,16 @@ const CatalogueRow* CatalogueTableModel::row_at(int row) const {
     return &fit_->rows[static_cast<std::size_t>(row)];
 }
 
+void CatalogueTableModel::set_local_paths(std::vector<QString> paths) {
+    local_paths_ = std::move(paths);
+    if (rowCount() > 0) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+}
+
+QString CatalogueTableModel::local_path(int row) const {
+    return row >= 0 && row < static_cast<int>(local_paths_.size()) ? local_paths_[static_cast<std::size_t>(row)]
+                                                                   : QString();
+}
+
 int CatalogueTableModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() || !fit_ ? 0 : static_cast<int>(fit_->rows.size());
 }
@@ -81,6 +91,8 @@ QVariant CatalogueTableModel::data(const QModelIndex& index, int role) const {
             return QString::fromStdString(r->entry->id);
         case QuantRole:
             return QString::fromStdString(r->file->quant);
+        case LocalPathRole:
+            return local_path(index.row());
         case Qt::ToolTipRole: {
             QString tip = QString::fromStdString(r->entry->repo) + "\n" + QString::fromStdString(f.reason);
             if (!r->entry->note.empty()) tip += "\n" + QString::fromStdString(r->entry->note);
@@ -107,6 +119,8 @@ QVariant CatalogueTableModel::data(const QModelIndex& index, int role) const {
         case Quant:
             return QString::fromStdString(r->file->quant);
         case Download:
+            if (!local_path(index.row()).isEmpty())
+                return QObject::tr("✓ Downloaded (%1)").arg(bytes_text(f.memory.weights));
             return (r->file->bytes ? QString() : QStringLiteral("~")) + bytes_text(f.memory.weights) +
                    (r->file->files.size() > 1 ? QObject::tr(" (%1 files)").arg(r->file->files.size())
                                               : QString());
