@@ -395,8 +395,9 @@ private slots:
         o.machine = hub::MachineMemory{1 * kGiB, 0};  // nothing in the catalogue fits 1 GiB
         GetModelsWindow g(std::move(o), dialogs);
         QSignalSpy fitted(&g, &GetModelsWindow::fitUpdated);
+        QVERIFY(wait_until([&] { return fitted.count() >= 1; }));
         g.set_document("short.txt", 2000);  // within the context: memory is what does not fit
-        QVERIFY(wait_until([&] { return fitted.count() >= 2; }));  // the first fit, then this one
+        QVERIFY(wait_until([&] { return fitted.count() >= 2; }));
         const int r = catalogue_row(*g.catalogue_model(), "qwen3-1.7b", "Q8_0");
         QCOMPARE(fit_text(*g.catalogue_model(), r), QString("does not fit"));
         g.catalogue_view()->selectRow(r);
@@ -459,6 +460,59 @@ private slots:
         g.local_models()->refresh();
         QVERIFY(!m.index(r, CatalogueTableModel::Download).data().toString().contains("Downloaded"));
         QCOMPARE(button->text(), QString("Download"));
+    }
+    // Issue 37: a hub that cannot be reached gave raw libcurl text in small print while the
+    // Downloads tab said "No downloads yet". Now it is said in words, where the list is.
+    void an_unreachable_hub_is_said_in_words_in_the_downloads_list() {
+        testing::LocalHub hub;
+        test::RecordingDialogs dialogs;
+        auto o = options(hub, dir_.path() + "/m10");
+        o.endpoint.base_url = "http://127.0.0.1:1";  // nothing listens on port 1
+        GetModelsWindow g(std::move(o), dialogs);
+        QSignalSpy fitted(&g, &GetModelsWindow::fitUpdated);
+        QVERIFY(wait_until([&] { return fitted.count() >= 1; }));
+        g.catalogue_view()->selectRow(catalogue_row(*g.catalogue_model(), "qwen3-1.7b", "Q8_0"));
+        QSignalSpy failed(&g, &GetModelsWindow::downloadFailedToStart);
+        QTest::mouseClick(test::child<QPushButton>(g, "downloadCatalogueButton"), Qt::LeftButton);
+        QVERIFY(wait_until([&] { return failed.count() == 1; }, 30000));
+        const QString message = failed.last().at(0).toString();
+        QVERIFY2(message.startsWith("The hub did not accept a connection") && message.contains("Settings"),
+                 qPrintable(message));
+        const QString list = test::child<QLabel>(g, "downloadsEmptyLabel")->text();
+        QVERIFY2(!list.contains("No downloads yet") && list.contains("did not accept a connection"),
+                 qPrintable(list));
+    }
+
+    // Issue 37: downloads went on with Get models closed and nothing in the main window said so.
+    // The status bar shows the running one with its percentage; a click opens its Downloads list.
+    void a_running_download_shows_in_the_main_window() {
+        testing::LocalHub hub;
+        hub.add_file("test/status-GGUF", "status-Q8_0.gguf", testing::generated_bytes(6 << 20, 9));
+        testing::HubFaults slow;
+        slow.bytes_per_second = 1 << 20;  // ~6 s: time to watch it
+        hub.set_faults(slow);
+        services::LibraryStore store((dir_.path() + "/status.sqlite").toStdString());
+        MainWindow w(store, std::make_unique<test::RecordingDialogs>());
+        w.set_models_dir((dir_.path() + "/m11").toStdString());
+        w.settings().hub.endpoint = hub.endpoint();
+        w.show();
+        auto* status = test::child<QPushButton>(w, "downloadsStatus");
+        QVERIFY(!status->isVisible());
+        GetModelsWindow* g = w.open_get_models();
+        hub::GgufChoice choice;
+        choice.quant = "Q8_0";
+        choice.files = {{"status-Q8_0.gguf", 6 << 20, {}}};
+        DownloadRow* row = g->download_choice("test/status-GGUF", "main", choice);
+        g->hide();  // closed: the download goes on
+        QVERIFY(wait_until([&] { return status->isVisible() && status->text().contains("%"); }, 20000));
+        QVERIFY2(status->text().contains("test/status-GGUF"), qPrintable(status->text()));
+        auto* tabs = test::child<QTabWidget>(*g, "getModelsTabs");
+        tabs->setCurrentIndex(1);
+        QTest::mouseClick(status, Qt::LeftButton);
+        QVERIFY(g->isVisible());
+        QCOMPARE(tabs->currentIndex(), 0);
+        row->pause();
+        QVERIFY(wait_until([&] { return !status->isVisible(); }, 20000));
     }
 };
 

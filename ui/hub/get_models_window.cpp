@@ -17,6 +17,7 @@
 #include "ui/dialogs/dialog_provider.h"
 #include "ui/hub/catalogue_table_model.h"
 #include "ui/hub/download_row.h"
+#include "ui/hub/hub_error_words.h"
 #include "ui/hub/local_models_list.h"
 #include "ui/hub/repo_browser.h"
 #include "ui/widgets/screen_fit.h"
@@ -79,6 +80,8 @@ GetModelsWindow::GetModelsWindow(GetModelsOptions options, DialogProvider& dialo
     downloads_layout_ = new QVBoxLayout(downloads_box_);
     downloads_empty_ =
         new QLabel(tr("No downloads yet: choose a model above and press Download."), downloads_box_);
+    downloads_empty_->setObjectName("downloadsEmptyLabel");
+    downloads_empty_->setWordWrap(true);
     downloads_layout_->addWidget(downloads_empty_);
     downloads_layout_->addStretch(1);
     auto* downloads_scroll = new QScrollArea(this);
@@ -290,8 +293,12 @@ void GetModelsWindow::download_catalogue_row(int row) {
                 const auto [remote, error] = watcher->result();
                 watcher->deleteLater();
                 if (!error.empty()) {
-                    status_->setText(QString::fromStdString(error));
-                    emit downloadFailedToStart(status_->text());
+                    const QString words = hub_error_in_words(QString::fromStdString(error));
+                    status_->setText(words);
+                    // Where the eye goes after pressing Download, not only in the small print.
+                    if (downloads().isEmpty())
+                        downloads_empty_->setText(tr("%1 could not be downloaded. %2").arg(title, words));
+                    emit downloadFailedToStart(words);
                     return;
                 }
                 status_->clear();
@@ -335,6 +342,13 @@ DownloadRow* GetModelsWindow::add_download(hub::DownloadRequest request, const Q
     row->start();
     emit downloadAdded(row);
     return row;
+}
+
+void GetModelsWindow::show_downloads() {
+    tabs_->setCurrentIndex(0);
+    show();
+    raise();
+    activateWindow();
 }
 
 QList<DownloadRow*> GetModelsWindow::downloads() const {

@@ -66,6 +66,8 @@ public:
     RepoBrowser* repo_browser() const { return repo_browser_; }
     LocalModelsList* local_models() const { return local_models_; }
     QList<DownloadRow*> downloads() const;
+    // Shows the window on its Downloads tab (the main window's download status was clicked).
+    void show_downloads();
     void refresh_fit();
     bool fit_pending() const;  // a fit is computing or waiting: what is shown is not the newest
 
