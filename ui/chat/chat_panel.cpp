@@ -84,6 +84,11 @@ ChatPanel::ChatPanel(QAbstractItemModel* messages, QAbstractItemModel* conversat
     stop_->setToolTip(tr("Stop the answer (Esc)"));
     regenerate_ = new QPushButton(tr("Regenerate"), this);
     regenerate_->setObjectName("regenerateButton");
+    edit_last_ = new QPushButton(tr("Edit last question"), this);
+    edit_last_->setObjectName("editQuestionButton");
+    edit_last_->setToolTip(
+        tr("Put the last question back in the question box and remove it and its answer from the "
+           "conversation, to change it and ask again"));
     copy_ = new QPushButton(tr("Copy"), this);
     copy_->setObjectName("copyButton");
     copy_->setToolTip(tr("Copy the selected answer (for a selected question: its answer), or the last answer"));
@@ -109,6 +114,7 @@ ChatPanel::ChatPanel(QAbstractItemModel* messages, QAbstractItemModel* conversat
     // Wraps onto a second row in a narrow chat column (1024 px windows) instead of widening it.
     auto* actions = new FlowLayout;
     actions->addWidget(regenerate_);
+    actions->addWidget(edit_last_);
     actions->addWidget(copy_);
     actions->addWidget(compare_);
     auto* layout = new QVBoxLayout(this);
@@ -133,6 +139,7 @@ ChatPanel::ChatPanel(QAbstractItemModel* messages, QAbstractItemModel* conversat
     connect(stop_, &QPushButton::clicked, this, &ChatPanel::stopRequested);
     connect(regenerate_, &QPushButton::clicked, this, &ChatPanel::regenerateRequested);
     connect(copy_, &QPushButton::clicked, this, &ChatPanel::copyRequested);
+    connect(edit_last_, &QPushButton::clicked, this, &ChatPanel::editLastQuestionRequested);
     connect(compare_, &QPushButton::clicked, this,
             [this] { emit compareRequested(question_->text().trimmed()); });
     connect(new_conversation_, &QPushButton::clicked, this, &ChatPanel::newConversationRequested);
@@ -153,9 +160,10 @@ void ChatPanel::set_suggestions(const QStringList& questions) {
     suggestions_->set_questions(questions);
 }
 
-void ChatPanel::set_turn_actions(bool can_regenerate, bool can_copy) {
+void ChatPanel::set_turn_actions(bool can_regenerate, bool can_copy, bool can_edit) {
     regenerate_->setEnabled(can_regenerate);
     copy_->setEnabled(can_copy);
+    edit_last_->setEnabled(can_edit);
 }
 
 void ChatPanel::set_state(bool busy, bool can_ask, const QString& hint) {
