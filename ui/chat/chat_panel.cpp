@@ -15,6 +15,7 @@
 #include "ui/widgets/elided_button.h"
 #include "ui/widgets/sentence_case.h"
 #include "ui/widgets/flow_layout.h"
+#include "ui/widgets/theme_colors.h"
 
 namespace snapdoc::ui {
 
@@ -217,7 +218,8 @@ QString ChatPanel::context_text() const {
 
 void ChatPanel::set_status(const QString& text, bool error) {
     status_->setText(sentence_case(text));
-    status_->setStyleSheet(error ? "color: #b02020;" : QString());
+    status_->setStyleSheet(error ? QString("color: %1;").arg(for_palette(QColor(0xb0, 0x20, 0x20), palette()).name())
+                                 : QString());
 }
 
 QString ChatPanel::search_text() const {
