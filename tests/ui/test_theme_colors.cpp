@@ -3,7 +3,14 @@
 #include <QImage>
 #include <QtTest>
 
+#include <QApplication>
+#include <QTextBlock>
+#include <QTextDocument>
+#include <QTextLayout>
+
 #include "ui/chat/chat_view.h"
+#include "ui/document/markdown_styler.h"
+#include "ui/hub/catalogue_table_model.h"
 #include "ui/models/chat_model.h"
 #include "ui/widgets/theme_colors.h"
 
@@ -70,6 +77,27 @@ private slots:
         // Right of the header and the one-letter question: the card's fill.
         const QColor fill = shot.pixelColor(card.right() - 20, card.center().y());
         QVERIFY2(fill.lightness() < 80, qPrintable(fill.name()));
+    }
+
+    // The catalogue's fit badges and the document's Markdown code background follow the
+    // application palette (they were pale under a dark theme's light text).
+    void badges_and_markdown_follow_a_dark_application_palette() {
+        const QPalette before = QApplication::palette();
+        QApplication::setPalette(dark_palette());
+        for (auto badge : {snapdoc::hub::FitBadge::Fits, snapdoc::hub::FitBadge::Tight,
+                           snapdoc::hub::FitBadge::DoesNotFit})
+            QVERIFY2(badge_color(badge).lightness() < 80, qPrintable(badge_color(badge).name()));
+        QTextDocument doc;
+        doc.setPlainText("```\nint x;\n```");
+        MarkdownStyler styler;
+        styler.setDocument(&doc);
+        styler.rehighlight();  // setDocument highlights from the event loop
+        const QTextBlock code = doc.findBlockByNumber(1);
+        const auto formats = code.layout()->formats();
+        QVERIFY(!formats.isEmpty());
+        const QColor background = formats.front().format.background().color();
+        QApplication::setPalette(before);
+        QVERIFY2(background.lightness() < 80, qPrintable(background.name()));
     }
 };
 

@@ -3,9 +3,11 @@
 #include <QBrush>
 #include <QColor>
 #include <QFont>
+#include <QGuiApplication>
 
 #include "engine/model/model_summary.h"
 #include "ui/widgets/number_format.h"
+#include "ui/widgets/theme_colors.h"
 
 namespace snapdoc::ui {
 
@@ -35,13 +37,16 @@ QString badge_label(hub::FitBadge badge) {
 }
 
 QColor badge_color(hub::FitBadge badge) {
+    // Pale green, amber and red on a light theme; their dark versions under a dark palette, where
+    // the pale ones sat under light text.
+    const QPalette palette = QGuiApplication::palette();
     switch (badge) {
         case hub::FitBadge::Fits:
-            return QColor(0xd4, 0xf0, 0xd0);
+            return for_palette(QColor(0xd4, 0xf0, 0xd0), palette);
         case hub::FitBadge::Tight:
-            return QColor(0xfa, 0xe8, 0xb8);
+            return for_palette(QColor(0xfa, 0xe8, 0xb8), palette);
         case hub::FitBadge::DoesNotFit:
-            return QColor(0xf4, 0xcc, 0xcc);
+            return for_palette(QColor(0xf4, 0xcc, 0xcc), palette);
     }
     return {};
 }
