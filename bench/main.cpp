@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
             "  attention [--shapes demo,125m (or 1b, 7b, qwen1.5b)] [--contexts 8192,32768] [--rows 512] [--threads 2] [--no-baseline]\n"
             "            [--trials N] [--layers N] [--kv-f32] [--window N]\n"
             "  gemm [--rows 512] [--threads 2] [--trials 3]\n"
-            "  qgemm [--rows 512] [--threads 2] [--trials 3] [--types Q4_K,Q6_K,Q8_0] [--planes 1,2] [--levels avx2,...]\n"
+            "  qgemm [--rows 512] [--threads 2] [--trials 3] [--types Q4_K,Q6_K,Q8_0] [--planes 1,2,wide] [--levels avx2,...]\n"
             "  longctx -m MODEL [--contexts 8192,32768] [--budget 1024] [--gen-tokens 64] [--no-token-major]\n"
             "  decode-matmuls -m MODEL [--tokens 100] [--threads N]\n"
             "  kvcache -m MODEL --text FILE --cache-dir DIR [--tokens 8192,32768,100000] [--threads N]\n"

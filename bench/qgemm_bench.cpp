@@ -1,6 +1,7 @@
 // The prefill matmul of block-quantized weights: MatMul's integer GEMM (one 8-bit activation plane,
 // the default; --planes 1,2 also times --precise-activations' two, through SNAPDOC_ACT_PLANES, at each
-// kernel level this CPU runs) against its exact f32 path (--exact-prefill: dequantized slices into
+// kernel level this CPU runs, and --planes wide the AVX2 level's 16-bit activations, SNAPDOC_WIDE_ACT,
+// which 1pl / 2pl turn off) against its exact f32 path (--exact-prefill: dequantized slices into
 // our AVX-512 sgemm, or OpenBLAS), same run, same matrices: the weight shapes of Llama-3.2-1B
 // (dim 2048, 32/8 heads, FFN 8192) times a chunk of --rows activation rows. The variants run in turn
 // within each trial (A B C A B C ...) so drift on a shared machine hits all alike; each figure is
@@ -10,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <ctime>
 #include <random>
 #include <string>
@@ -41,6 +43,7 @@ struct Variant {
     bool exact;
     cpu::KernelLevel level;
     int planes = 1;  // activation planes (SNAPDOC_ACT_PLANES)
+    bool wide = false;  // 16-bit activations (SNAPDOC_WIDE_ACT, AVX2 level only)
 };
 
 struct Rate {
@@ -82,6 +85,8 @@ int bench_qgemm(int argc, char** argv) {
         for (int planes : {1, 2})
             if (plane_list.find(std::to_string(planes)) != std::string::npos)
                 variants.push_back({(planes == 1 ? "1pl " : "2pl ") + name, false, l, planes});
+        if (plane_list.find("wide") != std::string::npos && l == cpu::KernelLevel::Avx2)
+            variants.push_back({"wide " + name, false, l, 1, true});
     }
     variants.push_back({"exact f32", true, cpu::best_kernel_level()});
     double load[1] = {-1};
@@ -118,12 +123,17 @@ int bench_qgemm(int argc, char** argv) {
             std::vector<float> y(static_cast<std::size_t>(rows) * s.out);
             const double gop = 2.0 * rows * s.out * s.in / 1e9;
             std::vector<Rate> best(variants.size());
+            std::vector<std::unique_ptr<cpu::MatMul>> mms(variants.size());
             for (int trial = 0; trial <= trials; ++trial)  // trial 0 warms up, not counted
                 for (std::size_t k = 0; k < variants.size(); ++k) {
                     const Variant& v = variants[k];
                     setenv("SNAPDOC_CPU_KERNELS", cpu::kernel_level_name(v.level), 1);
                     setenv("SNAPDOC_ACT_PLANES", v.planes == 1 ? "1" : "2", 1);  // read when MatMul is made
-                    cpu::MatMul mm(pool, v.exact);
+                    setenv("SNAPDOC_WIDE_ACT", v.wide ? "1" : "0", 1);
+                    // One MatMul per variant, kept across trials as a backend keeps its own: its
+                    // activation buffers are then allocated (and page-faulted) once, not timed.
+                    if (!mms[k]) mms[k] = std::make_unique<cpu::MatMul>(pool, v.exact);
+                    cpu::MatMul& mm = *mms[k];
                     const double c0 = process_cpu_seconds();
                     const auto t0 = Clock::now();
                     mm(w, x.data(), rows, y.data());
@@ -135,6 +145,7 @@ int bench_qgemm(int argc, char** argv) {
                 }
             unsetenv("SNAPDOC_CPU_KERNELS");
             unsetenv("SNAPDOC_ACT_PLANES");
+            unsetenv("SNAPDOC_WIDE_ACT");
             char label[64];
             std::snprintf(label, sizeof label, "%dx%d (%s)", s.out, s.in, s.what);
             std::printf("%-6s %-22s", std::string(dtype_name(t)).c_str(), label);

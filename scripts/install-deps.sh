@@ -26,6 +26,9 @@ usage() {
 #   libcpp-httplib-dev    snapdoc-server's HTTP and the local test hub (tests/support/local_hub.*,
 #                         snapdoc-local-hub); curl, nodejs, npm: the server's tests drive it with curl
 #                         and the official openai npm package (npm installs it on first use).
+#   libpoppler-cpp-dev libzip-dev libxml2-dev
+#                         reading .pdf (Poppler's C++ binding), .docx/.odt/.epub (libzip, libxml2) in
+#                         app/documents, for the CLI, the server and the app (SNAPDOC_DOCUMENT_FORMATS).
 #   dpkg-dev file lintian the Debian packages (scripts/package-deb.sh, scripts/ci-deb.sh): CPack's
 #                         DEB generator needs dpkg-shlibdeps (dpkg-dev) and `file` to compute the
 #                         dependencies; lintian checks the result.
@@ -35,6 +38,7 @@ packages=(
     libopenblas-dev libopenblas0-pthread
     libgtest-dev libsqlite3-dev
     libcurl4-openssl-dev libssl-dev libcpp-httplib-dev curl
+    libpoppler-cpp-dev libzip-dev libxml2-dev
     clang libclang-rt-dev
     qemu-user
     dpkg-dev file lintian

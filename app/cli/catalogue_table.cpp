@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "app/common/document_text.h"
+#include "app/documents/document_reader.h"
 #include "app/hub/catalogue.h"
 #include "app/hub/fit_estimate.h"
 #include "app/hub/model_store.h"
@@ -34,7 +34,7 @@ int print_catalogue_table(const Args& args) {
     if (args.has("doc") && args.has("tokens")) throw Error("give --doc or --tokens, not both");
     std::string what;
     if (args.has("doc")) {
-        const std::string text = read_document_text(args.str("doc"));
+        const std::string text = documents::read_document(args.str("doc")).text;
         opt.document_tokens =
             std::max<int64_t>(1, static_cast<int64_t>(text.size()) / kCharsPerTokenEstimate);
         what = args.str("doc") + " (~" + tokens_text(opt.document_tokens) + " tokens, estimated at " +

@@ -9,7 +9,7 @@
 #include "app/cli/model_setup.h"
 #include "app/cli/prefill_notice.h"
 #include "app/cli/snapkv_flags.h"
-#include "app/common/document_text.h"
+#include "app/documents/document_reader.h"
 #include "engine/common/atomic_file.h"
 #include "engine/common/error.h"
 #include "engine/common/memory_stats.h"
@@ -61,7 +61,7 @@ int cmd_ask(int argc, char** argv) {
     // and loading the model take seconds, and an interrupt there stops before the prefill.
     const auto& cancel = install_interrupt_flag();
     opts.cancel = &cancel;
-    const std::string document = read_document_text(doc_path);
+    const std::string document = documents::read_document(doc_path).text;
 
     LoadedModel lm = load_for_cli(args, /*need_tokenizer=*/true, /*need_backend=*/false);
     const ChatTemplateKind kind = choose_chat_template(lm.model->chat_template, args.str("template"));

@@ -7,7 +7,7 @@
 #include "app/cli/model_setup.h"
 #include "app/cli/prefill_notice.h"
 #include "app/cli/snapkv_flags.h"
-#include "app/common/document_text.h"
+#include "app/documents/document_reader.h"
 #include "app/common/selection_json.h"
 #include "engine/common/atomic_file.h"
 #include "engine/common/error.h"
@@ -74,7 +74,7 @@ int cmd_inspect(int argc, char** argv) {
         f.write(j.dump() + "\n");
         f.commit();
     } else {
-        const std::string document = read_document_text(args.required("doc"));
+        const std::string document = documents::read_document(args.required("doc")).text;
         const ChatTemplateKind kind = choose_chat_template(lm.model->chat_template, args.str("template"));
         DocumentChat chat(*lm.backend, *lm.tokenizer, kind);
         const std::string question = args.required("question");

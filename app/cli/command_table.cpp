@@ -24,7 +24,8 @@ constexpr Command kCommands[] = {
      "      [--json OUT] [--conversation] [--history-keep 2048] [--no-citations]\n"
      "      [--cache-dir DIR | --no-cache] [--cache-cap-mb 4096]\n"
      "                 answer each question over one document prefill (re-snapping per question);\n"
-     "                 --conversation: the questions are turns of one conversation\n"},
+     "                 --conversation: the questions are turns of one conversation;\n"
+     "                 --doc: text, .md, .pdf (text layer), .docx, .odt or .epub\n"},
     {"inspect", cmd_inspect,
      "  inspect -m MODEL (--doc FILE --question Q | --ids \"...\") [compression flags] --json OUT\n"
      "                 prefill and select only; write each head's kept positions and pooled scores\n"},

@@ -4,6 +4,7 @@
 
 #include <random>
 
+#include "app/documents/document_reader.h"
 #include "app/server/api_error.h"
 #include "app/server/client_connection.h"
 #include "app/server/server.h"
@@ -300,7 +301,18 @@ void Server::handle_documents_post(const httplib::Request& req, httplib::Respons
     DocumentInfo info;
     if (req.is_multipart_form_data()) {
         if (!req.has_file("file")) throw bad_request("multipart upload needs a 'file' part", "file");
-        info.text = req.get_file_value("file").content;
+        const auto file = req.get_file_value("file");
+        // A .pdf/.docx/.odt/.epub part (by its file name) is read as that format, like the CLI and
+        // the app read it; anything else is the document's text itself.
+        if (const std::string format = documents::structured_format(file.filename); !format.empty()) {
+            try {
+                info.text = documents::extract_document(file.content, format, "the uploaded " + file.filename).text;
+            } catch (const Error& e) {
+                throw bad_request(e.what(), "file", "unreadable_document");
+            }
+        } else {
+            info.text = file.content;
+        }
         if (req.has_file("system")) info.system_prompt = req.get_file_value("system").content;
         // A JSON upload cannot carry invalid UTF-8 (the parser refuses it); a multipart part is raw
         // bytes, so it gets the same check here rather than being replaced silently by U+FFFD.

@@ -10,6 +10,7 @@
 #include <QTextDocument>
 
 #include "app/common/document_text.h"
+#include "app/documents/document_reader.h"
 #include "app/services/html_boilerplate.h"
 #include "app/services/html_nesting.h"
 #include "app/services/pdf_text.h"
@@ -124,7 +125,7 @@ void normalize_newlines(std::string& s) {
 }  // namespace
 
 const std::vector<QString>& document_suffixes() {
-    static const std::vector<QString> s{"txt", "text", "md", "markdown", "html", "htm", "pdf"};
+    static const std::vector<QString> s{"txt", "text", "md", "markdown", "html", "htm", "pdf", "docx", "odt", "epub"};
     return s;
 }
 
@@ -153,6 +154,12 @@ IngestedDocument ingest_document(const QString& path, const IngestProgress& prog
     if (suffix == "pdf") {
         d.format = "pdf";
         d.text = read_pdf(path, title, d.page_offsets, progress, cancel);
+    } else if (suffix == "docx" || suffix == "odt" || suffix == "epub") {
+        // The Qt-free reader the CLI and the server use too (app/documents), so all three agree.
+        documents::ExtractedDocument e = documents::read_document(path.toStdString());
+        d.format = QString::fromStdString(e.format);
+        d.text = std::move(e.text);
+        title = QString::fromStdString(e.title);
     } else if (suffix == "html" || suffix == "htm") {
         d.format = "html";
         d.text = read_html(path, title);

@@ -1,5 +1,6 @@
 // Opening a document file as plain text: .txt/.md as UTF-8 text, .html through QTextDocument,
-// .pdf through Poppler (page by page, remembering where each page starts). Every refusal is an
+// .pdf through Poppler (page by page, remembering where each page starts), .docx/.odt/.epub
+// through the Qt-free reader the CLI and the server share (app/documents). Every refusal is an
 // Error whose message names the file and says what is wrong in words a user understands (empty,
 // binary, not UTF-8, too large, a PDF without a text layer...). Safe to call off the GUI thread.
 #pragma once
@@ -16,7 +17,7 @@ namespace snapdoc::services {
 struct IngestedDocument {
     QString path;
     QString title;
-    QString format;                 // "txt", "md", "html", "pdf"
+    QString format;                 // "txt", "md", "html", "pdf", "docx", "odt", "epub"
     std::string text;               // UTF-8 plain text
     int64_t byte_size = 0;          // of the file
     std::vector<int> page_offsets;  // PDF: UTF-16 offset in the text where page i starts

@@ -252,7 +252,8 @@ TEST_P(ModelZooLogits, MatchesTheOraclesAtEveryStoredPosition) {
         ASSERT_EQ(rtop.size(), rpos.size());
         // The README's contract for an engine that rounds activations: half of llama.cpp's own distance
         // from the exact reference at the same positions, at every kernel level, for
-        // --precise-activations (two 8-bit planes, quant_activation_residual.h). The short prompt (9
+        // --precise-activations (two 8-bit planes, quant_activation_residual.h; at the AVX2 level the
+        // GEMM's one 16-bit pass instead, quant_gemm_wide.h). The short prompt (9
         // rows) runs the decode dots, the long one (512-row chunks) the level's integer GEMM. The
         // default, one plane (llama.cpp's scheme, twice the speed), measured 0.39-0.71 of llama.cpp's
         // distance on the short prompt and 0.54-1.52 at the long sequence's last position, as the

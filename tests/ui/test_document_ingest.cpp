@@ -6,6 +6,7 @@
 
 #include "app/services/document_ingest.h"
 #include "engine/common/error.h"
+#include "tests/support/zip_builder.h"
 
 using namespace snapdoc::services;
 
@@ -52,6 +53,22 @@ class TestDocumentIngest : public QObject {
     QString path(const QString& name) const { return dir_.path() + "/" + name; }
 
 private slots:
+    // .docx/.odt/.epub go through app/documents, as in the CLI and the server: Markdown-shaped text.
+    void docx_through_the_shared_reader() {
+        const std::string docx = snapdoc::testing::build_docx(
+            "<w:p><w:pPr><w:outlineLvl w:val=\"0\"/></w:pPr><w:r><w:t>Harbour</w:t></w:r></w:p>"
+            "<w:p><w:r><w:t>The code is 7391.</w:t></w:r></w:p>");
+        const QString p = write_file(path("report.docx"), QByteArray(docx.data(), static_cast<qsizetype>(docx.size())));
+        QVERIFY(is_document_file(p));
+        const IngestedDocument d = ingest_document(p);
+        QCOMPARE(d.format, QString("docx"));
+        QCOMPARE(d.title, QString("Harbour"));
+        QCOMPARE(QString::fromStdString(d.text), QString("# Harbour\n\nThe code is 7391.\n"));
+        const std::string bad = snapdoc::testing::build_zip({{"../evil.txt", "boo"}});
+        const QString b = write_file(path("bad.docx"), QByteArray(bad.data(), static_cast<qsizetype>(bad.size())));
+        QVERIFY2(error_of(b).contains("unsafe name"), qPrintable(error_of(b)));
+    }
+
     void plain_text() {
         const QString p = write_file(path("notes.txt"), "Line one.\r\nLine two.\rLine three.\n");
         int calls = 0;

@@ -16,6 +16,7 @@
 #include <QMenu>
 #include <QtTest>
 #include <filesystem>
+#include <fstream>
 
 #include "app/hub/download.h"
 #include "app/services/library_store.h"
@@ -381,6 +382,137 @@ private slots:
         // Nothing that downloads or deletes is a default button Enter could press from anywhere.
         for (QPushButton* b : g.findChildren<QPushButton*>())
             QVERIFY2(!b->isDefault() && !b->autoDefault(), qPrintable(b->objectName() + " is a default button"));
+    }
+    // Issue 37: a catalogue row marked "does not fit" downloaded without a question. It asks now,
+    // with the memory it needs and this machine has; no answer, no download (not even the lookup).
+    void an_unfitting_row_asks_before_downloading() {
+        testing::LocalHub hub;
+        hub.add_file("Qwen/Qwen3-1.7B-GGUF", "Qwen3-1.7B-Q8_0.gguf", testing::generated_bytes(1 << 20, 5));
+        test::RecordingDialogs dialogs;
+        dialogs.confirm_answer_generic = false;
+        const QString models = dir_.path() + "/m8";
+        auto o = options(hub, models);
+        o.machine = hub::MachineMemory{1 * kGiB, 0};  // nothing in the catalogue fits 1 GiB
+        GetModelsWindow g(std::move(o), dialogs);
+        QSignalSpy fitted(&g, &GetModelsWindow::fitUpdated);
+        QVERIFY(wait_until([&] { return fitted.count() >= 1; }));
+        g.set_document("short.txt", 2000);  // within the context: memory is what does not fit
+        QVERIFY(wait_until([&] { return fitted.count() >= 2; }));
+        const int r = catalogue_row(*g.catalogue_model(), "qwen3-1.7b", "Q8_0");
+        QCOMPARE(fit_text(*g.catalogue_model(), r), QString("does not fit"));
+        g.catalogue_view()->selectRow(r);
+        QSignalSpy added(&g, &GetModelsWindow::downloadAdded);
+        QSignalSpy failed(&g, &GetModelsWindow::downloadFailedToStart);
+        QTest::mouseClick(test::child<QPushButton>(g, "downloadCatalogueButton"), Qt::LeftButton);
+        QCOMPARE(dialogs.confirmations_asked.size(), 1);
+        const QString text = dialogs.confirmation_texts.value(0);
+        QVERIFY2(text.contains("This model needs") && text.contains("this machine has 1.0 GiB") &&
+                     text.contains("Download anyway"),
+                 qPrintable(text));
+        QVERIFY(!wait_until([&] { return added.count() + failed.count() > 0; }, 1000));
+        QCOMPARE(hub.stats().tree_requests + hub.stats().resolve_requests + hub.stats().cdn_requests, 0);
+
+        // "Download anyway" downloads it.
+        dialogs.confirm_answer_generic = true;
+        QTest::mouseClick(test::child<QPushButton>(g, "downloadCatalogueButton"), Qt::LeftButton);
+        QCOMPARE(dialogs.confirmations_asked.size(), 2);
+        QVERIFY(wait_until([&] { return added.count() == 1; }, 20000));
+    }
+
+    // Issue 37: downloaded catalogue rows carried no mark, and Download fetched them again. They say
+    // "Downloaded" and the button loads them instead.
+    void downloaded_rows_are_marked_and_load() {
+        testing::LocalHub hub;
+        test::RecordingDialogs dialogs;
+        const QString models = dir_.path() + "/m9";
+        const fs::path file = fs::path(models.toStdString()) / "Qwen/Qwen3-1.7B-GGUF/Qwen3-1.7B-Q8_0.gguf";
+        fs::create_directories(file.parent_path());
+        {
+            std::ofstream out(file, std::ios::binary);
+            out << "GGUF";
+        }
+        GetModelsWindow g(options(hub, models), dialogs);
+        QSignalSpy fitted(&g, &GetModelsWindow::fitUpdated);
+        QVERIFY(wait_until([&] { return fitted.count() >= 1; }));
+        const CatalogueTableModel& m = *g.catalogue_model();
+        const int r = catalogue_row(m, "qwen3-1.7b", "Q8_0");
+        const QString mark = m.index(r, CatalogueTableModel::Download).data().toString();
+        QVERIFY2(mark.contains("Downloaded"), qPrintable(mark));
+        QCOMPARE(m.index(r, 0).data(CatalogueTableModel::LocalPathRole).toString(),
+                 QString::fromStdString(file.string()));
+        const int other = catalogue_row(m, "qwen3-1.7b", "Q4_K_M");
+        QVERIFY(!m.index(other, CatalogueTableModel::Download).data().toString().contains("Downloaded"));
+
+        auto* button = test::child<QPushButton>(g, "downloadCatalogueButton");
+        g.catalogue_view()->selectRow(other);
+        QCOMPARE(button->text(), QString("Download"));
+        g.catalogue_view()->selectRow(r);
+        QCOMPARE(button->text(), QString("Load"));
+        QSignalSpy use(&g, &GetModelsWindow::useModel);
+        QSignalSpy added(&g, &GetModelsWindow::downloadAdded);
+        QTest::mouseClick(button, Qt::LeftButton);
+        QCOMPARE(use.count(), 1);
+        QCOMPARE(use.last().at(0).toString(), QString::fromStdString(file.string()));
+        QCOMPARE(added.count(), 0);
+
+        // Deleted from the Downloaded models tab: the mark goes.
+        fs::remove(file);
+        g.local_models()->refresh();
+        QVERIFY(!m.index(r, CatalogueTableModel::Download).data().toString().contains("Downloaded"));
+        QCOMPARE(button->text(), QString("Download"));
+    }
+    // Issue 37: a hub that cannot be reached gave raw libcurl text in small print while the
+    // Downloads tab said "No downloads yet". Now it is said in words, where the list is.
+    void an_unreachable_hub_is_said_in_words_in_the_downloads_list() {
+        testing::LocalHub hub;
+        test::RecordingDialogs dialogs;
+        auto o = options(hub, dir_.path() + "/m10");
+        o.endpoint.base_url = "http://127.0.0.1:1";  // nothing listens on port 1
+        GetModelsWindow g(std::move(o), dialogs);
+        QSignalSpy fitted(&g, &GetModelsWindow::fitUpdated);
+        QVERIFY(wait_until([&] { return fitted.count() >= 1; }));
+        g.catalogue_view()->selectRow(catalogue_row(*g.catalogue_model(), "qwen3-1.7b", "Q8_0"));
+        QSignalSpy failed(&g, &GetModelsWindow::downloadFailedToStart);
+        QTest::mouseClick(test::child<QPushButton>(g, "downloadCatalogueButton"), Qt::LeftButton);
+        QVERIFY(wait_until([&] { return failed.count() == 1; }, 30000));
+        const QString message = failed.last().at(0).toString();
+        QVERIFY2(message.startsWith("The hub did not accept a connection") && message.contains("Settings"),
+                 qPrintable(message));
+        const QString list = test::child<QLabel>(g, "downloadsEmptyLabel")->text();
+        QVERIFY2(!list.contains("No downloads yet") && list.contains("did not accept a connection"),
+                 qPrintable(list));
+    }
+
+    // Issue 37: downloads went on with Get models closed and nothing in the main window said so.
+    // The status bar shows the running one with its percentage; a click opens its Downloads list.
+    void a_running_download_shows_in_the_main_window() {
+        testing::LocalHub hub;
+        hub.add_file("test/status-GGUF", "status-Q8_0.gguf", testing::generated_bytes(6 << 20, 9));
+        testing::HubFaults slow;
+        slow.bytes_per_second = 1 << 20;  // ~6 s: time to watch it
+        hub.set_faults(slow);
+        services::LibraryStore store((dir_.path() + "/status.sqlite").toStdString());
+        MainWindow w(store, std::make_unique<test::RecordingDialogs>());
+        w.set_models_dir((dir_.path() + "/m11").toStdString());
+        w.settings().hub.endpoint = hub.endpoint();
+        w.show();
+        auto* status = test::child<QPushButton>(w, "downloadsStatus");
+        QVERIFY(!status->isVisible());
+        GetModelsWindow* g = w.open_get_models();
+        hub::GgufChoice choice;
+        choice.quant = "Q8_0";
+        choice.files = {{"status-Q8_0.gguf", 6 << 20, {}}};
+        DownloadRow* row = g->download_choice("test/status-GGUF", "main", choice);
+        g->hide();  // closed: the download goes on
+        QVERIFY(wait_until([&] { return status->isVisible() && status->text().contains("%"); }, 20000));
+        QVERIFY2(status->text().contains("test/status-GGUF"), qPrintable(status->text()));
+        auto* tabs = test::child<QTabWidget>(*g, "getModelsTabs");
+        tabs->setCurrentIndex(1);
+        QTest::mouseClick(status, Qt::LeftButton);
+        QVERIFY(g->isVisible());
+        QCOMPARE(tabs->currentIndex(), 0);
+        row->pause();
+        QVERIFY(wait_until([&] { return !status->isVisible(); }, 20000));
     }
 };
 

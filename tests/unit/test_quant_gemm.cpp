@@ -20,6 +20,7 @@
 #include "engine/runtime/cpu/quant_activation_residual.h"
 #include "engine/runtime/cpu/quant_dot.h"
 #include "engine/runtime/cpu/quant_gemm.h"
+#include "engine/runtime/cpu/quant_gemm_wide.h"
 #include "engine/runtime/cpu/thread_pool.h"
 #include "tests/support/quantized_activation.h"
 #include "tests/support/random_blocks.h"
@@ -215,7 +216,8 @@ TEST_P(QuantGemm, EveryLevelComputesTheDecodeDotsIntegers) {
 
 TEST_P(QuantGemm, MatMulPrefillUsesTheForcedLevelAndExactPrefillStaysExact) {
     // MatMul's GEMM: the level's kernel on the activation (by default), or on both activation planes
-    // (quant_activation_residual.h) added (precise_activations).
+    // (quant_activation_residual.h) added (precise_activations), except at the AVX2 level, where two
+    // planes take one 16-bit pass (quant_gemm_wide.h; its own tests: test_quant_gemm_wide.cpp).
     const DType t = GetParam();
     const Problem p = make_problem(t, 48, 512, cpu::kIntegerGemmMinRows + 5, 6, false);
     const TensorView w = view_of(p);
@@ -228,7 +230,15 @@ TEST_P(QuantGemm, MatMulPrefillUsesTheForcedLevelAndExactPrefillStaysExact) {
             std::vector<float> y(static_cast<std::size_t>(p.n) * p.rows);
             mm(w, p.x.data(), p.n, y.data());
             std::vector<float> want = run(p, level);
-            if (precise) {
+            if (precise && level == KernelLevel::Avx2 && cpu::quant_gemm_wide_available(level)) {
+                const cpu::WideFormat f = cpu::wide_format(t);
+                const std::size_t stride = cpu::wide_act_row_bytes(f, p.in);
+                std::vector<uint8_t> act(stride * p.n);
+                for (int i = 0; i < p.n; ++i)
+                    cpu::quantize_activation_wide(f, p.x.data() + i * p.in, act.data() + i * stride, p.in);
+                cpu::quant_gemm_wide(level, t, p.w.data(), p.row_bytes(), p.rows, p.in, act.data(), p.n, want.data(),
+                                     p.rows);
+            } else if (precise) {
                 const std::vector<float> lo = run(p, level, &plane2);
                 for (std::size_t k = 0; k < want.size(); ++k) want[k] += lo[k];
             }

@@ -12,6 +12,7 @@
 
 #include "ui/document/fixed_pitch_font.h"
 #include "ui/models/chat_model.h"
+#include "ui/widgets/theme_colors.h"
 
 namespace snapdoc::ui {
 
@@ -155,23 +156,25 @@ void ChatDelegate::paint(QPainter* p, const QStyleOptionViewItem& option, const 
     p->save();
     p->setClipRect(option.rect, Qt::IntersectClip);
     p->setRenderHint(QPainter::Antialiasing, true);
-    QColor fill = user ? QColor(236, 241, 250) : option.palette.color(QPalette::Base);
-    if (failed) fill = QColor(253, 236, 236);
-    p->setPen(QPen(option.state & QStyle::State_Selected ? option.palette.color(QPalette::Highlight)
-                                                         : QColor(210, 214, 222)));
+    // Light-theme colours, mirrored for a dark palette (a pale card under light text was unreadable).
+    const QPalette& pal = option.palette;
+    QColor fill = user ? for_palette(QColor(236, 241, 250), pal) : pal.color(QPalette::Base);
+    if (failed) fill = for_palette(QColor(253, 236, 236), pal);
+    p->setPen(QPen(option.state & QStyle::State_Selected ? pal.color(QPalette::Highlight)
+                                                         : for_palette(QColor(210, 214, 222), pal)));
     p->setBrush(fill);
     p->drawRoundedRect(l.card, 6, 6);
 
     QFont bold = option.font;
     bold.setBold(true);
     p->setFont(bold);
-    p->setPen(user ? QColor(40, 70, 140) : QColor(30, 110, 60));
+    p->setPen(for_palette(user ? QColor(40, 70, 140) : QColor(30, 110, 60), pal));
     p->drawText(l.header, Qt::AlignLeft | Qt::AlignVCenter, index.data(ChatModel::HeaderRole).toString());
 
     const auto doc = body_document(index, option.font, l.body.width());
     p->translate(l.body.topLeft());
     QAbstractTextDocumentLayout::PaintContext ctx;
-    ctx.palette.setColor(QPalette::Text, failed ? QColor(160, 30, 30) : option.palette.color(QPalette::Text));
+    ctx.palette.setColor(QPalette::Text, failed ? for_palette(QColor(160, 30, 30), pal) : pal.color(QPalette::Text));
     ctx.clip = QRectF(0, 0, l.body.width(), l.body.height());
     doc->documentLayout()->draw(p, ctx);
     p->translate(-l.body.topLeft());

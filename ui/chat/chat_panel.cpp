@@ -7,14 +7,15 @@
 #include <QLocale>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QScrollArea>
 #include <algorithm>
 #include <QVBoxLayout>
 
 #include "ui/chat/chat_view.h"
+#include "ui/chat/suggestion_list.h"
 #include "ui/widgets/elided_button.h"
 #include "ui/widgets/sentence_case.h"
 #include "ui/widgets/flow_layout.h"
+#include "ui/widgets/theme_colors.h"
 
 namespace snapdoc::ui {
 
@@ -62,25 +63,17 @@ ChatPanel::ChatPanel(QAbstractItemModel* messages, QAbstractItemModel* conversat
     status_->setObjectName("chatStatus");
     status_->setWordWrap(true);
 
-    // The suggestions scroll past about four rows, so in a 700 px window they leave the chat its room.
-    suggestions_ = new QWidget(this);
-    suggestions_->setObjectName("suggestions");
-    auto* suggestion_box = new QVBoxLayout(suggestions_);
-    suggestion_box->setContentsMargins(0, 0, 0, 0);
-    suggestion_box->setSpacing(2);
-    suggestion_box->addWidget(new QLabel(tr("Suggested questions:"), suggestions_));
-    suggestion_scroll_ = new QScrollArea(suggestions_);
-    suggestion_scroll_->setObjectName("suggestionScroll");
-    suggestion_scroll_->setWidgetResizable(true);
-    suggestion_scroll_->setFrameShape(QFrame::NoFrame);
-    suggestion_scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    auto* suggestion_list = new QWidget;
-    suggestion_rows_ = new QVBoxLayout(suggestion_list);
-    suggestion_rows_->setContentsMargins(0, 0, 0, 0);
-    suggestion_rows_->setSpacing(2);
-    suggestion_scroll_->setWidget(suggestion_list);
-    suggestion_box->addWidget(suggestion_scroll_);
-    suggestions_->hide();
+    suggestions_ = new SuggestionList(this);
+    connect(suggestions_, &SuggestionList::questionClicked, this, [this](const QString& q) {
+        question_->setText(q);
+        if (ask_->isEnabled()) {
+            submit();
+            return;
+        }
+        // It used to land in the disabled box and wait for a manual Ask.
+        queued_ = q;
+        set_status(tr("“%1” is asked as soon as the model is ready.").arg(q));
+    });
 
     question_ = new QuestionEdit(this);
     question_->setPlaceholderText(tr("Ask about the document… (Enter sends, Shift+Enter for a new line)"));
@@ -92,6 +85,11 @@ ChatPanel::ChatPanel(QAbstractItemModel* messages, QAbstractItemModel* conversat
     stop_->setToolTip(tr("Stop the answer (Esc)"));
     regenerate_ = new QPushButton(tr("Regenerate"), this);
     regenerate_->setObjectName("regenerateButton");
+    edit_last_ = new QPushButton(tr("Edit last question"), this);
+    edit_last_->setObjectName("editQuestionButton");
+    edit_last_->setToolTip(
+        tr("Put the last question back in the question box and remove it and its answer from the "
+           "conversation, to change it and ask again"));
     copy_ = new QPushButton(tr("Copy"), this);
     copy_->setObjectName("copyButton");
     copy_->setToolTip(tr("Copy the selected answer (for a selected question: its answer), or the last answer"));
@@ -117,6 +115,7 @@ ChatPanel::ChatPanel(QAbstractItemModel* messages, QAbstractItemModel* conversat
     // Wraps onto a second row in a narrow chat column (1024 px windows) instead of widening it.
     auto* actions = new FlowLayout;
     actions->addWidget(regenerate_);
+    actions->addWidget(edit_last_);
     actions->addWidget(copy_);
     actions->addWidget(compare_);
     auto* layout = new QVBoxLayout(this);
@@ -141,6 +140,7 @@ ChatPanel::ChatPanel(QAbstractItemModel* messages, QAbstractItemModel* conversat
     connect(stop_, &QPushButton::clicked, this, &ChatPanel::stopRequested);
     connect(regenerate_, &QPushButton::clicked, this, &ChatPanel::regenerateRequested);
     connect(copy_, &QPushButton::clicked, this, &ChatPanel::copyRequested);
+    connect(edit_last_, &QPushButton::clicked, this, &ChatPanel::editLastQuestionRequested);
     connect(compare_, &QPushButton::clicked, this,
             [this] { emit compareRequested(question_->text().trimmed()); });
     connect(new_conversation_, &QPushButton::clicked, this, &ChatPanel::newConversationRequested);
@@ -157,41 +157,14 @@ void ChatPanel::submit() {
 
 void ChatPanel::set_suggestions(const QStringList& questions) {
     queued_.clear();  // another document: its suggestion is not this one's question
-    while (suggestion_rows_->count() > 0) {
-        QLayoutItem* item = suggestion_rows_->takeAt(0);
-        delete item->widget();
-        delete item;
-    }
     suggestion_texts_ = questions;
-    for (const QString& q : questions) {
-        auto* button = new ElidedButton(q, suggestion_scroll_->widget());
-        button->setObjectName("suggestionButton");
-        button->setFlat(true);
-        button->setStyleSheet("text-align: left;");
-        button->setToolTip(tr("Ask: %1").arg(q));
-        connect(button, &QPushButton::clicked, this, [this, q] {
-            question_->setText(q);
-            if (ask_->isEnabled()) {
-                submit();
-                return;
-            }
-            // It used to land in the disabled box and wait for a manual Ask.
-            queued_ = q;
-            set_status(tr("“%1” is asked as soon as the model is ready.").arg(q));
-        });
-        suggestion_rows_->addWidget(button);
-    }
-    suggestions_->setVisible(!questions.isEmpty());
-    // Up to four rows without a scroll bar; more scroll.
-    const int row = suggestion_rows_->count() > 0 ? suggestion_rows_->itemAt(0)->sizeHint().height() : 0;
-    const int rows = std::min(static_cast<int>(questions.size()), 4);
-    suggestion_scroll_->setFixedHeight(rows * row + std::max(0, rows - 1) * suggestion_rows_->spacing() +
-                                       (questions.size() > 4 ? row / 2 : 0));
+    suggestions_->set_questions(questions);
 }
 
-void ChatPanel::set_turn_actions(bool can_regenerate, bool can_copy) {
+void ChatPanel::set_turn_actions(bool can_regenerate, bool can_copy, bool can_edit) {
     regenerate_->setEnabled(can_regenerate);
     copy_->setEnabled(can_copy);
+    edit_last_->setEnabled(can_edit);
 }
 
 void ChatPanel::set_state(bool busy, bool can_ask, const QString& hint) {
@@ -245,7 +218,8 @@ QString ChatPanel::context_text() const {
 
 void ChatPanel::set_status(const QString& text, bool error) {
     status_->setText(sentence_case(text));
-    status_->setStyleSheet(error ? "color: #b02020;" : QString());
+    status_->setStyleSheet(error ? QString("color: %1;").arg(for_palette(QColor(0xb0, 0x20, 0x20), palette()).name())
+                                 : QString());
 }
 
 QString ChatPanel::search_text() const {

@@ -15,12 +15,11 @@ class QLineEdit;
 class QProgressBar;
 class QPushButton;
 class QAbstractItemModel;
-class QScrollArea;
-class QVBoxLayout;
 
 namespace snapdoc::ui {
 
 class ChatView;
+class SuggestionList;
 
 class ChatPanel : public QWidget {
     Q_OBJECT
@@ -39,8 +38,9 @@ public:
     // busy: an answer is being generated (stop enabled, ask disabled). can_ask: a model and a
     // prefilled document are there; `hint` says what is missing otherwise.
     void set_state(bool busy, bool can_ask, const QString& hint);
-    // Regenerate (there is a question to answer again) and Copy (there is an answer).
-    void set_turn_actions(bool can_regenerate, bool can_copy);
+    // Regenerate (there is a question to answer again), Copy (there is an answer) and Edit last
+    // question (there is one and nothing is streaming).
+    void set_turn_actions(bool can_regenerate, bool can_copy, bool can_edit = false);
     // A suggestion clicked while asking is not possible (the document is being read, an answer is
     // streaming) waits here and is asked as soon as it is ("" = none).
     QString queued_question() const { return queued_; }
@@ -60,6 +60,7 @@ signals:
     void askRequested(const QString& question);
     void stopRequested();
     void regenerateRequested();
+    void editLastQuestionRequested();
     void copyRequested();
     void compareRequested(const QString& question);
     void newConversationRequested();
@@ -82,15 +83,14 @@ private:
     QProgressBar* context_;
     QLabel* speed_;
     QLabel* status_;
-    QWidget* suggestions_;
-    QScrollArea* suggestion_scroll_;
-    QVBoxLayout* suggestion_rows_;
+    SuggestionList* suggestions_;
     QStringList suggestion_texts_;
     QString queued_;
     QuestionEdit* question_;
     QPushButton* ask_;
     QPushButton* stop_;
     QPushButton* regenerate_;
+    QPushButton* edit_last_;
     QPushButton* copy_;
     QPushButton* compare_;
 };

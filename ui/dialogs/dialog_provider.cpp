@@ -30,7 +30,7 @@ bool DialogProvider::confirm_model(QWidget* parent, const ModelInfo& info) {
 QString DialogProvider::open_document_file(QWidget* parent, const QString& dir) {
     return QFileDialog::getOpenFileName(
         parent, QObject::tr("Open document"), dir,
-        QObject::tr("Documents (*.txt *.text *.md *.markdown *.html *.htm *.pdf);;"
+        QObject::tr("Documents (*.txt *.text *.md *.markdown *.html *.htm *.pdf *.docx *.odt *.epub);;"
                     "All files (*)"));
 }
 

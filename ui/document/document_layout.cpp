@@ -154,7 +154,10 @@ QString pdf_view_text(const QString& text) {
 }
 
 DocumentLayout layout_for(const QString& format, const QString& text) {
-    if (format == QLatin1String("md")) return DocumentLayout::Markdown;
+    // DOCX, ODT and EPUB are extracted as Markdown-shaped text (app/documents/extracted_document.h).
+    if (format == QLatin1String("md") || format == QLatin1String("docx") || format == QLatin1String("odt") ||
+        format == QLatin1String("epub"))
+        return DocumentLayout::Markdown;
     if (format == QLatin1String("pdf")) return DocumentLayout::Pdf;
     if (format == QLatin1String("txt") && looks_hard_wrapped(text)) return DocumentLayout::AsWritten;
     return DocumentLayout::Prose;

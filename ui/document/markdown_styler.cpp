@@ -1,10 +1,12 @@
 #include "ui/document/markdown_styler.h"
 
+#include <QGuiApplication>
 #include <QRegularExpression>
 #include <QTextDocument>
 #include <array>
 
 #include "ui/document/fixed_pitch_font.h"
+#include "ui/widgets/theme_colors.h"
 
 namespace snapdoc::ui {
 
@@ -25,8 +27,13 @@ bool is_setext_underline(const QString& text) {
     return underline.match(text).hasMatch();
 }
 
+// Light-theme colours, mirrored under a dark application palette (theme_colors.h).
+QColor themed(const QColor& light_theme_color) {
+    return for_palette(light_theme_color, QGuiApplication::palette());
+}
+
 QColor markup_grey() {
-    return QColor(120, 120, 120);
+    return themed(QColor(120, 120, 120));
 }
 
 }  // namespace
@@ -72,7 +79,7 @@ void MarkdownStyler::highlightBlock(const QString& text) {
     if (in_fence) {
         QTextCharFormat code;
         code.setFontFamilies(fixed_pitch_font().families());
-        code.setBackground(QColor(242, 242, 242));
+        code.setBackground(themed(QColor(242, 242, 242)));
         setFormat(0, static_cast<int>(text.size()), code);
         return;
     }
@@ -136,18 +143,18 @@ void MarkdownStyler::highlightBlock(const QString& text) {
     if (const auto m = quote.match(text); m.hasMatch()) {
         body = static_cast<int>(m.capturedLength(0));
         QTextCharFormat marker;
-        marker.setForeground(QColor(170, 170, 170));
+        marker.setForeground(themed(QColor(170, 170, 170)));
         marker.setFontWeight(QFont::Bold);
         setFormat(0, body, marker);  // kept visible: the bar that marks a quotation
         QTextCharFormat q;
         q.setFontItalic(true);
-        q.setForeground(QColor(90, 90, 90));
+        q.setForeground(themed(QColor(90, 90, 90)));
         setFormat(body, static_cast<int>(text.size()) - body, q);
     }
     if (const auto m = list.match(text, body); m.hasMatch() && m.capturedStart(0) == body) {
         QTextCharFormat bullet;
         bullet.setFontWeight(QFont::Bold);
-        bullet.setForeground(QColor(24, 92, 200));
+        bullet.setForeground(themed(QColor(24, 92, 200)));
         merge(static_cast<int>(m.capturedStart(1)), static_cast<int>(m.capturedLength(1)), bullet);
         body = static_cast<int>(m.capturedEnd(0));
     }
@@ -170,7 +177,7 @@ void MarkdownStyler::style_inline(const QString& text, int from) {
         const auto m = it.next();
         QTextCharFormat c;
         c.setFontFamilies(fixed_pitch_font().families());
-        c.setBackground(QColor(238, 238, 238));
+        c.setBackground(themed(QColor(238, 238, 238)));
         merge(static_cast<int>(m.capturedStart(2)), static_cast<int>(m.capturedLength(2)), c);
         hide(static_cast<int>(m.capturedStart(1)), static_cast<int>(m.capturedLength(1)));
         hide(static_cast<int>(m.capturedEnd(2)), static_cast<int>(m.capturedLength(1)));
@@ -206,7 +213,7 @@ void MarkdownStyler::style_inline(const QString& text, int from) {
     pairs(emphasis, italic);
 
     QTextCharFormat link_text;
-    link_text.setForeground(QColor(24, 92, 200));
+    link_text.setForeground(themed(QColor(24, 92, 200)));
     link_text.setFontUnderline(true);
     QTextCharFormat address;
     address.setForeground(markup_grey());

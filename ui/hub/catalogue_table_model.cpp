@@ -3,9 +3,11 @@
 #include <QBrush>
 #include <QColor>
 #include <QFont>
+#include <QGuiApplication>
 
 #include "engine/model/model_summary.h"
 #include "ui/widgets/number_format.h"
+#include "ui/widgets/theme_colors.h"
 
 namespace snapdoc::ui {
 
@@ -35,13 +37,16 @@ QString badge_label(hub::FitBadge badge) {
 }
 
 QColor badge_color(hub::FitBadge badge) {
+    // Pale green, amber and red on a light theme; their dark versions under a dark palette, where
+    // the pale ones sat under light text.
+    const QPalette palette = QGuiApplication::palette();
     switch (badge) {
         case hub::FitBadge::Fits:
-            return QColor(0xd4, 0xf0, 0xd0);
+            return for_palette(QColor(0xd4, 0xf0, 0xd0), palette);
         case hub::FitBadge::Tight:
-            return QColor(0xfa, 0xe8, 0xb8);
+            return for_palette(QColor(0xfa, 0xe8, 0xb8), palette);
         case hub::FitBadge::DoesNotFit:
-            return QColor(0xf4, 0xcc, 0xcc);
+            return for_palette(QColor(0xf4, 0xcc, 0xcc), palette);
     }
     return {};
 }
@@ -57,6 +62,16 @@ void CatalogueTableModel::set_fit(std::shared_ptr<const CatalogueFit> fit) {
 const CatalogueRow* CatalogueTableModel::row_at(int row) const {
     if (!fit_ || row < 0 || row >= static_cast<int>(fit_->rows.size())) return nullptr;
     return &fit_->rows[static_cast<std::size_t>(row)];
+}
+
+void CatalogueTableModel::set_local_paths(std::vector<QString> paths) {
+    local_paths_ = std::move(paths);
+    if (rowCount() > 0) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+}
+
+QString CatalogueTableModel::local_path(int row) const {
+    return row >= 0 && row < static_cast<int>(local_paths_.size()) ? local_paths_[static_cast<std::size_t>(row)]
+                                                                   : QString();
 }
 
 int CatalogueTableModel::rowCount(const QModelIndex& parent) const {
@@ -81,6 +96,8 @@ QVariant CatalogueTableModel::data(const QModelIndex& index, int role) const {
             return QString::fromStdString(r->entry->id);
         case QuantRole:
             return QString::fromStdString(r->file->quant);
+        case LocalPathRole:
+            return local_path(index.row());
         case Qt::ToolTipRole: {
             QString tip = QString::fromStdString(r->entry->repo) + "\n" + QString::fromStdString(f.reason);
             if (!r->entry->note.empty()) tip += "\n" + QString::fromStdString(r->entry->note);
@@ -107,6 +124,8 @@ QVariant CatalogueTableModel::data(const QModelIndex& index, int role) const {
         case Quant:
             return QString::fromStdString(r->file->quant);
         case Download:
+            if (!local_path(index.row()).isEmpty())
+                return QObject::tr("✓ Downloaded (%1)").arg(bytes_text(f.memory.weights));
             return (r->file->bytes ? QString() : QStringLiteral("~")) + bytes_text(f.memory.weights) +
                    (r->file->files.size() > 1 ? QObject::tr(" (%1 files)").arg(r->file->files.size())
                                               : QString());

@@ -15,13 +15,17 @@ class CatalogueTableModel : public QAbstractTableModel {
 public:
     enum Column { Model, Quant, Download, Fit, Memory, Prefill, Longest, Context, Licence, ColumnCount };
     // Item roles beyond the standard ones.
-    enum Role { BadgeRole = Qt::UserRole + 1, RecommendedRole, ModelIdRole, QuantRole };
+    enum Role { BadgeRole = Qt::UserRole + 1, RecommendedRole, ModelIdRole, QuantRole, LocalPathRole };
 
     explicit CatalogueTableModel(QObject* parent = nullptr);
 
     void set_fit(std::shared_ptr<const CatalogueFit> fit);
     const std::shared_ptr<const CatalogueFit>& fit() const { return fit_; }
     const CatalogueRow* row_at(int row) const;
+    // The rows already in the models folder: their model file's path, by row ("" = not downloaded).
+    // The Download column says "Downloaded", and the window offers Load for them.
+    void set_local_paths(std::vector<QString> paths);
+    QString local_path(int row) const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -30,6 +34,7 @@ public:
 
 private:
     std::shared_ptr<const CatalogueFit> fit_;
+    std::vector<QString> local_paths_;
 };
 
 // The badge's words and colour, shared by the table and the window's summary line.

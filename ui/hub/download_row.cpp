@@ -114,10 +114,18 @@ void DownloadRow::cancel() {
 void DownloadRow::on_progress(const hub::DownloadProgress& p) {
     if (state_ == hub::DownloadState::Done || state_ == hub::DownloadState::Cancelled) return;
     state_ = p.state;
-    if (p.bytes_total > 0)
+    if (p.bytes_total > 0) {
         bar_->setValue(static_cast<int>(1000.0 * static_cast<double>(p.bytes_done) / p.bytes_total));
+        percent_ = static_cast<int>(100 * p.bytes_done / p.bytes_total);
+    }
     status_->setText(progress_text(p));
     update_buttons();
+    emit progressed();
+}
+
+bool DownloadRow::running() const {
+    using S = hub::DownloadState;
+    return state_ == S::Checking || state_ == S::Downloading || state_ == S::Retrying || state_ == S::Verifying;
 }
 
 void DownloadRow::on_done(const hub::DownloadResult& r) {
@@ -143,16 +151,15 @@ void DownloadRow::on_done(const hub::DownloadResult& r) {
             break;
     }
     update_buttons();
+    emit progressed();
     emit finished(r.state);
 }
 
 void DownloadRow::update_buttons() {
     using S = hub::DownloadState;
-    const bool running =
-        state_ == S::Checking || state_ == S::Downloading || state_ == S::Retrying || state_ == S::Verifying;
-    pause_->setVisible(running);
+    pause_->setVisible(running());
     resume_->setVisible(state_ == S::Paused || state_ == S::Failed);
-    cancel_->setVisible(running || state_ == S::Paused || state_ == S::Failed);
+    cancel_->setVisible(running() || state_ == S::Paused || state_ == S::Failed);
     use_->setVisible(state_ == S::Done && !model_path_.isEmpty());
 }
 

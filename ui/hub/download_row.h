@@ -30,9 +30,14 @@ public:
     const hub::DownloadRequest& request() const { return download_->request(); }
     QString model_path() const { return model_path_; }  // set when done: what to load
     QString title() const { return title_; }
+    // Checking, downloading, retrying or verifying (not paused, failed, cancelled or done).
+    bool running() const;
+    int percent() const { return percent_; }  // of the whole set; -1 while its size is unknown
+
 
 signals:
     void finished(hub::DownloadState state);
+    void progressed();  // state() or percent() changed (the main window's status bar follows)
     void useModel(const QString& path);
 
 private:
@@ -44,6 +49,7 @@ private:
     std::unique_ptr<hub::Download> download_;
     hub::DownloadState state_ = hub::DownloadState::Idle;
     QString model_path_;
+    int percent_ = -1;
     QLabel* title_label_;
     QProgressBar* bar_;
     QLabel* status_;

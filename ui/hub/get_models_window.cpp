@@ -14,8 +14,10 @@
 #include "app/hub/model_fetch.h"
 #include "app/hub/model_store.h"
 #include "engine/model/model_summary.h"
+#include "ui/dialogs/dialog_provider.h"
 #include "ui/hub/catalogue_table_model.h"
 #include "ui/hub/download_row.h"
+#include "ui/hub/hub_error_words.h"
 #include "ui/hub/local_models_list.h"
 #include "ui/hub/repo_browser.h"
 #include "ui/widgets/screen_fit.h"
@@ -78,6 +80,8 @@ GetModelsWindow::GetModelsWindow(GetModelsOptions options, DialogProvider& dialo
     downloads_layout_ = new QVBoxLayout(downloads_box_);
     downloads_empty_ =
         new QLabel(tr("No downloads yet: choose a model above and press Download."), downloads_box_);
+    downloads_empty_->setObjectName("downloadsEmptyLabel");
+    downloads_empty_->setWordWrap(true);
     downloads_layout_->addWidget(downloads_empty_);
     downloads_layout_->addStretch(1);
     auto* downloads_scroll = new QScrollArea(this);
@@ -92,15 +96,23 @@ GetModelsWindow::GetModelsWindow(GetModelsOptions options, DialogProvider& dialo
     tabs_->addTab(repo_browser_, tr("Any Hugging Face repository"));
 
     connect(catalogue_view_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
-            [this] { download_button_->setEnabled(catalogue_view_->currentIndex().isValid()); });
+            &GetModelsWindow::update_download_button);
     connect(catalogue_view_, &QTableView::pressed, this, [this] { user_picked_ = true; });
-    connect(download_button_, &QPushButton::clicked, this,
-            [this] { download_catalogue_row(catalogue_view_->currentIndex().row()); });
+    connect(download_button_, &QPushButton::clicked, this, [this] {
+        // A row already in the models folder is loaded, not downloaded again.
+        const int row = catalogue_view_->currentIndex().row();
+        const QString local = catalogue_model_->local_path(row);
+        if (!local.isEmpty())
+            emit useModel(local);
+        else
+            download_catalogue_row(row);
+    });
     connect(repo_browser_, &RepoBrowser::downloadRequested, this,
             [this](const QString& repo, const QString& rev, const hub::GgufChoice& c) {
                 download_choice(repo, rev, c);
             });
     connect(local_models_, &LocalModelsList::useModel, this, &GetModelsWindow::useModel);
+    connect(local_models_, &LocalModelsList::refreshed, this, &GetModelsWindow::mark_downloaded);
     connect(fit_watcher_, &QFutureWatcher<std::shared_ptr<const CatalogueFit>>::finished, this, [this] {
         show_fit(fit_watcher_->result());
         if (fit_again_) {
@@ -185,6 +197,7 @@ void GetModelsWindow::show_fit(std::shared_ptr<const CatalogueFit> fit) {
                          ? catalogue_view_->currentIndex().row()
                          : -1;
     catalogue_model_->set_fit(fit);
+    mark_downloaded();
     catalogue_view_->resizeColumnsToContents();
     const hub::MachineMemory& m = fit->machine;
     QString machine = m.ram_bytes > 0 ? tr("%1 RAM").arg(bytes_text(m.ram_bytes)) : tr("RAM unknown");
@@ -225,12 +238,52 @@ void GetModelsWindow::show_fit(std::shared_ptr<const CatalogueFit> fit) {
     }
     const int select = keep >= 0 ? keep : fit->recommended;
     if (select >= 0) catalogue_view_->selectRow(select);
+    update_download_button();
     emit fitUpdated();
+}
+
+void GetModelsWindow::mark_downloaded() {
+    const hub::ModelStore store(options_.models_dir);
+    std::vector<QString> paths(static_cast<std::size_t>(catalogue_model_->rowCount()));
+    for (int row = 0; row < catalogue_model_->rowCount(); ++row) {
+        const CatalogueRow* r = catalogue_model_->row_at(row);
+        try {
+            const auto local = store.find(hub::parse_model_ref(r->entry->repo, r->file->files.front()));
+            if (local && local->complete)
+                paths[static_cast<std::size_t>(row)] = QString::fromStdString(local->path().string());
+        } catch (const std::exception&) {
+            // An unreadable models folder: no marks, the Downloaded models tab says why.
+        }
+    }
+    catalogue_model_->set_local_paths(std::move(paths));
+    update_download_button();
+}
+
+void GetModelsWindow::update_download_button() {
+    const QModelIndex current = catalogue_view_->currentIndex();
+    const bool local = current.isValid() && !catalogue_model_->local_path(current.row()).isEmpty();
+    download_button_->setText(local ? tr("Load") : tr("Download"));
+    download_button_->setToolTip(local ? tr("This model is already downloaded: load it") : QString());
+    download_button_->setEnabled(current.isValid());
+}
+
+bool GetModelsWindow::confirm_unfitting_download(const CatalogueRow& r) {
+    if (r.fit.badge != hub::FitBadge::DoesNotFit) return true;
+    const hub::FitEstimate& f = r.fit;
+    const int64_t needed = f.on_device ? f.memory.without_store() : f.memory.total();
+    const int64_t have = f.on_device ? f.device_free_bytes : f.ram_bytes;
+    const QString where = f.on_device ? tr("free on the GPU") : tr("of RAM");
+    QString text = f.within_context
+                       ? tr("This model needs %1; this machine has %2 %3.").arg(bytes_text(needed), bytes_text(have), where)
+                       : tr("The document is longer than this model's %1K-token context.")
+                             .arg(r.entry->shape.context_length / 1024);
+    text += " " + tr("Download anyway (%1)?").arg(bytes_text(f.memory.weights));
+    return dialogs_.confirm(this, tr("Download a model that does not fit?"), text, tr("Download anyway"));
 }
 
 void GetModelsWindow::download_catalogue_row(int row) {
     const CatalogueRow* r = catalogue_model_->row_at(row);
-    if (!r) return;
+    if (!r || !confirm_unfitting_download(*r)) return;
     const hub::ModelRef ref = hub::parse_model_ref(r->entry->repo, r->file->files.front());
     const QString title = QString::fromStdString(r->entry->name + " " + r->file->quant);
     status_->setText(tr("Looking up %1 on the hub…").arg(QString::fromStdString(r->entry->repo)));
@@ -240,8 +293,12 @@ void GetModelsWindow::download_catalogue_row(int row) {
                 const auto [remote, error] = watcher->result();
                 watcher->deleteLater();
                 if (!error.empty()) {
-                    status_->setText(QString::fromStdString(error));
-                    emit downloadFailedToStart(status_->text());
+                    const QString words = hub_error_in_words(QString::fromStdString(error));
+                    status_->setText(words);
+                    // Where the eye goes after pressing Download, not only in the small print.
+                    if (downloads().isEmpty())
+                        downloads_empty_->setText(tr("%1 could not be downloaded. %2").arg(title, words));
+                    emit downloadFailedToStart(words);
                     return;
                 }
                 status_->clear();
@@ -278,12 +335,20 @@ DownloadRow* GetModelsWindow::add_download(hub::DownloadRequest request, const Q
     downloads_layout_->insertWidget(downloads_layout_->count() - 1, row);
     connect(row, &DownloadRow::useModel, this, &GetModelsWindow::useModel);
     connect(row, &DownloadRow::finished, this, [this](hub::DownloadState s) {
+        // The refresh marks the catalogue's downloaded rows too.
         if (s == hub::DownloadState::Done || s == hub::DownloadState::Cancelled) local_models_->refresh();
     });
     tabs_->setCurrentIndex(0);
     row->start();
     emit downloadAdded(row);
     return row;
+}
+
+void GetModelsWindow::show_downloads() {
+    tabs_->setCurrentIndex(0);
+    show();
+    raise();
+    activateWindow();
 }
 
 QList<DownloadRow*> GetModelsWindow::downloads() const {

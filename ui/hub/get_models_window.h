@@ -54,9 +54,10 @@ public:
     // The model the app has loaded (Downloaded models warns before deleting it).
     void set_model_in_use(const QString& path);
 
-    // Downloads a catalogue row (what the Download button does with the selected row): its files'
-    // sizes and sha256 come from the hub's listing first (on the thread pool), then the download
-    // row appears (downloadAdded).
+    // Downloads a catalogue row (what the Download button does with the selected row): a row marked
+    // "does not fit" asks first (the memory it needs and this machine has); its files' sizes and
+    // sha256 come from the hub's listing (on the thread pool), then the download row appears
+    // (downloadAdded). A row already downloaded makes the button Load (useModel) instead.
     void download_catalogue_row(int row);
     DownloadRow* download_choice(const QString& repo, const QString& revision, const hub::GgufChoice& choice);
 
@@ -65,6 +66,8 @@ public:
     RepoBrowser* repo_browser() const { return repo_browser_; }
     LocalModelsList* local_models() const { return local_models_; }
     QList<DownloadRow*> downloads() const;
+    // Shows the window on its Downloads tab (the main window's download status was clicked).
+    void show_downloads();
     void refresh_fit();
     bool fit_pending() const;  // a fit is computing or waiting: what is shown is not the newest
 
@@ -76,6 +79,9 @@ signals:
 
 private:
     void show_fit(std::shared_ptr<const CatalogueFit> fit);
+    void mark_downloaded();  // the catalogue rows found in the models folder
+    void update_download_button();
+    bool confirm_unfitting_download(const CatalogueRow& row);
     DownloadRow* add_download(hub::DownloadRequest request, const QString& title);
 
     GetModelsOptions options_;

@@ -101,6 +101,7 @@ void LocalModelsList::refresh() {
         text += tr(" Unfinished downloads: %1 (download the same model again to resume).")
                     .arg(QString::fromStdString(format_bytes(partial)));
     status_->setText(text);
+    emit refreshed();
 }
 
 }  // namespace snapdoc::ui

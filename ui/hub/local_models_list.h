@@ -29,6 +29,8 @@ public:
 
 signals:
     void useModel(const QString& path);
+    // The list was read again (a download finished, a model was deleted): catalogue marks follow it.
+    void refreshed();
 
 private:
     const hub::LocalModel* selected() const;

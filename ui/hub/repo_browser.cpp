@@ -11,6 +11,7 @@
 
 #include "app/hub/hub_page_url.h"
 #include "engine/common/error.h"
+#include "ui/hub/hub_error_words.h"
 #include "engine/model/model_summary.h"
 #include "ui/hub/choice_table.h"
 
@@ -104,7 +105,7 @@ void RepoBrowser::list(const QString& text) {
 
 void RepoBrowser::show_listing(const Listing& l) {
     if (!l.error.empty()) {
-        status_->setText(QString::fromStdString(l.error));
+        status_->setText(hub_error_in_words(QString::fromStdString(l.error)));
         emit listFailed(status_->text());
         return;
     }

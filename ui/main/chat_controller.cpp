@@ -9,6 +9,7 @@
 #include <QGuiApplication>
 #include <QRegularExpression>
 #include <QStandardPaths>
+#include <algorithm>
 
 #include "app/services/conversation_export.h"
 #include "app/services/library_store.h"
@@ -251,7 +252,7 @@ void ChatController::update_panel(const QString& hint) {
         question = question || m.role == QLatin1String("user");
         answer = answer || (m.role == QLatin1String("assistant") && !m.streaming && !m.failed && !m.text.isEmpty());
     }
-    panel_.set_turn_actions(!busy() && can_ask() && question, answer);
+    panel_.set_turn_actions(!busy() && can_ask() && question, answer, !busy() && question);
 }
 
 QString ChatController::effective_system_prompt() const {
@@ -331,6 +332,30 @@ void ChatController::regenerate() {
         if (!messages_.at(r).streaming) ++versions;
     const QString question = messages_.at(q).text;  // a copy: start_request appends to the model
     start_request(question, conversation_turns(before), versions);
+}
+
+void ChatController::edit_last_question() {
+    if (busy()) return;
+    const int q = messages_.question_row_of(messages_.rowCount() - 1);
+    if (q < 0) return;
+    const QString question = messages_.at(q).text;
+    try {
+        for (int r = q; r < messages_.rowCount(); ++r) {
+            const int64_t id = messages_.at(r).id;
+            if (id <= 0) continue;
+            store_.delete_message(id);
+            turn_snapshots_.erase(id);
+            turn_order_.erase(std::remove(turn_order_.begin(), turn_order_.end(), id), turn_order_.end());
+        }
+    } catch (const std::exception& e) {
+        panel_.set_status(tr("The question could not be removed: %1").arg(e.what()), true);
+        return;
+    }
+    messages_.remove_from(q);
+    panel_.question_edit()->setText(question);
+    panel_.question_edit()->setFocus();
+    show_active_conversation();  // the inspector shows the turn before it (or nothing)
+    update_panel(tr("Edit the question and ask it again."));
 }
 
 void ChatController::copy_answer() {

@@ -56,6 +56,10 @@ public:
     bool ask(const QString& question);
     void stop();
     void regenerate();
+    // Puts the last question back in the question box and removes it and its answers (card and
+    // store), so the user can change it and ask again; asking re-uses the document's K/V as any
+    // question does. Not while an answer streams.
+    void edit_last_question();
     void copy_answer();
     void compare(const QString& question);
     void new_conversation();

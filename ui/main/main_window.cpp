@@ -204,6 +204,8 @@ void MainWindow::connect_controllers() {
     connect(chat_panel_, &ChatPanel::askRequested, chat_controller_, &ChatController::ask);
     connect(chat_panel_, &ChatPanel::stopRequested, chat_controller_, &ChatController::stop);
     connect(chat_panel_, &ChatPanel::regenerateRequested, chat_controller_, &ChatController::regenerate);
+    connect(chat_panel_, &ChatPanel::editLastQuestionRequested, chat_controller_,
+            &ChatController::edit_last_question);
     connect(chat_panel_, &ChatPanel::copyRequested, chat_controller_, &ChatController::copy_answer);
     connect(chat_panel_, &ChatPanel::compareRequested, chat_controller_, &ChatController::compare);
     connect(chat_panel_, &ChatPanel::newConversationRequested, chat_controller_,

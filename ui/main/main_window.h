@@ -32,6 +32,7 @@ class DocumentController;
 class DocumentPanel;
 class EngineHost;
 class GetModelsWindow;
+class DownloadsStatus;
 class InspectorPanel;
 class LibraryModel;
 class LibraryPanel;
@@ -152,6 +153,7 @@ private:
     LocalServerController* local_server_ = nullptr;
     QLabel* server_activity_label_ = nullptr;
     QDialog* server_log_window_ = nullptr;
+    DownloadsStatus* downloads_status_ = nullptr;  // running downloads, in the status bar
     QLabel* gpu_check_label_ = nullptr;  // created on first use (show_gpu_check)
 
     GetModelsWindow* get_models_ = nullptr;

@@ -1,17 +1,21 @@
 // MainWindow and the Get models window: opening it (File menu, the library panel's button, the
 // first-run notice), keeping its fit about the open document (its tokens, the SnapKV budget, the
-// prefill probe measured with the loaded model), and loading a model it hands back.
+// prefill probe measured with the loaded model), loading a model it hands back, and its running
+// downloads in the status bar.
 #include <QFileInfo>
+#include <QStatusBar>
 
 #include "app/hub/hub_endpoint.h"
 #include "app/hub/model_store.h"
 #include "app/services/library_store.h"
 #include "engine/session/prefill_estimate.h"
+#include "ui/hub/download_row.h"
 #include "ui/hub/get_models_window.h"
 #include "ui/inspector/compression_controls.h"
 #include "ui/inspector/inspector_panel.h"
 #include "ui/library/library_panel.h"
 #include "ui/main/document_controller.h"
+#include "ui/main/downloads_status.h"
 #include "ui/main/main_window.h"
 #include "ui/main/model_controller.h"
 
@@ -48,6 +52,9 @@ std::optional<hub::MeasuredPrefill> measured(const ModelInfo& info, int tokens, 
 }  // namespace
 
 void MainWindow::connect_get_models() {
+    downloads_status_ = new DownloadsStatus(this);
+    statusBar()->addPermanentWidget(downloads_status_);
+    connect(downloads_status_, &QPushButton::clicked, this, [this] { open_get_models()->show_downloads(); });
     connect(library_panel_, &LibraryPanel::getModelsRequested, this, [this] { open_get_models(); });
     connect(document_controller_, &DocumentController::prefillEstimated, this,
             [this](qint64 id, int tokens, double seconds) {
@@ -82,6 +89,7 @@ GetModelsWindow* MainWindow::open_get_models() {
         }
         o.models_dir = models_dir_.empty() ? hub::default_models_dir() : models_dir_;
         get_models_ = new GetModelsWindow(std::move(o), *dialogs_, this);
+        connect(get_models_, &GetModelsWindow::downloadAdded, downloads_status_, &DownloadsStatus::watch);
         connect(get_models_, &GetModelsWindow::useModel, this, [this](const QString& path) {
             open_model(path, /*confirm=*/false);  // chosen in the window: no second question
             raise();

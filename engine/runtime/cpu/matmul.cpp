@@ -12,6 +12,7 @@
 #include "engine/runtime/cpu/quant_activation_residual.h"
 #include "engine/runtime/cpu/quant_dot.h"
 #include "engine/runtime/cpu/quant_gemm.h"
+#include "engine/runtime/cpu/quant_gemm_wide.h"
 
 namespace snapdoc::cpu {
 
@@ -24,10 +25,24 @@ int activation_planes(bool precise) {
     return precise || (v && std::strcmp(v, "2") == 0) ? 2 : 1;
 }
 
+// 16-bit activations for the AVX2 level's GEMM: SNAPDOC_WIDE_ACT=1 with one plane too, =0 never (the
+// 8-bit plane(s) there, for comparisons: snapdoc-bench qgemm); unset, where two planes are asked for,
+// since one 16-bit pass is as precise as two 8-bit ones there and cheaper (docs/RESULTS.md, "Wide
+// activations on AVX2"). Not the one-plane default: it measured 0.65-0.8 of that plane's speed.
+bool wide_activations(int planes) {
+    const char* v = std::getenv("SNAPDOC_WIDE_ACT");
+    if (v && std::strcmp(v, "0") == 0) return false;
+    if (v && std::strcmp(v, "1") == 0) return true;
+    return planes == 2;
+}
+
 }  // namespace
 
 MatMul::MatMul(ThreadPool& pool, bool exact_prefill, bool precise_activations)
-    : pool_(pool), exact_prefill_(exact_prefill), planes_(activation_planes(precise_activations)) {}
+    : pool_(pool),
+      exact_prefill_(exact_prefill),
+      planes_(activation_planes(precise_activations)),
+      wide_(wide_activations(planes_)) {}
 
 bool MatMul::streams(const TensorView& w, int n) const {
     const bool integer = !exact_prefill_ && quant_gemm_supports(w.dtype);
@@ -144,8 +159,31 @@ MatMul::QuantizedRows MatMul::quantize_rows(ActFormat format, const float* x, in
     return {act, stride, residual};
 }
 
+void MatMul::wide_gemm(const TensorView& w, const float* x, int n, float* y) {
+    const int64_t out = w.rows(), in = w.cols();
+    const WideFormat format = wide_format(w.dtype);
+    const std::size_t stride = wide_act_row_bytes(format, in);
+    wide_act_.resize((stride * static_cast<std::size_t>(n) + sizeof(Line) - 1) / sizeof(Line));
+    auto* act = reinterpret_cast<uint8_t*>(wide_act_.data());
+    pool_.parallel_for(n, 8, [&](int64_t i0, int64_t i1, int) {
+        for (int64_t i = i0; i < i1; ++i) quantize_activation_wide(format, x + i * in, act + i * stride, in);
+    });
+    const std::size_t row_bytes = dtype_row_bytes(w.dtype, in);
+    const auto* base = static_cast<const uint8_t*>(w.data);
+    pool_.parallel_for(out, 32, [&](int64_t r0, int64_t r1, int) {
+        quant_gemm_wide(KernelLevel::Avx2, w.dtype, base + static_cast<std::size_t>(r0) * row_bytes, row_bytes, r1 - r0,
+                        in, act, n, y + r0, out);
+    });
+}
+
 void MatMul::integer_gemm(const TensorView& w, const float* x, int n, float* y) {
     const int64_t out = w.rows(), in = w.cols();
+    // At the AVX2 level one 16-bit pass can replace the 8-bit plane(s): as precise as two, at
+    // 0.65-0.8 of one plane's speed there (docs/RESULTS.md, "Wide activations on AVX2").
+    if (wide_ && active_kernel_level() == KernelLevel::Avx2 && quant_gemm_wide_available(KernelLevel::Avx2)) {
+        wide_gemm(w, x, n, y);
+        return;
+    }
     // The activation rows are quantized once; each thread then runs the tiled integer GEMM on its
     // slice of weight rows.
     // With two planes each thread runs its weight slice on the first plane's rows straight into y,

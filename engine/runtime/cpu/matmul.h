@@ -9,7 +9,9 @@
 // precise_activations (or SNAPDOC_ACT_PLANES=2) they also quantize its rounding residual in the same
 // format (quant_activation_residual.h), run every product on both planes and add the results: about
 // 15 bits per activation, where one plane (llama.cpp's scheme, the default) puts the logits about
-// as far from the exact ones as llama.cpp's; the cost is measured in docs/RESULTS.md. With exact_prefill (and for F32/F16/BF16 and IQ4_XS weights) they run a
+// as far from the exact ones as llama.cpp's; the cost is measured in docs/RESULTS.md. At the AVX2
+// level, with two planes (or SNAPDOC_WIDE_ACT=1), the integer GEMM quantizes to 16 bits instead
+// (quant_gemm_wide.h): one pass as precise as the two planes. With exact_prefill (and for F32/F16/BF16 and IQ4_XS weights) they run a
 // single-threaded f32 GEMM on slices of W instead (our AVX-512 kernel, gemm_f32.h, where the CPU
 // has it; OpenBLAS sgemm elsewhere), dequantizing each slice into scratch when W is not f32 (exact;
 // weights stay compact in memory).
@@ -64,11 +66,14 @@ private:
         const uint8_t* residual;  // the second plane's rows (data + n·stride), or null with one plane
     };
     QuantizedRows quantize_rows(ActFormat format, const float* x, int n, int64_t in);
+    // The AVX2 level's GEMM on 16-bit activation rows (quant_gemm_wide.h).
+    void wide_gemm(const TensorView& w, const float* x, int n, float* y);
     void blas(const TensorView& w, const float* x, int n, float* y);
 
     ThreadPool& pool_;
     bool exact_prefill_;
     int planes_;  // activation planes: 1, or 2 with precise_activations / SNAPDOC_ACT_PLANES=2
+    bool wide_;   // the AVX2 level's GEMM on 16-bit activations (matmul.cpp, wide_activations)
     std::vector<float> gemm_out_;  // the integer GEMM's [n, out] results on the residual plane
     RowSchedule schedule_ = RowSchedule::OwnedShares;
     std::vector<std::vector<float>> scratch_;  // per thread: dequantized weight rows for the sgemm path
@@ -78,6 +83,7 @@ private:
         uint8_t bytes[64];
     };
     std::vector<Line> act_[kActFormatCount];
+    std::vector<Line> wide_act_;  // the 16-bit activation rows of wide_gemm
 };
 
 // Rows handled by the streaming kernel rather than sgemm.

@@ -8,6 +8,7 @@
 #include "engine/runtime/cpu/quant_activation.h"
 #include "engine/runtime/cpu/quant_gemm_interleaved.h"
 #include "engine/runtime/cpu/quant_gemm_kernels.h"
+#include "engine/runtime/cpu/quant_gemm_wide.h"
 
 namespace snapdoc::cpu {
 
@@ -191,9 +192,9 @@ quant_gemm_detail::Kernels kernels(KernelLevel level) {
 // Weight rows unpacked per chunk: about 192 KiB, so a chunk stays in L2 while every activation
 // tile streams past it (an even count: the kernels take weight rows in pairs).
 template <class U>
-int64_t chunk_rows(int64_t blocks_per_row) {
+int64_t chunk_rows(int64_t blocks_per_row, int64_t budget = int64_t{192} << 10) {
     const int64_t bytes = blocks_per_row * static_cast<int64_t>(sizeof(U));
-    return std::clamp<int64_t>((int64_t{192} << 10) / std::max<int64_t>(1, bytes), 2, 64) & ~int64_t{1};
+    return std::clamp<int64_t>(budget / std::max<int64_t>(1, bytes), 2, 64) & ~int64_t{1};
 }
 
 // Per thread, grown to the largest chunk seen and kept (one per form: a pool thread runs one chunk
@@ -214,9 +215,10 @@ struct Rows {
 
 // Unpacks the weight rows a chunk at a time (nb blocks each) and hands each chunk to
 // gemm(unpacked, rows in chunk, first row).
+// mc: rows per chunk (chunk_rows<U> unless given).
 template <class U, class Gemm>
-void by_chunks(void (*unpack)(const uint8_t*, U&), const Rows& w, int64_t nb, const Gemm& gemm) {
-    const int64_t mc = chunk_rows<U>(nb);
+void by_chunks(void (*unpack)(const uint8_t*, U&), const Rows& w, int64_t nb, const Gemm& gemm, int64_t mc = 0) {
+    if (mc == 0) mc = chunk_rows<U>(nb);
     U* u = scratch<U>(static_cast<std::size_t>(mc * nb));
     for (int64_t r0 = 0; r0 < w.count; r0 += mc) {
         const int64_t m = std::min(mc, w.count - r0);
@@ -285,7 +287,81 @@ void interleaved_gemm(const quant_gemm_detail::InterleavedKernels& k, DType t, c
               });
 }
 
+// ---- The 16-bit activation GEMM's weights: each unpacked block widened to i16 once per chunk.
+
+void widen_k(const UnpackedK* u, int64_t count, quant_gemm_detail::WideK* o) {
+    for (int64_t b = 0; b < count; ++b) {
+        for (int e = 0; e < 256; ++e)
+            o[b].w[e] = static_cast<int16_t>(u[b].scale[e / 32][8 * ((e % 32) / 16)] * u[b].q[e]);
+        for (int g = 0; g < 16; ++g) o[b].min[g] = static_cast<float>(u[b].min[g]);
+        o[b].d = u[b].d;
+        o[b].dmin = u[b].dmin;
+    }
+}
+
+void widen_32(const Unpacked32* u, int64_t count, quant_gemm_detail::Wide32* o) {
+    for (int64_t b = 0; b < count; ++b) {
+        for (int e = 0; e < 32; ++e) o[b].w[e] = u[b].q[e];
+        o[b].d = u[b].d;
+        o[b].m = u[b].m;
+    }
+}
+
+// Chunks of 32 values between the kernel's i32-to-float steps (bounds in quant_gemm_kernels.h):
+// Q6_K's widened levels reach 63·128, the other K-quants' at most 31·63.
+int wide_flush_chunks(DType t) {
+    return t == DType::Q6_K ? 2 : 8;
+}
+
+// Widened rows per chunk: every activation row streams past each chunk once, and at 16 bits they
+// are twice the 8-bit bytes, so the chunks are sized to ~384 KiB of widened rows (still in a 1 MiB
+// L2 with the unpacked copy): the FFN down projection's 8192-value rows got 10 per chunk at the
+// 8-bit budget, and streamed 8 MiB of activations per 10 rows.
+template <class Wide>
+int64_t wide_chunk_rows(int64_t nb) {
+    return chunk_rows<Wide>(nb, int64_t{384} << 10);
+}
+
 }  // namespace
+
+bool quant_gemm_wide_available(KernelLevel level) {
+    if (level == KernelLevel::Portable) return true;
+    return level == KernelLevel::Avx2 && kernel_level_available(level) &&
+           quant_gemm_detail::avx2_wide_kernels().k != nullptr;
+}
+
+WideFormat wide_format(DType t) {
+    return unpack_k_fn(t) ? WideFormat::Blocks256 : WideFormat::Blocks32;
+}
+
+void quant_gemm_wide(KernelLevel level, DType t, const uint8_t* w, std::size_t row_bytes, int64_t rows, int64_t in,
+                     const uint8_t* act, int n, float* y, int64_t ldy) {
+    using namespace quant_gemm_detail;
+    if (!quant_gemm_wide_available(level))
+        throw Error(std::string("quant_gemm_wide: no 16-bit activation kernels for ") + kernel_level_name(level));
+    if (!quant_gemm_supports(t))
+        throw Error(std::string("quant_gemm_wide: no integer kernel for ") + std::string(dtype_name(t)));
+    const WideKernels k = level == KernelLevel::Avx2 ? avx2_wide_kernels() : portable_wide_kernels();
+    const std::size_t act_stride = wide_act_row_bytes(wide_format(t), in);
+    const Rows weights{w, row_bytes, dtype_block_bytes(t), rows};
+    if (const UnpackKFn unpack = unpack_k_fn(t)) {
+        const int64_t nb = in / kSuperBlock;
+        const int flush = wide_flush_chunks(t);
+        by_chunks(unpack, weights, nb, [&](const UnpackedK* u, int m, int64_t r0) {
+            WideK* wide = scratch<WideK>(static_cast<std::size_t>(m * nb));
+            widen_k(u, m * nb, wide);
+            k.k(wide, m, nb, flush, act, act_stride, n, y + r0, ldy);
+        }, wide_chunk_rows<WideK>(nb));
+        return;
+    }
+    const bool has_min = t == DType::Q4_1 || t == DType::Q5_1;
+    const int64_t nb = in / kLegacyBlock;
+    by_chunks(unpack_32_fn(t), weights, nb, [&](const Unpacked32* u, int m, int64_t r0) {
+        Wide32* wide = scratch<Wide32>(static_cast<std::size_t>(m * nb));
+        widen_32(u, m * nb, wide);
+        k.b32(wide, m, nb, has_min, act, act_stride, n, y + r0, ldy);
+    }, wide_chunk_rows<Wide32>(nb));
+}
 
 bool quant_gemm_supports(DType t) {
     return unpack_k_fn(t) != nullptr || unpack_32_fn(t) != nullptr;

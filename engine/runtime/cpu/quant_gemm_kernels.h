@@ -42,8 +42,40 @@ struct Kernels {
     Gemm32Fn b32 = nullptr;
 };
 
+// The same weights widened once per chunk for the 16-bit activation GEMM (quant_activation_wide.h),
+// so each widened row serves every activation row of the call:
+//   WideK   w[e] = scale(e)·q[e] as i16 (|w| ≤ 63·128 = 8064: Q6_K), weight = d·w − dmin·min(g);
+//           the mins as floats (they multiply float activation sums);
+//   Wide32  w[e] = q[e] as i16, weight = d·w + m.
+struct alignas(32) WideK {
+    int16_t w[256];
+    float min[16];
+    float d, dmin;
+};
+
+struct alignas(8) Wide32 {
+    int16_t w[32];
+    float d, m;
+};
+
+// The i32 sums of a super-block are turned into floats every flush_chunks 32-value chunks, so no
+// lane overflows: a lane sums 4 products per chunk of at most |w|·32767, so 8 chunks (the whole
+// block) hold for |w| ≤ 2047 (Q2_K..Q5_K: 45, 224, 945, 1953) and Q6_K's 8064 needs 2
+// (4·2·8064·32767 = 2.11e9 < 2^31). wide_flush_chunks (quant_gemm.cpp) picks it per type.
+using WideGemmKFn = void (*)(const WideK* w, int rows, int64_t nb, int flush_chunks, const uint8_t* act,
+                             std::size_t act_stride, int n, float* y, int64_t ldy);
+using WideGemm32Fn = void (*)(const Wide32* w, int rows, int64_t nb, bool has_min, const uint8_t* act,
+                              std::size_t act_stride, int n, float* y, int64_t ldy);
+
+struct WideKernels {
+    WideGemmKFn k = nullptr;
+    WideGemm32Fn b32 = nullptr;
+};
+
 Kernels portable_kernels();
 Kernels avx2_kernels();        // nulls when the build has no AVX2 kernels (not x86, no GCC/Clang)
 bool kernels_built(KernelLevel level);
+WideKernels portable_wide_kernels();  // the scalar reference of the 16-bit activation GEMM
+WideKernels avx2_wide_kernels();      // nulls where the build has no AVX2 kernels
 
 }  // namespace snapdoc::cpu::quant_gemm_detail

@@ -1,0 +1,20 @@
+// What the document readers hand back: the document as plain UTF-8 text whose structure is written
+// the Markdown way ("# " headings, "- " list items, "| a | b |" table rows, blank lines between
+// blocks), so the model, the CLI and the app's view all see the same text, and a .docx answers
+// like the same text saved as .md.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace snapdoc::documents {
+
+struct ExtractedDocument {
+    std::string format;                    // "pdf", "docx", "odt", "epub", "txt", "md"
+    std::string title;                     // from the file's metadata or first heading; "" if none
+    std::string text;                      // UTF-8, "\n" newlines
+    std::vector<std::size_t> page_starts;  // PDF: byte offset in `text` where page i starts
+};
+
+}  // namespace snapdoc::documents

@@ -1,0 +1,18 @@
+// One reader per format, each from the file's bytes; `what` names the file in every message.
+// Each throws snapdoc::Error for anything it cannot read; the checks shared by all (no text,
+// invalid UTF-8) are in document_reader.cpp.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "app/documents/extracted_document.h"
+
+namespace snapdoc::documents {
+
+ExtractedDocument read_pdf(std::string_view bytes, const std::string& what);
+ExtractedDocument read_docx(std::string_view bytes, const std::string& what);
+ExtractedDocument read_odt(std::string_view bytes, const std::string& what);
+ExtractedDocument read_epub(std::string_view bytes, const std::string& what);
+
+}  // namespace snapdoc::documents

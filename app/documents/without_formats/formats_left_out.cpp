@@ -1,0 +1,21 @@
+// The build without Poppler, libzip and libxml2 (SNAPDOC_DOCUMENT_FORMATS=OFF: the GPU machine):
+// no structured formats, so a .pdf/.docx/.odt/.epub is refused in words, not read as binary text.
+#include "app/documents/document_reader.h"
+#include "app/documents/format_readers.h"
+#include "engine/common/error.h"
+
+namespace snapdoc::documents {
+
+namespace {
+[[noreturn]] void left_out(const std::string& what) {
+    throw Error(what + ": this build of snapdoc reads only text files (it was built with "
+                       "SNAPDOC_DOCUMENT_FORMATS=OFF, without Poppler, libzip and libxml2)");
+}
+}  // namespace
+
+ExtractedDocument read_pdf(std::string_view, const std::string& what) { left_out(what); }
+ExtractedDocument read_docx(std::string_view, const std::string& what) { left_out(what); }
+ExtractedDocument read_odt(std::string_view, const std::string& what) { left_out(what); }
+ExtractedDocument read_epub(std::string_view, const std::string& what) { left_out(what); }
+
+}  // namespace snapdoc::documents

@@ -1,0 +1,39 @@
+#include "ui/main/downloads_status.h"
+
+#include "ui/hub/download_row.h"
+
+namespace snapdoc::ui {
+
+DownloadsStatus::DownloadsStatus(QWidget* parent) : QPushButton(parent) {
+    setObjectName("downloadsStatus");
+    setFlat(true);
+    setCursor(Qt::PointingHandCursor);
+    setToolTip(tr("Downloads in Get models: click to see them"));
+    hide();
+}
+
+void DownloadsStatus::watch(DownloadRow* row) {
+    rows_.append(row);
+    connect(row, &DownloadRow::progressed, this, &DownloadsStatus::refresh);
+    connect(row, &QObject::destroyed, this, &DownloadsStatus::refresh, Qt::QueuedConnection);
+    refresh();
+}
+
+void DownloadsStatus::refresh() {
+    rows_.removeIf([](const QPointer<DownloadRow>& row) { return row.isNull(); });
+    QList<const DownloadRow*> running;
+    for (const auto& row : rows_)
+        if (row->running()) running.append(row.data());
+    if (running.isEmpty()) {
+        hide();
+        return;
+    }
+    const DownloadRow* first = running.front();
+    QString text = first->percent() >= 0 ? tr("⬇ %1: %2%").arg(first->title()).arg(first->percent())
+                                         : tr("⬇ %1: starting").arg(first->title());
+    if (running.size() > 1) text += tr(" (+%n more)", nullptr, static_cast<int>(running.size() - 1));
+    setText(text);
+    show();
+}
+
+}  // namespace snapdoc::ui
