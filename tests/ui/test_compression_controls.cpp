@@ -68,8 +68,8 @@ private slots:
         spin->setValue(512);
         QCOMPARE(c.config().budget, 512);
         QCOMPARE(slider->value(), slider_from_budget(512, spin->minimum(), spin->maximum()));
-        // 4 layers × 2 KV heads × 512 × 16 × 2 × 4 B = 512 KiB
-        QVERIFY2(estimate->text().contains("512.0 KiB"), qPrintable(estimate->text()));
+        // 4 layers × 2 KV heads × 512 × 16 × 2 × 2 B (f16) = 256 KiB
+        QVERIFY2(estimate->text().contains("256.0 KiB"), qPrintable(estimate->text()));
 
         // A window at or above the budget pushes the budget up (budget > window always).
         c.findChild<QSpinBox*>("windowSpin")->setValue(200);

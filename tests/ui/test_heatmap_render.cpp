@@ -223,15 +223,15 @@ private slots:
         SnapKvConfig c;
         c.budget = 100;
         c.window = 10;
-        // kv-head: 4 layers × 2 heads × 100 entries × 16 dims × K,V × 4 bytes
-        QCOMPARE(estimate_kv_bytes(shape, c, 1000), int64_t{4 * 2 * 100 * 16 * 2 * 4});
+        // kv-head: 4 layers × 2 heads × 100 entries × 16 dims × K,V × 2 bytes (the f16 cache)
+        QCOMPARE(estimate_kv_bytes(shape, c, 1000), int64_t{4 * 2 * 100 * 16 * 2 * 2});
         c.gqa = GqaMode::QueryHead;
-        QCOMPARE(estimate_kv_bytes(shape, c, 1000), int64_t{4 * 8 * 100 * 16 * 2 * 4});
+        QCOMPARE(estimate_kv_bytes(shape, c, 1000), int64_t{4 * 8 * 100 * 16 * 2 * 2});
         c.enabled = false;
         QCOMPARE(estimate_kv_bytes(shape, c, 1000), full_kv_bytes(shape, 1000));
         c.enabled = true;
         QCOMPARE(estimate_kv_bytes(shape, c, 50), full_kv_bytes(shape, 50));  // within budget
-        QCOMPARE(full_kv_bytes(shape, 1000), int64_t{2 * 1000 * 4 * 2 * 16 * 4});
+        QCOMPARE(full_kv_bytes(shape, 1000), int64_t{2 * 1000 * 4 * 2 * 16 * 2});
     }
 
     void keep_threshold_is_the_smallest_kept_score() {

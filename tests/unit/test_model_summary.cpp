@@ -52,9 +52,9 @@ TEST(ModelSummary, MemoryPlan) {
     const Model m = tiny(dir, DType::F16);
     const ModelConfig& c = m.config;
     const MemoryPlan p = plan_memory(m, 256, 64);
-    const int64_t per_token = int64_t{2} * c.n_layers * c.n_kv_heads * c.head_dim * 4;
+    const int64_t per_token = int64_t{2} * c.n_layers * c.n_kv_heads * c.head_dim * 2;  // the f16 cache
     EXPECT_EQ(p.weights, m.weight_bytes());
-    EXPECT_EQ(p.kv_full_per_1k, per_token / 2 * 1024);  // the store is f16
+    EXPECT_EQ(p.kv_full_per_1k, per_token * 1024);  // the store is f16 too
     EXPECT_EQ(p.snapkv_budget, 256);
     EXPECT_EQ(p.kv_at_budget, per_token * 256);
     EXPECT_EQ(p.kv_at_budget_query_heads, p.kv_at_budget * c.group_size());

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "engine/common/error.h"
+#include "engine/kv/kv_cache.h"
 #include "engine/kv/selection_history.h"
 
 namespace snapdoc::ui {
@@ -27,8 +28,9 @@ SelectionSnapshot reselect_held(const SelectionSnapshot& base, const SnapKvConfi
     SelectionSnapshot snap = base;
     snap.selection = select_keeping_whole_from(config, ws, base.keep_whole_from);
     snap.select_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    // As DocumentSession::compressed_bytes counts it: K and V, f32, per kept entry.
-    snap.kv_bytes_compressed = snap.selection->kept_entries() * base.head_dim * 2 * static_cast<int64_t>(sizeof(float));
+    // As DocumentSession::compressed_bytes counts it: K and V per kept entry, in the app's backends'
+    // cache type (f16: the CPU's default, the GPU's only one).
+    snap.kv_bytes_compressed = snap.selection->kept_entries() * base.head_dim * 2 * kKvCacheValueBytes;
     snap.answer_attention.reset();  // a re-selection is not an answer
     return snap;
 }
