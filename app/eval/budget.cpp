@@ -5,15 +5,10 @@
 #include <cstdio>
 
 #include "engine/common/error.h"
+#include "engine/common/trim.h"
 
 namespace snapdoc::eval {
 namespace {
-
-std::string trim(std::string_view s) {
-    const auto a = s.find_first_not_of(" \t");
-    if (a == std::string_view::npos) return {};
-    return std::string(s.substr(a, s.find_last_not_of(" \t") - a + 1));
-}
 
 std::string percent_text(double fraction) {
     char buf[32];
@@ -67,7 +62,7 @@ std::vector<BudgetSetting> parse_budgets(std::string_view text) {
     std::size_t pos = 0;
     while (pos <= text.size()) {
         const std::size_t comma = std::min(text.find(',', pos), text.size());
-        const std::string item = trim(text.substr(pos, comma - pos));
+        const std::string item(trim_whitespace(text.substr(pos, comma - pos)));
         pos = comma + 1;
         if (item.empty()) continue;
         BudgetSetting b;

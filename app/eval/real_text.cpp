@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "engine/common/error.h"
+#include "engine/common/trim.h"
 
 namespace snapdoc::eval {
 namespace {
@@ -17,13 +18,6 @@ std::string read_file(const fs::path& path) {
     std::ostringstream s;
     s << in.rdbuf();
     return s.str();
-}
-
-std::string trim(std::string_view s) {
-    constexpr std::string_view ws = " \t\r\n";
-    const auto a = s.find_first_not_of(ws);
-    if (a == std::string_view::npos) return {};
-    return std::string(s.substr(a, s.find_last_not_of(ws) - a + 1));
 }
 
 // Blank-line separated paragraphs, trimmed, without empty ones and without the engine's question
@@ -42,7 +36,7 @@ void add_paragraph(std::vector<std::string>& out, std::string_view p) {
         add_paragraph(out, p.substr(0, cut));
         p = p.substr(cut);
     }
-    std::string t = trim(p);
+    std::string t(trim_whitespace(p));
     if (!t.empty() && t.find("Question:") == std::string::npos) out.push_back(std::move(t));
 }
 

@@ -10,6 +10,7 @@
 
 #include "app/server/api_error.h"
 #include "engine/common/error.h"
+#include "engine/common/trim.h"
 #include "engine/kv/checksum64.h"
 
 namespace snapdoc::server {
@@ -19,12 +20,6 @@ namespace {
 std::string lower(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
     return s;
-}
-
-std::string trim(const std::string& s) {
-    const auto b = s.find_first_not_of(" \t\r");
-    if (b == std::string::npos) return {};
-    return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
 }
 
 // Constant-time comparison: a key must not leak through timing.
@@ -79,7 +74,7 @@ std::vector<std::string> read_api_keys_file(const std::filesystem::path& file) {
     std::vector<std::string> keys;
     std::string line;
     for (int n = 1; std::getline(in, line); ++n) {
-        const std::string key = trim(line);
+        const std::string key(trim_whitespace(line));
         if (key.empty() || key[0] == '#') continue;
         if (key.find_first_of(" \t") != std::string::npos)
             throw Error("--api-keys-file " + file.string() + " line " + std::to_string(n) +

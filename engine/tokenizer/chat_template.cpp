@@ -6,6 +6,7 @@
 #include <initializer_list>
 
 #include "engine/common/error.h"
+#include "engine/common/trim.h"
 #include "engine/tokenizer/tokenizer.h"
 
 namespace snapdoc {
@@ -37,13 +38,6 @@ constexpr std::string_view kQwen25DefaultSystem =
 constexpr std::string_view kDocumentEnd = "\n\n";
 constexpr std::string_view kQuestionLead = "Question: ";
 constexpr std::string_view kPlainAnswerLead = "\nAnswer:";
-
-std::string_view trim(std::string_view s) {
-    constexpr std::string_view ws = " \t\r\n\f\v";
-    const auto first = s.find_first_not_of(ws);
-    if (first == std::string_view::npos) return {};
-    return s.substr(first, s.find_last_not_of(ws) - first + 1);
-}
 
 // Concatenation without `const char* + std::string`, which GCC 12 flags with a false -Wrestrict.
 std::string cat(std::initializer_list<std::string_view> parts) {
@@ -460,7 +454,7 @@ ChatTemplateKind parse_chat_template_name(std::string_view name) {
 
 DetectedTemplate detect_chat_template(std::string_view jinja) {
     using K = ChatTemplateKind;
-    if (trim(jinja).empty()) return {K::Plain, "the model has no chat template; using plain"};
+    if (trim_whitespace(jinja).empty()) return {K::Plain, "the model has no chat template; using plain"};
     // Order matters: ChatML first (its templates may mention other roles), <<SYS>> before [INST]
     // (Llama 2's template has both), [SYSTEM_PROMPT] before [INST] (v7 has both), and Phi-3's
     // <|end|> before Zephyr (both have <|user|>).
@@ -495,17 +489,17 @@ DetectedTemplate detect_chat_template(std::string_view jinja) {
 
 std::vector<int32_t> build_document_part(ChatTemplateKind kind, const Tokenizer& tok,
                                          std::string_view system_prompt, std::string_view document) {
-    const std::string_view doc = trim(document);
+    const std::string_view doc = trim_whitespace(document);
     if (doc.empty()) throw Error("the document is empty");
     // Both halves are laid out every time so that a missing piece is reported by either call.
     Layout head, tail;
-    build_layouts(kind, tok, trim(system_prompt), doc, {}, head, tail);
+    build_layouts(kind, tok, trim_whitespace(system_prompt), doc, {}, head, tail);
     return encode_layout(tok, head, false);
 }
 
 std::vector<int32_t> build_question_part(ChatTemplateKind kind, const Tokenizer& tok,
                                          std::string_view question) {
-    const std::string_view q = trim(question);
+    const std::string_view q = trim_whitespace(question);
     if (q.empty()) throw Error("the question is empty");
     Layout head, tail;
     build_layouts(kind, tok, {}, {}, q, head, tail);
@@ -523,7 +517,7 @@ DocumentPrompt build_document_prompt(ChatTemplateKind kind, const Tokenizer& tok
 
 ConversationPart build_conversation_part(ChatTemplateKind kind, const Tokenizer& tok,
                                          const std::vector<TemplateTurn>& turns, std::string_view question) {
-    const std::string_view q = trim(question);
+    const std::string_view q = trim_whitespace(question);
     if (q.empty()) throw Error("the question is empty");
     const Vocab vocab(kind, tok);
     ConversationPart part;
@@ -543,12 +537,12 @@ ConversationPart build_conversation_part(ChatTemplateKind kind, const Tokenizer&
     // Earlier turns: Qwen3's template writes the think block only for the turn being generated.
     const ChatTemplateKind history_kind = kind == ChatTemplateKind::Qwen3 ? ChatTemplateKind::ChatML : kind;
     for (std::size_t i = 0; i < turns.size(); ++i) {
-        const std::string_view tq = trim(turns[i].question);
+        const std::string_view tq = trim_whitespace(turns[i].question);
         if (tq.empty()) throw Error("turn " + std::to_string(i + 1) + " of the history has an empty question");
         Layout turn, unused;
         if (i > 0) lay_out_followup_open(kind, vocab, turn);
         build_layouts(history_kind, tok, {}, {}, tq, unused, turn);
-        lay_out_answer_end(kind, vocab, trim(turns[i].answer), turn);
+        lay_out_answer_end(kind, vocab, trim_whitespace(turns[i].answer), turn);
         part.turn_starts.push_back(static_cast<int>(part.ids.size()));
         append(turn);
     }
@@ -635,7 +629,7 @@ MessagePrompt build_message_prompt(ChatTemplateKind kind, const Tokenizer& tok, 
     int conversational = 0;
     for (std::size_t i = 0; i < messages.size(); ++i) {
         const ChatMessage& m = messages[i];
-        const std::string_view text = trim(m.content);
+        const std::string_view text = trim_whitespace(m.content);
         if (m.role == MessageRole::System) {
             if (!text.empty()) sys += cat({sys.empty() ? "" : "\n\n", text});
             continue;
@@ -665,7 +659,7 @@ MessagePrompt build_message_prompt(ChatTemplateKind kind, const Tokenizer& tok, 
         const ChatMessage& m = messages[i];
         if (m.role == MessageRole::System) continue;
         const bool last = ++seen == conversational;
-        const std::string_view text = trim(m.content);
+        const std::string_view text = trim_whitespace(m.content);
         if (m.role == MessageRole::Assistant) {
             mark_turn(layout, marks, &prompt.turn_starts[i]);
             lay_out_answer_end(kind, vocab, text, layout);
@@ -691,11 +685,11 @@ MessagePrompt build_message_prompt(ChatTemplateKind kind, const Tokenizer& tok, 
         // document part, so it finds the same held session and the app's K/V cache file.
         const std::size_t brk = text.rfind("\n\n");
         if (brk != std::string_view::npos && brk > 0) {
-            layout.text(cat({trim(text.substr(0, brk)), kDocumentEnd}));
+            layout.text(cat({trim_whitespace(text.substr(0, brk)), kDocumentEnd}));
             layout.split();
             layout.mark();
             marks.push_back(&prompt.paragraph_splits[i]);
-            layout.text(trim(text.substr(brk + 2)));
+            layout.text(trim_whitespace(text.substr(brk + 2)));
         } else {
             layout.text(text);
         }
