@@ -23,8 +23,9 @@ std::string lower_suffix(const std::string& file_name) {
 }  // namespace
 
 std::string structured_format(const std::string& file_name) {
-    static const std::vector<std::string> known{"pdf", "docx", "odt", "epub"};
-    const std::string s = lower_suffix(file_name);
+    static const std::vector<std::string> known{"pdf", "docx", "odt", "epub", "html"};
+    std::string s = lower_suffix(file_name);
+    if (s == "htm") s = "html";
     return std::find(known.begin(), known.end(), s) != known.end() ? s : std::string();
 }
 
@@ -34,6 +35,7 @@ ExtractedDocument extract_document(std::string_view bytes, const std::string& fo
                           : format == "docx" ? read_docx(bytes, what)
                           : format == "odt"  ? read_odt(bytes, what)
                           : format == "epub" ? read_epub(bytes, what)
+                          : format == "html" ? read_html(bytes, what)
                                              : throw Error(what + ": snapdoc does not read the format '" + format + "'");
     if (d.text.find_first_not_of(" \t\r\n") == std::string::npos)
         throw Error(what + " has no text (" + format + " with nothing to read)");

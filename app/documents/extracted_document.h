@@ -11,7 +11,7 @@
 namespace snapdoc::documents {
 
 struct ExtractedDocument {
-    std::string format;                    // "pdf", "docx", "odt", "epub", "txt", "md"
+    std::string format;                    // "pdf", "docx", "odt", "epub", "html", "txt", "md"
     std::string title;                     // from the file's metadata or first heading; "" if none
     std::string text;                      // UTF-8, "\n" newlines
     std::vector<std::size_t> page_starts;  // PDF: byte offset in `text` where page i starts

@@ -14,5 +14,6 @@ ExtractedDocument read_pdf(std::string_view bytes, const std::string& what);
 ExtractedDocument read_docx(std::string_view bytes, const std::string& what);
 ExtractedDocument read_odt(std::string_view bytes, const std::string& what);
 ExtractedDocument read_epub(std::string_view bytes, const std::string& what);
+ExtractedDocument read_html(std::string_view bytes, const std::string& what);
 
 }  // namespace snapdoc::documents

@@ -6,6 +6,7 @@
 
 #include "app/documents/document_reader.h"
 #include "app/documents/zip_archive.h"
+#include "engine/common/error.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/zip_builder.h"
 
@@ -111,6 +112,21 @@ TEST(DocumentFormats, EpubFollowsTheSpineWithChapterTitles) {
     EXPECT_EQ(d.text,
               "# Chapter One\n\nThe keeper\xe2\x80\x99s code is 7391.\n\n- First item\n  - Nested item\n\n"
               "| Office | Batch |\n| Green | 4410 |\n\n# Chapter Two\n\nLoose text\n\nA paragraph.\n");
+}
+
+// A web page for the CLI and the server: the same blocks as an EPUB chapter, no tags, scripts,
+// styles or navigation; bytes that are not UTF-8 are refused, not read as Latin-1.
+TEST(DocumentFormats, HtmlPagesAreReadAsTheirTextWithStructure) {
+    const std::string page =
+        "<!DOCTYPE html><html><head><title>Harbour Notes</title><script>var code = 1;</script></head><body>"
+        "<nav><a href=\"/\">Home</a></nav><h1>Harbour</h1><p>The access code is <b>7391</b>.<p>Unclosed "
+        "paragraph<ul><li>One<li>Two</ul><table><tr><td>Green<td>4410</table></body></html>";
+    const auto d = extract_document(page, "html", "test.html");
+    EXPECT_EQ(d.format, "html");
+    EXPECT_EQ(d.title, "Harbour Notes");
+    EXPECT_EQ(d.text, "# Harbour\n\nThe access code is 7391.\n\nUnclosed paragraph\n\n- One\n- Two\n\n| Green | 4410 |\n");
+    EXPECT_EQ(documents::structured_format("page.HTM"), "html");
+    EXPECT_THROW(extract_document("<p>caf\xe9</p>", "html", "latin1.html"), Error);
 }
 
 TEST(DocumentFormats, PdfKeepsEachPagesText) {

@@ -1,5 +1,6 @@
 // The build without Poppler, libzip and libxml2 (SNAPDOC_DOCUMENT_FORMATS=OFF: the GPU machine):
-// no structured formats, so a .pdf/.docx/.odt/.epub is refused in words, not read as binary text.
+// no structured formats, so a .pdf/.docx/.odt/.epub/.html is refused in words, not read as binary text
+// (or, for a web page, as its tags).
 #include "app/documents/document_reader.h"
 #include "app/documents/format_readers.h"
 #include "engine/common/error.h"
@@ -17,5 +18,6 @@ ExtractedDocument read_pdf(std::string_view, const std::string& what) { left_out
 ExtractedDocument read_docx(std::string_view, const std::string& what) { left_out(what); }
 ExtractedDocument read_odt(std::string_view, const std::string& what) { left_out(what); }
 ExtractedDocument read_epub(std::string_view, const std::string& what) { left_out(what); }
+ExtractedDocument read_html(std::string_view, const std::string& what) { left_out(what); }
 
 }  // namespace snapdoc::documents
