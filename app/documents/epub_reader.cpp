@@ -9,7 +9,6 @@
 #include "app/documents/xhtml_text.h"
 #include "app/documents/zip_archive.h"
 #include "engine/common/error.h"
-#include "engine/tokenizer/utf8.h"
 
 namespace snapdoc::documents {
 
@@ -64,11 +63,8 @@ ExtractedDocument read_epub(std::string_view epub, const std::string& what) {
         const auto path = resolve_archive_path(base, href);
         if (!path) throw Error(what + ": the chapter '" + href + "' points outside the archive");
         const std::string bytes = zip.read(*path);
-        // libxml2's HTML parser would fall back to Latin-1 on bad bytes; EPUB's XHTML is UTF-8 (or
-        // UTF-16, with its byte order mark), so anything else is refused, not turned into mojibake.
-        const bool utf16 = bytes.size() >= 2 && ((bytes[0] == '\xff' && bytes[1] == '\xfe') ||
-                                                 (bytes[0] == '\xfe' && bytes[1] == '\xff'));
-        if (!utf16 && !utf8::is_valid(bytes)) throw Error(what + ": " + *path + " is not valid UTF-8 text");
+        // EPUB's XHTML is UTF-8 or UTF-16 by the standard: anything else is refused, not mojibake.
+        require_unicode_markup(bytes, what + ": " + *path);
         const XmlDoc chapter = parse_html(bytes, what + ": " + *path);
         if (!has_heading(chapter.get())) out.heading(1, html_title(chapter.get()));
         append_html_blocks(chapter.get(), out);

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "engine/common/error.h"
+#include "engine/tokenizer/utf8.h"
 
 namespace snapdoc::documents {
 
@@ -69,6 +70,12 @@ XmlDoc parse_html(std::string_view bytes, const std::string& what) {
     // UTF-8 unless the page says otherwise: EPUB's XHTML is UTF-8 or UTF-16 by the standard.
     return checked(htmlReadMemory(bytes.data(), checked_size(bytes, what), nullptr, "UTF-8", options), what,
                    "XHTML");
+}
+
+void require_unicode_markup(std::string_view bytes, const std::string& what) {
+    const bool utf16 = bytes.size() >= 2 && ((bytes[0] == '\xff' && bytes[1] == '\xfe') ||
+                                             (bytes[0] == '\xfe' && bytes[1] == '\xff'));
+    if (!utf16 && !utf8::is_valid(bytes)) throw Error(what + " is not valid UTF-8 text");
 }
 
 bool is_element(const xmlNode* n, const char* local_name) {

@@ -22,6 +22,10 @@ using XmlDoc = std::unique_ptr<xmlDoc, XmlDocFree>;
 XmlDoc parse_xml(std::string_view bytes, const std::string& what);
 // Real-world XHTML is often not well-formed: libxml2's HTML parser recovers from what it can.
 XmlDoc parse_html(std::string_view bytes, const std::string& what);
+// libxml2's HTML parser reads bytes that are not UTF-8 as Latin-1 and hands back mojibake: markup
+// must be UTF-8 (or UTF-16 with its byte order mark) before parse_html, else this throws Error
+// "<what> is not valid UTF-8 text".
+void require_unicode_markup(std::string_view bytes, const std::string& what);
 
 // Helpers for walking a parsed tree by local names (namespace prefixes differ between producers).
 bool is_element(const xmlNode* n, const char* local_name);
