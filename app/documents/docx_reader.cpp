@@ -132,12 +132,7 @@ ExtractedDocument read_docx(std::string_view bytes, const std::string& what) {
     Body{headings, out}.blocks(body);
     notes(zip, "word/footnotes.xml", "footnote", "", out, what);
     notes(zip, "word/endnotes.xml", "endnote", "e", out, what);
-    ExtractedDocument d;
-    d.format = "docx";
-    d.title = core_title(zip, what);
-    if (d.title.empty()) d.title = out.first_heading();
-    d.text = out.finish();
-    return d;
+    return out.finish_document("docx", core_title(zip, what));
 }
 
 }  // namespace snapdoc::documents

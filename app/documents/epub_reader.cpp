@@ -69,12 +69,8 @@ ExtractedDocument read_epub(std::string_view epub, const std::string& what) {
         if (!has_heading(chapter.get())) out.heading(1, html_title(chapter.get()));
         append_html_blocks(chapter.get(), out);
     }
-    ExtractedDocument d;
-    d.format = "epub";
-    d.title = collapse_whitespace(text_content(find_descendant(first_child(package, "metadata"), "title")));
-    if (d.title.empty()) d.title = out.first_heading();
-    d.text = out.finish();
-    return d;
+    const xmlNode* metadata = first_child(package, "metadata");
+    return out.finish_document("epub", collapse_whitespace(text_content(find_descendant(metadata, "title"))));
 }
 
 }  // namespace snapdoc::documents

@@ -15,12 +15,7 @@ ExtractedDocument read_html(std::string_view bytes, const std::string& what) {
     const XmlDoc page = parse_html(bytes, what);
     StructuredText out;
     append_html_blocks(page.get(), out);
-    ExtractedDocument d;
-    d.format = "html";
-    d.title = html_title(page.get());
-    if (d.title.empty()) d.title = out.first_heading();
-    d.text = out.finish();
-    return d;
+    return out.finish_document("html", html_title(page.get()));
 }
 
 }  // namespace snapdoc::documents

@@ -116,12 +116,7 @@ ExtractedDocument read_odt(std::string_view bytes, const std::string& what) {
     if (!text) throw Error(what + ": content.xml has no office:text body");
     StructuredText out;
     Content{out}.blocks(text);
-    ExtractedDocument d;
-    d.format = "odt";
-    d.title = meta_title(zip, what);
-    if (d.title.empty()) d.title = out.first_heading();
-    d.text = out.finish();
-    return d;
+    return out.finish_document("odt", meta_title(zip, what));
 }
 
 }  // namespace snapdoc::documents

@@ -1,6 +1,16 @@
 #include "app/documents/structured_text.h"
 
+#include <utility>
+
 namespace snapdoc::documents {
+
+ExtractedDocument StructuredText::finish_document(std::string format, std::string title) {
+    ExtractedDocument d;
+    d.format = std::move(format);
+    d.title = title.empty() ? first_heading_ : std::move(title);
+    d.text = finish();
+    return d;
+}
 
 std::string collapse_whitespace(const std::string& text) {
     std::string out;

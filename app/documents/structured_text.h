@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "app/documents/extracted_document.h"
+
 namespace snapdoc::documents {
 
 class StructuredText {
@@ -18,6 +20,8 @@ public:
     const std::string& first_heading() const { return first_heading_; }
     // The whole text, notes last ("Notes" heading) and one trailing newline.
     std::string finish();
+    // The finished document: `title` from the file's metadata, else the first heading.
+    ExtractedDocument finish_document(std::string format, std::string title);
 
 private:
     enum class Kind { None, Block, ListItem, TableRow };

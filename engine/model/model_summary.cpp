@@ -1,11 +1,11 @@
 #include "engine/model/model_summary.h"
 
-#include "engine/kv/kv_cache.h"
-
 #include <algorithm>
 #include <cstdio>
 #include <map>
 #include <set>
+
+#include "engine/kv/kv_cache.h"
 
 namespace snapdoc {
 
