@@ -302,7 +302,7 @@ void Server::handle_documents_post(const httplib::Request& req, httplib::Respons
     if (req.is_multipart_form_data()) {
         if (!req.has_file("file")) throw bad_request("multipart upload needs a 'file' part", "file");
         const auto file = req.get_file_value("file");
-        // A .pdf/.docx/.odt/.epub part (by its file name) is read as that format, like the CLI and
+        // A .pdf/.docx/.odt/.epub/.html part (by its file name) is read as that format, like the CLI and
         // the app read it; anything else is the document's text itself.
         if (const std::string format = documents::structured_format(file.filename); !format.empty()) {
             try {
