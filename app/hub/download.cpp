@@ -337,6 +337,7 @@ void Download::Worker::download_locked(const RemoteFile& f, const fs::path& fina
     sc.file = f.path;
     sc.size_bytes = f.size_bytes;
     sc.sha256 = f.sha256;
+    sc.set = req.files;
     write_sidecar(side_file, sc);
 
     const int fd = ::open(part_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);

@@ -49,6 +49,15 @@ std::optional<Sidecar> read_sidecar(const fs::path& path) {
     s.etag = str("etag");
     s.bad_sha256 = str("bad_sha256");
     if (j.contains("size") && j["size"].is_number_integer()) s.size_bytes = j["size"].get<int64_t>();
+    if (j.contains("set") && j["set"].is_array())
+        for (const auto& f : j["set"]) {
+            if (!f.is_object() || !f.contains("path") || !f["path"].is_string()) return std::nullopt;
+            RemoteFile r;
+            r.path = f["path"].get<std::string>();
+            if (f.contains("size") && f["size"].is_number_integer()) r.size_bytes = f["size"].get<int64_t>();
+            if (f.contains("sha256") && f["sha256"].is_string()) r.sha256 = f["sha256"].get<std::string>();
+            s.set.push_back(std::move(r));
+        }
     return s;
 }
 
@@ -57,6 +66,10 @@ void write_sidecar(const fs::path& path, const Sidecar& s) {
                         {"revision", s.revision}, {"file", s.file}, {"size", s.size_bytes},
                         {"sha256", s.sha256},     {"etag", s.etag}};
     if (!s.bad_sha256.empty()) j["bad_sha256"] = s.bad_sha256;
+    if (!s.set.empty()) {
+        auto& set = j["set"] = nlohmann::json::array();
+        for (const RemoteFile& f : s.set) set.push_back({{"path", f.path}, {"size", f.size_bytes}, {"sha256", f.sha256}});
+    }
     // AtomicFileWriter writes a link's target in place of the link; a sidecar is never a link.
     if (std::string why = not_a_plain_file(path); !why.empty()) throw Error(why);
     AtomicFileWriter w(path);

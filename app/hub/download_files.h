@@ -8,6 +8,9 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
+
+#include "app/hub/hub_tree.h"
 
 namespace snapdoc::hub {
 
@@ -20,6 +23,9 @@ struct Sidecar {
     std::string sha256;      // expected (from the tree); "" when the hub gave none
     std::string etag;        // X-Linked-Etag (else ETag) of the first response
     std::string bad_sha256;  // set after a mismatch: the .part's hash, kept for diagnosis
+    // Every file of the download this file belongs to (one file, or a whole shard set), so that a
+    // download paused by quitting can be listed and resumed after a restart without the hub.
+    std::vector<RemoteFile> set;
 };
 // "" when `path` is absent or a regular file; else why it may not be used, in words. The .part,
 // sidecar and lock beside a model are only ever regular files the engine made: a symbolic link

@@ -512,6 +512,59 @@ private slots:
         QVERIFY(g->isVisible());
         QCOMPARE(tabs->currentIndex(), 0);
         row->pause();
+        // Paused, it stays in sight as a paused download, not as a running one.
+        QVERIFY(wait_until([&] { return status->text().startsWith("⏸"); }, 20000));
+        QVERIFY2(status->isVisible() && status->text().contains("paused at"), qPrintable(status->text()));
+        row->cancel();
+        QVERIFY(wait_until([&] { return !status->isVisible(); }, 20000));
+    }
+
+    // Issue 37: a download paused by quitting was not listed after a restart; it resumed only if the
+    // user found the same repository and quantization again. Now the restarted app says so in the
+    // status bar, lists it in Get models as paused, and Resume finishes it with only the rest fetched.
+    void a_download_paused_by_quitting_is_listed_after_a_restart() {
+        testing::LocalHub hub;
+        const std::string bytes = testing::generated_bytes(4 << 20, 21);
+        hub.add_file("test/restart-GGUF", "restart-Q4_K_M.gguf", bytes);
+        testing::HubFaults slow;
+        slow.bytes_per_second = 1 << 20;
+        hub.set_faults(slow);
+        const fs::path models = (dir_.path() + "/m12").toStdString();
+        services::LibraryStore store((dir_.path() + "/restart.sqlite").toStdString());
+        {
+            MainWindow w(store, std::make_unique<test::RecordingDialogs>());
+            w.set_models_dir(models);
+            w.settings().hub.endpoint = hub.endpoint();
+            GetModelsWindow* g = w.open_get_models();
+            hub::GgufChoice choice;
+            choice.quant = "Q4_K_M";
+            choice.files = {{"restart-Q4_K_M.gguf", static_cast<int64_t>(bytes.size()), {}}};
+            DownloadRow* row = g->download_choice("test/restart-GGUF", "main", choice);
+            QVERIFY(wait_until([&] { return row->percent() >= 10; }, 20000));
+        }  // quit mid-download: the row pauses and its .part stays
+        hub.set_faults({});
+        MainWindow w(store, std::make_unique<test::RecordingDialogs>());
+        w.set_models_dir(models);
+        w.settings().hub.endpoint = hub.endpoint();
+        w.show();
+        auto* status = test::child<QPushButton>(w, "downloadsStatus");
+        QVERIFY(status->isVisible());
+        QVERIFY2(status->text().contains("test/restart-GGUF Q4_K_M") && status->text().contains("paused"),
+                 qPrintable(status->text()));
+        GetModelsWindow* g = w.open_get_models();
+        QCOMPARE(g->downloads().size(), 1);
+        DownloadRow* row = g->downloads().front();
+        QCOMPARE(row->state(), hub::DownloadState::Paused);
+        QVERIFY(row->percent() >= 10 && row->percent() < 100);
+        QVERIFY(test::child<QLabel>(*row, "downloadStatus")->text().contains("earlier session"));
+        g->restore_paused_downloads();  // listed once, however often asked
+        QCOMPARE(g->downloads().size(), 1);
+        const int64_t sent_before = hub.stats().body_bytes_sent;
+        QTest::mouseClick(test::child<QPushButton>(*row, "resumeDownloadButton"), Qt::LeftButton);
+        QVERIFY(wait_until([&] { return row->state() == hub::DownloadState::Done; }, 30000));
+        QVERIFY(hub.stats().body_bytes_sent - sent_before < static_cast<int64_t>(bytes.size()));
+        QVERIFY(test::child<QPushButton>(*row, "useDownloadedModelButton")->isVisible());
+        QCOMPARE(files_under(models), QStringList{"test/restart-GGUF/restart-Q4_K_M.gguf"});
         QVERIFY(wait_until([&] { return !status->isVisible(); }, 20000));
     }
 };

@@ -97,6 +97,22 @@ void DownloadRow::start() {
         });
 }
 
+void DownloadRow::show_paused_from_earlier_run(int64_t bytes_done, int64_t bytes_total) {
+    state_ = hub::DownloadState::Paused;
+    show_fraction(bytes_done, bytes_total);
+    QString sizes = bytes_text(bytes_done);
+    if (bytes_total >= 0) sizes += tr(" of %1").arg(bytes_text(bytes_total));
+    status_->setText(tr("paused in an earlier session (%1); Resume continues where it stopped").arg(sizes));
+    update_buttons();
+    emit progressed();
+}
+
+void DownloadRow::show_fraction(int64_t bytes_done, int64_t bytes_total) {
+    if (bytes_total <= 0) return;
+    bar_->setValue(static_cast<int>(1000.0 * static_cast<double>(bytes_done) / static_cast<double>(bytes_total)));
+    percent_ = static_cast<int>(100 * bytes_done / bytes_total);
+}
+
 void DownloadRow::pause() {
     download_->pause();
 }
@@ -114,10 +130,7 @@ void DownloadRow::cancel() {
 void DownloadRow::on_progress(const hub::DownloadProgress& p) {
     if (state_ == hub::DownloadState::Done || state_ == hub::DownloadState::Cancelled) return;
     state_ = p.state;
-    if (p.bytes_total > 0) {
-        bar_->setValue(static_cast<int>(1000.0 * static_cast<double>(p.bytes_done) / p.bytes_total));
-        percent_ = static_cast<int>(100 * p.bytes_done / p.bytes_total);
-    }
+    show_fraction(p.bytes_done, p.bytes_total);
     status_->setText(progress_text(p));
     update_buttons();
     emit progressed();

@@ -24,6 +24,9 @@ public:
     ~DownloadRow() override;  // pauses a running download (its .part stays) and joins its thread
 
     void start();
+    // Shows a download an earlier run left paused (found on disk after a restart) without starting
+    // it: Resume starts it where its .part files stopped, Cancel removes them.
+    void show_paused_from_earlier_run(int64_t bytes_done, int64_t bytes_total);
     void pause();
     void cancel();
     hub::DownloadState state() const { return state_; }
@@ -44,6 +47,7 @@ private:
     void on_progress(const hub::DownloadProgress& p);
     void on_done(const hub::DownloadResult& r);
     void update_buttons();
+    void show_fraction(int64_t bytes_done, int64_t bytes_total);
 
     QString title_;
     std::unique_ptr<hub::Download> download_;

@@ -13,6 +13,7 @@
 
 #include "app/hub/model_fetch.h"
 #include "app/hub/model_store.h"
+#include "app/hub/paused_downloads.h"
 #include "engine/model/model_summary.h"
 #include "ui/dialogs/dialog_provider.h"
 #include "ui/hub/catalogue_table_model.h"
@@ -329,6 +330,30 @@ DownloadRow* GetModelsWindow::download_choice(const QString& repo, const QString
 }
 
 DownloadRow* GetModelsWindow::add_download(hub::DownloadRequest request, const QString& title) {
+    DownloadRow* row = add_row(std::move(request), title);
+    row->start();
+    emit downloadAdded(row);
+    return row;
+}
+
+void GetModelsWindow::restore_paused_downloads() {
+    const auto listed = [this](const hub::PausedDownload& p) {
+        for (const DownloadRow* row : downloads())
+            if (row->request().repo == p.repo && !row->request().files.empty() &&
+                row->request().files.front().path == p.files.front().path)
+                return true;
+        return false;
+    };
+    for (const hub::PausedDownload& p : hub::find_paused_downloads(options_.models_dir)) {
+        if (listed(p)) continue;
+        DownloadRow* row = add_row(hub::resume_request(p, options_.endpoint, options_.models_dir),
+                                   QString::fromStdString(p.title()));
+        row->show_paused_from_earlier_run(p.bytes_done, p.bytes_total);
+        emit downloadAdded(row);
+    }
+}
+
+DownloadRow* GetModelsWindow::add_row(hub::DownloadRequest request, const QString& title) {
     auto* row = new DownloadRow(std::move(request), options_.download, title, downloads_box_);
     no_default_buttons(*row);
     downloads_empty_->hide();
@@ -339,8 +364,6 @@ DownloadRow* GetModelsWindow::add_download(hub::DownloadRequest request, const Q
         if (s == hub::DownloadState::Done || s == hub::DownloadState::Cancelled) local_models_->refresh();
     });
     tabs_->setCurrentIndex(0);
-    row->start();
-    emit downloadAdded(row);
     return row;
 }
 

@@ -66,6 +66,10 @@ public:
     RepoBrowser* repo_browser() const { return repo_browser_; }
     LocalModelsList* local_models() const { return local_models_; }
     QList<DownloadRow*> downloads() const;
+    // Lists the downloads an earlier run left unfinished in the models folder (hub::
+    // find_paused_downloads) as paused rows (downloadAdded each); Resume continues them. Rows already
+    // listed for the same files are not added twice.
+    void restore_paused_downloads();
     // Shows the window on its Downloads tab (the main window's download status was clicked).
     void show_downloads();
     void refresh_fit();
@@ -82,7 +86,8 @@ private:
     void mark_downloaded();  // the catalogue rows found in the models folder
     void update_download_button();
     bool confirm_unfitting_download(const CatalogueRow& row);
-    DownloadRow* add_download(hub::DownloadRequest request, const QString& title);
+    DownloadRow* add_download(hub::DownloadRequest request, const QString& title);  // add_row + start
+    DownloadRow* add_row(hub::DownloadRequest request, const QString& title);
 
     GetModelsOptions options_;
     DialogProvider& dialogs_;

@@ -75,7 +75,7 @@ public:
     // default unless set here first (tests).
     GetModelsWindow* open_get_models();
     GetModelsWindow* get_models_window() const { return get_models_; }
-    void set_models_dir(const std::filesystem::path& dir) { models_dir_ = dir; }
+    void set_models_dir(const std::filesystem::path& dir);
 
     ModelController& models() const { return *model_controller_; }
     // The app's snapdoc-server for its loaded model (Settings: Local server).
@@ -115,6 +115,7 @@ private:
     void show_model_text();
     void show_gpu_check(const QString& message, bool fell_back);  // main_window_gpu_check.cpp
     void connect_get_models();
+    void show_paused_downloads();  // the downloads an earlier run left paused, in the status bar
     void update_get_models();  // the document, budget and probe the fit is for
 
     services::LibraryStore& store_;

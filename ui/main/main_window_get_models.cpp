@@ -7,6 +7,7 @@
 
 #include "app/hub/hub_endpoint.h"
 #include "app/hub/model_store.h"
+#include "app/hub/paused_downloads.h"
 #include "app/services/library_store.h"
 #include "engine/session/prefill_estimate.h"
 #include "ui/hub/download_row.h"
@@ -54,6 +55,7 @@ std::optional<hub::MeasuredPrefill> measured(const ModelInfo& info, int tokens, 
 void MainWindow::connect_get_models() {
     downloads_status_ = new DownloadsStatus(this);
     statusBar()->addPermanentWidget(downloads_status_);
+    show_paused_downloads();
     connect(downloads_status_, &QPushButton::clicked, this, [this] { open_get_models()->show_downloads(); });
     connect(library_panel_, &LibraryPanel::getModelsRequested, this, [this] { open_get_models(); });
     connect(document_controller_, &DocumentController::prefillEstimated, this,
@@ -78,6 +80,19 @@ void MainWindow::connect_get_models() {
     });
 }
 
+void MainWindow::set_models_dir(const std::filesystem::path& dir) {
+    models_dir_ = dir;
+    show_paused_downloads();
+}
+
+void MainWindow::show_paused_downloads() {
+    // A download the last run left paused is said at start, before Get models is opened (issue 37).
+    QStringList paused;
+    for (const auto& p : hub::find_paused_downloads(models_dir_.empty() ? hub::default_models_dir() : models_dir_))
+        paused.append(QString::fromStdString(p.title()));
+    downloads_status_->set_paused_from_earlier_run(paused);
+}
+
 GetModelsWindow* MainWindow::open_get_models() {
     if (!get_models_) {
         GetModelsOptions o;
@@ -90,6 +105,7 @@ GetModelsWindow* MainWindow::open_get_models() {
         o.models_dir = models_dir_.empty() ? hub::default_models_dir() : models_dir_;
         get_models_ = new GetModelsWindow(std::move(o), *dialogs_, this);
         connect(get_models_, &GetModelsWindow::downloadAdded, downloads_status_, &DownloadsStatus::watch);
+        get_models_->restore_paused_downloads();
         connect(get_models_, &GetModelsWindow::useModel, this, [this](const QString& path) {
             open_model(path, /*confirm=*/false);  // chosen in the window: no second question
             raise();
