@@ -45,6 +45,13 @@ json to_json(const GenerationSettings& g) {
             {"kv_cache_cap_mb", g.kv_cache_cap_mb}};
 }
 
+json to_json(const PrefillProbeSettings& p) {
+    return {{"backend", p.backend}, {"n_layers", p.n_layers},     {"dim", p.dim},
+            {"n_heads", p.n_heads}, {"n_kv_heads", p.n_kv_heads}, {"head_dim", p.head_dim},
+            {"ffn_dim", p.ffn_dim}, {"vocab_size", p.vocab_size}, {"context_length", p.context_length},
+            {"tokens", p.tokens},   {"seconds", p.seconds}};
+}
+
 // Reads j[key] into `out` when present and of the right type; keeps the default otherwise.
 template <typename T>
 void read(const json& j, const char* key, T& out) {
@@ -132,6 +139,20 @@ AppSettings load_settings(LibraryStore& store) {
     read(server, "api_key", s.local_server.api_key);
     if (s.local_server.port < 0 || s.local_server.port > 65535)
         s.local_server.port = LocalServerSettings{}.port;
+    const json probe = parse_setting(store, "prefill_probe");
+    PrefillProbeSettings& pp = s.prefill_probe;
+    read(probe, "backend", pp.backend);
+    read(probe, "n_layers", pp.n_layers);
+    read(probe, "dim", pp.dim);
+    read(probe, "n_heads", pp.n_heads);
+    read(probe, "n_kv_heads", pp.n_kv_heads);
+    read(probe, "head_dim", pp.head_dim);
+    read(probe, "ffn_dim", pp.ffn_dim);
+    read(probe, "vocab_size", pp.vocab_size);
+    read(probe, "context_length", pp.context_length);
+    read(probe, "tokens", pp.tokens);
+    read(probe, "seconds", pp.seconds);
+    if (pp.tokens <= 0 || !(pp.seconds > 0) || pp.n_layers <= 0 || pp.dim <= 0) pp = PrefillProbeSettings{};
     const json session = parse_setting(store, "session");
     read(session, "document", s.last_document);
     read(session, "conversation", s.last_conversation);
@@ -151,6 +172,7 @@ std::vector<std::pair<std::string, json>> rows(const AppSettings& s) {
                                   {"port", s.local_server.port},
                                   {"api_key", s.local_server.api_key}}},
             {"snapkv", to_json(s.snapkv)},
+            {"prefill_probe", to_json(s.prefill_probe)},
             {"recent_documents", json{{"paths", s.recent_documents}}},
             {"recent_models", json{{"paths", s.recent_models}}},
             {"session", json{{"document", s.last_document}, {"conversation", s.last_conversation}}},

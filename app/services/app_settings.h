@@ -1,6 +1,6 @@
 // The app's settings as typed values, persisted as JSON in the library database's settings table
-// (one row per group: generation, hub, local_server, snapkv, recent_documents, recent_models, session,
-// window).
+// (one row per group: generation, hub, local_server, snapkv, prefill_probe, recent_documents,
+// recent_models, session, window).
 // Unknown or malformed stored values fall back to the defaults field by field, so a settings row
 // written by another version never stops the app from starting.
 #pragma once
@@ -47,11 +47,25 @@ struct LocalServerSettings {
     std::string api_key;
 };
 
+// The last prefill measured on this machine (a document's prefill probe), kept so that Get models
+// predicts prefill times and picks a model that answers in time after a restart, and for a document
+// that opened from the K/V cache without any prefill. The shape is the model it was measured with;
+// the fit scales it to each model by FLOPs. tokens == 0: none measured yet.
+struct PrefillProbeSettings {
+    std::string backend;  // "cpu" or "cuda": a probe from one says nothing of the other
+    int n_layers = 0, dim = 0, n_heads = 0, n_kv_heads = 0, head_dim = 0, ffn_dim = 0;
+    int vocab_size = 0, context_length = 0;
+    int64_t tokens = 0;
+    double seconds = 0;
+    bool operator==(const PrefillProbeSettings&) const = default;
+};
+
 struct AppSettings {
     GenerationSettings generation;
     HubSettings hub;
     LocalServerSettings local_server;
     SnapKvConfig snapkv;
+    PrefillProbeSettings prefill_probe;
     std::vector<std::string> recent_documents;  // most recent first
     std::vector<std::string> recent_models;
     // What was on screen when the app was last closed, for the next start (ui/main/main_window_session.cpp):

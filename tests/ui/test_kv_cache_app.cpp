@@ -15,6 +15,8 @@
 #include "app/services/library_store.h"
 #include "tests/ui/support/ui_test_support.h"
 #include "ui/dialogs/settings_dialog.h"
+#include "ui/hub/catalogue_table_model.h"
+#include "ui/hub/get_models_window.h"
 #include "ui/main/chat_controller.h"
 #include "ui/main/document_controller.h"
 #include "ui/main/main_window.h"
@@ -49,6 +51,7 @@ class TestKvCacheApp : public QObject {
         QString answer;
         DocumentReady ready;
         QString facts;
+        QString prefill_prediction;  // Get models' Prefill cell for the first catalogue row
     };
 
     // One app session: open the model and the document, ask one question, close.
@@ -85,6 +88,15 @@ class TestKvCacheApp : public QObject {
             return r;
         }
         r.answer = done.last().at(0).value<AnswerStats>().answer;
+        // Get models computes its fit on the thread pool, more than once as it learns the document.
+        GetModelsWindow* g = w->open_get_models();
+        const auto prefill_cell = [g] {
+            return g->catalogue_model()->rowCount() > 0
+                       ? g->catalogue_model()->index(0, CatalogueTableModel::Prefill).data().toString()
+                       : QString();
+        };
+        wait_until([&] { return !g->fit_pending() && !prefill_cell().isEmpty() && prefill_cell() != "—"; });
+        r.prefill_prediction = prefill_cell();
         return r;
     }
 
@@ -118,6 +130,12 @@ private slots:
         QCOMPARE(second.ready.document_tokens, first.ready.document_tokens);
         QCOMPARE(second.answer, first.answer);
         QCOMPARE(cache_files(kv_dir_), 1);
+        // Issue 37: a document from the K/V cache has no prefill to measure, and Get models then
+        // showed "—" for every prefill time and picked a model regardless of time. The probe of the
+        // first session's prefill is kept in the settings and predicts it after the restart.
+        QVERIFY2(!first.prefill_prediction.isEmpty() && first.prefill_prediction != "—", qPrintable(first.prefill_prediction));
+        QVERIFY2(!second.prefill_prediction.isEmpty() && second.prefill_prediction != "—",
+                 qPrintable(second.prefill_prediction));
     }
 
     void settings_show_the_cap_and_clear_the_cache() {

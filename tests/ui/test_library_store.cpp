@@ -298,6 +298,7 @@ private slots:
         for (int i = 0; i < 20; ++i) push_recent(s.recent_models, "/m" + std::to_string(i));
         QCOMPARE(static_cast<int>(s.recent_models.size()), kMaxRecent);
         s.window_geometry = "Z2VvbQ==";
+        s.prefill_probe = {"cpu", 16, 2048, 32, 8, 64, 8192, 128256, 131072, 4000, 61.5};
         save_settings(store, s, baseline);
 
         const AppSettings r = load_settings(store);
@@ -312,15 +313,18 @@ private slots:
         QCOMPARE(r.recent_documents, s.recent_documents);
         QCOMPARE(r.recent_models.front(), std::string("/m19"));
         QCOMPARE(r.window_geometry, s.window_geometry);
+        QVERIFY(r.prefill_probe == s.prefill_probe);
 
         // Garbage and invalid values fall back field by field.
         store.set_setting("snapkv",
                           R"({"budget": 8, "window": 32, "pooling": "median"})");  // budget <= window
         store.set_setting("generation", "not json");
+        store.set_setting("prefill_probe", R"({"backend": "cpu", "n_layers": 16, "tokens": 100, "seconds": -1})");
         const AppSettings f = load_settings(store);
         QCOMPARE(f.snapkv.budget, snapdoc::SnapKvConfig{}.budget);
         QVERIFY(f.snapkv.pooling == snapdoc::Pooling::Max);
         QCOMPARE(f.generation.max_new_tokens, GenerationSettings{}.max_new_tokens);
+        QVERIFY(f.prefill_probe == PrefillProbeSettings{});  // a probe that measured nothing is none
         store.set_setting("generation", R"({"device": "tpu"})");  // unknown device: automatic
         QCOMPARE(load_settings(store).generation.device, std::string("auto"));
     }

@@ -115,7 +115,8 @@ private:
     void show_model_text();
     void show_gpu_check(const QString& message, bool fell_back);  // main_window_gpu_check.cpp
     void connect_get_models();
-    void show_paused_downloads();  // the downloads an earlier run left paused, in the status bar
+    void show_paused_downloads();
+    void keep_prefill_probe(int tokens, double seconds);  // a measured prefill, for Get models' times  // the downloads an earlier run left paused, in the status bar
     void update_get_models();  // the document, budget and probe the fit is for
 
     services::LibraryStore& store_;

@@ -24,27 +24,41 @@ namespace snapdoc::ui {
 
 namespace {
 
-ModelConfig shape_of(const ModelInfo& i) {
-    ModelConfig c;
-    c.n_layers = i.n_layers;
-    c.dim = i.dim;
-    c.n_heads = i.n_heads;
-    c.n_kv_heads = i.n_kv_heads;
-    c.head_dim = i.head_dim;
-    c.ffn_dim = i.ffn_dim;
-    c.vocab_size = i.vocab_size;
-    c.context_length = i.context_length;
-    return c;
+// Below this a prefill's time is mostly fixed costs, not a rate worth scaling to other models.
+constexpr int kMinProbeTokens = 32;
+
+services::PrefillProbeSettings probe_of(const ModelInfo& info, int tokens, double seconds) {
+    services::PrefillProbeSettings p;
+    p.backend = info.backend.toStdString();
+    p.n_layers = info.n_layers;
+    p.dim = info.dim;
+    p.n_heads = info.n_heads;
+    p.n_kv_heads = info.n_kv_heads;
+    p.head_dim = info.head_dim;
+    p.ffn_dim = info.ffn_dim;
+    p.vocab_size = info.vocab_size;
+    p.context_length = info.context_length;
+    p.tokens = tokens;
+    p.seconds = seconds;
+    return p;
 }
 
-// The probe's prediction for the loaded model as a cost model: FLOP-shaped (flop_cost_model), scaled
-// so that it predicts what the probe measured; the fit then scales it to each model's FLOPs.
-std::optional<hub::MeasuredPrefill> measured(const ModelInfo& info, int tokens, double seconds) {
-    if (tokens <= 0 || !(seconds > 0) || info.n_layers <= 0) return std::nullopt;
+// The probe's prediction for the model it was measured with as a cost model: FLOP-shaped
+// (flop_cost_model), scaled so that it predicts what the probe measured; the fit then scales it to
+// each model's FLOPs.
+std::optional<hub::MeasuredPrefill> measured(const services::PrefillProbeSettings& p) {
+    if (p.tokens <= 0 || !(p.seconds > 0) || p.n_layers <= 0) return std::nullopt;
     hub::MeasuredPrefill m;
-    m.config = shape_of(info);
+    m.config.n_layers = p.n_layers;
+    m.config.dim = p.dim;
+    m.config.n_heads = p.n_heads;
+    m.config.n_kv_heads = p.n_kv_heads;
+    m.config.head_dim = p.head_dim;
+    m.config.ffn_dim = p.ffn_dim;
+    m.config.vocab_size = p.vocab_size;
+    m.config.context_length = p.context_length;
     m.cost = flop_cost_model(m.config);
-    const double k = seconds / m.cost.prefill_seconds(tokens, m.config.n_layers);
+    const double k = p.seconds / m.cost.prefill_seconds(p.tokens, m.config.n_layers);
     m.cost.per_row *= k;
     m.cost.per_pair *= k;
     return m;
@@ -56,6 +70,7 @@ void MainWindow::connect_get_models() {
     downloads_status_ = new DownloadsStatus(this);
     statusBar()->addPermanentWidget(downloads_status_);
     show_paused_downloads();
+    measured_prefill_ = measured(settings_.prefill_probe);  // this machine's, from an earlier run
     connect(downloads_status_, &QPushButton::clicked, this, [this] { open_get_models()->show_downloads(); });
     connect(library_panel_, &LibraryPanel::getModelsRequested, this, [this] { open_get_models(); });
     connect(document_controller_, &DocumentController::prefillEstimated, this,
@@ -64,20 +79,34 @@ void MainWindow::connect_get_models() {
                 const auto doc = store_.document(id);
                 fit_document_name_ = doc ? QString::fromStdString(doc->title) : QString();
                 fit_document_tokens_ = tokens;
-                if (const auto& info = model_controller_->info(); info && seconds > 0)
-                    measured_prefill_ = measured(*info, tokens, seconds);
+                keep_prefill_probe(tokens, seconds);
                 update_get_models();
             });
     connect(document_controller_, &DocumentController::documentReady, this, [this](const DocumentReady& r) {
         const auto doc = store_.document(r.document_id);
         fit_document_name_ = doc ? QString::fromStdString(doc->title) : QString();
         fit_document_tokens_ = r.document_tokens;
+        // The prefill itself is the best probe there is (a short document has no probe before it).
+        if (!r.from_kv_cache) keep_prefill_probe(r.document_tokens, r.seconds);
         update_get_models();
     });
-    connect(model_controller_, &ModelController::loaded, this, [this](const ModelInfo&) {
-        measured_prefill_.reset();  // a probe of the previous model; the next document measures again
+    connect(model_controller_, &ModelController::loaded, this, [this](const ModelInfo& info) {
+        // A probe scales to any model by FLOPs, but not from the CPU to a GPU or back: then the next
+        // document measures again.
+        const bool same_device = info.backend.toStdString() == settings_.prefill_probe.backend;
+        measured_prefill_ = same_device ? measured(settings_.prefill_probe) : std::nullopt;
         update_get_models();
     });
+}
+
+void MainWindow::keep_prefill_probe(int tokens, double seconds) {
+    const auto& info = model_controller_->info();
+    if (!info || tokens < kMinProbeTokens || !(seconds > 0)) return;
+    // Kept in the settings: the next start, or a document from the K/V cache (no prefill to
+    // measure), still predicts prefill times, and the recommended pick still weighs them (issue 37).
+    settings_.prefill_probe = probe_of(*info, tokens, seconds);
+    measured_prefill_ = measured(settings_.prefill_probe);
+    save_settings();
 }
 
 void MainWindow::set_models_dir(const std::filesystem::path& dir) {
