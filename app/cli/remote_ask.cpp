@@ -3,6 +3,8 @@
 // citations; any other OpenAI-compatible server gets the document in each prompt, laid out as the
 // local templates lay it out ("{document}\n\nQuestion: {q}"), after a check that it fits the
 // model's context (refused with the numbers, never truncated).
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 
@@ -137,8 +139,10 @@ int cmd_ask_remote(int argc, char** argv) {
         uploaded = remote::upload_document(
             ep, document, system,
             [](double p) {
-                std::fprintf(stderr, "\rdocument: prefilling on the server %3.0f%%", 100.0 * p);
-                if (p >= 1.0) std::fputc('\n', stderr);
+                // One line redrawn on a terminal; a line per report into a file or pipe.
+                static const bool tty = isatty(STDERR_FILENO) == 1;
+                std::fprintf(stderr, "%sdocument: prefilling on the server %3.0f%%%s", tty ? "\r" : "", 100.0 * p,
+                             tty && p < 1.0 ? "" : "\n");
             },
             &cancel);
         std::fprintf(stderr, "document: %lld tokens on the server (session %s)%s\n",

@@ -8,6 +8,7 @@
 #include "app/remote/remote_tokens.h"
 #include "app/remote/sse_reader.h"
 #include "engine/common/error.h"
+#include "engine/tokenizer/chat_template.h"
 #include "tests/remote/fake_engine.h"
 
 namespace snapdoc::test {
@@ -34,6 +35,14 @@ TEST(RemoteUrl, RefusesWhatIsNotAnHttpUrl) {
     for (const char* bad : {"", "   ", "gpu:8000", "ftp://gpu/v1", "http://", "http:///v1", "http://h/v1?x=1",
                             "http://h/v1#frag", "http://h /v1"})
         EXPECT_THROW(normalize_base_url(bad), Error) << bad;
+}
+
+TEST(RemoteLayout, TheDocumentAndQuestionAsEveryLocalTemplateLaysThemOut) {
+    EXPECT_EQ(document_question_text("\n  The report.\n\nPart two. \n\n", "  Why? "),
+              "The report.\n\nPart two.\n\nQuestion: Why?");
+    EXPECT_EQ(followup_question_text(" And then?\n"), "Question: And then?");
+    EXPECT_THROW(document_question_text(" \n", "q"), Error);
+    EXPECT_THROW(document_question_text("doc", "  "), Error);
 }
 
 TEST(RemoteErrors, EachEngineErrorObjectInItsOwnWords) {
@@ -132,6 +141,35 @@ TEST(RemoteDiscover, OllamaNumCtxElseTheArchitecturesContextLength) {
     const auto count = remote::count_prompt_tokens(ep, s.kind, s.models[0].id, messages);
     EXPECT_FALSE(count.exact);
     EXPECT_EQ(count.tokens, 100 + remote::kTemplateTokensPerMessage);
+}
+
+TEST(RemoteDiscover, LmStudioTheLoadedContextElseTheMaximum) {
+    FakeEngine e;
+    e.http().Get("/v1/models", [](const httplib::Request&, httplib::Response& res) {
+        res.set_content(R"({"object":"list","data":[{"id":"devstral-small-2505-mlx","object":"model","owned_by":"organization_owner"},
+                           {"id":"qwen2.5-7b-instruct","object":"model","owned_by":"organization_owner"}]})",
+                        "application/json");
+    });
+    e.http().Get("/api/v0/models", [](const httplib::Request&, httplib::Response& res) {
+        res.set_content(R"({"object":"list","data":[
+            {"id":"devstral-small-2505-mlx","object":"model","type":"llm","arch":"mistral","state":"loaded",
+             "max_context_length":131072,"loaded_context_length":4096},
+            {"id":"qwen2.5-7b-instruct","object":"model","type":"llm","arch":"qwen2","state":"not-loaded",
+             "max_context_length":32768}]})",
+                        "application/json");
+    });
+    // LM Studio answers routes it does not have with an error object.
+    e.http().Get("/props", [](const httplib::Request&, httplib::Response& res) {
+        res.set_content(R"j({"error":"Unexpected endpoint or method. (GET /props)"})j", "application/json");
+    });
+    e.start();
+    const auto s = remote::discover(endpoint_of(e));
+    EXPECT_EQ(s.kind, remote::EngineKind::LmStudio);
+    ASSERT_EQ(s.models.size(), 2u);
+    EXPECT_EQ(s.models[0].context, 4096);
+    EXPECT_EQ(s.models[0].context_source, "LM Studio /api/v0/models loaded_context_length");
+    EXPECT_EQ(s.models[1].context, 32768);
+    EXPECT_EQ(s.models[1].context_source, "LM Studio /api/v0/models max_context_length");
 }
 
 TEST(RemoteDiscover, ChooseModelNamesWhatTheServerLists) {
