@@ -60,14 +60,17 @@ RemoteChatReply stream_chat(const RemoteEndpoint& ep, const RemoteChatRequest& r
         if (const auto f = choice.find("finish_reason"); f != choice.end() && f->is_string())
             out.finish_reason = f->get<std::string>();
     };
-    const HttpReply reply = http_post_stream(
-        ep, url, request_body(req),
-        [&](std::string_view bytes) {
-            sse.feed(bytes, on_event);
-            return !done;
-        },
-        cancel);
-    if (cancel && cancel->load()) {
+    HttpReply reply;
+    try {
+        reply = http_post_stream(
+            ep, url, request_body(req),
+            [&](std::string_view bytes) {
+                sse.feed(bytes, on_event);
+                return !done;
+            },
+            cancel);
+    } catch (const Cancelled&) {
+        // Ctrl-C: the answer so far is kept, as a local ask keeps it.
         out.finish_reason = "cancelled";
         return out;
     }

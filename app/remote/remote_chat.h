@@ -32,6 +32,8 @@ struct RemoteChatReply {
     nlohmann::json usage;                        // null when the engine sends none
 };
 
+// `cancel` set (Ctrl-C): the request stops within a fraction of a second and the reply holds the
+// answer so far, finish_reason "cancelled".
 RemoteChatReply stream_chat(const RemoteEndpoint& ep, const RemoteChatRequest& req,
                             const std::function<void(const std::string& text)>& on_text,
                             const std::atomic<bool>* cancel);

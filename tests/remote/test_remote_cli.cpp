@@ -146,6 +146,31 @@ TEST(RemoteCli, TheDocumentLaidOutAsALocalAskLaysItOut) {
     fs::remove(doc);
 }
 
+TEST(RemoteCli, AConversationSendsTheEarlierTurnsAsALocalConversationLaysThemOut) {
+    FakeEngine e;
+    std::vector<nlohmann::json> seen;
+    std::mutex mu;
+    e.http().Get("/v1/models", [](const httplib::Request&, httplib::Response& res) {
+        res.set_content(R"({"object":"list","data":[{"id":"m","object":"model","owned_by":"vllm","max_model_len":8192}]})",
+                        "application/json");
+    });
+    e.http().Post("/v1/chat/completions", [&](const httplib::Request& req, httplib::Response& res) {
+        std::lock_guard lock(mu);
+        seen.push_back(nlohmann::json::parse(req.body)["messages"]);
+        res.set_content(sse_answer("m", {"A", std::to_string(seen.size())}), "text/event-stream");
+    });
+    e.start();
+    const fs::path doc = write_file("conv.txt", "Doc.");
+    const CliRun r = cli({"ask", "--remote", e.url(), "--doc", doc.string(), "-q", "One?", "-q", "Two?", "--conversation"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, "A1\nA2\n");
+    std::lock_guard lock(mu);
+    ASSERT_EQ(seen.size(), 2u);
+    EXPECT_EQ(seen[1], nlohmann::json::parse(R"([{"role":"user","content":"Doc.\n\nQuestion: One?"},
+        {"role":"assistant","content":"A1"},{"role":"user","content":"Question: Two?"}])"));
+    fs::remove(doc);
+}
+
 TEST(RemoteCli, ADocumentThatDoesNotFitIsRefusedWithTheNumbersBeforeAnythingIsSent) {
     FakeEngine e;
     add_llama_server_routes(e, "qwen.gguf", 2048);
