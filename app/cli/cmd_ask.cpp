@@ -8,6 +8,7 @@
 #include "app/cli/kv_cache_flags.h"
 #include "app/cli/model_setup.h"
 #include "app/cli/prefill_notice.h"
+#include "app/cli/remote_commands.h"
 #include "app/cli/snapkv_flags.h"
 #include "app/documents/document_reader.h"
 #include "engine/common/atomic_file.h"
@@ -23,6 +24,7 @@
 namespace snapdoc::cli {
 
 int cmd_ask(int argc, char** argv) {
+    if (has_remote_flag(argc, argv)) return cmd_ask_remote(argc, argv);
     auto flags = model_flags();
     const auto kvf = snapkv_flags();
     flags.insert(flags.end(), kvf.begin(), kvf.end());

@@ -5,6 +5,7 @@
 
 #include "app/cli/catalogue_table.h"
 #include "app/cli/commands.h"
+#include "app/cli/remote_commands.h"
 #include "app/common/args.h"
 #include "app/hub/model_store.h"
 #include "engine/model/model_summary.h"
@@ -22,6 +23,7 @@ std::string shard_note(const hub::LocalModel& m) {
 }  // namespace
 
 int cmd_models(int argc, char** argv) {
+    if (has_remote_flag(argc, argv)) return cmd_models_remote(argc, argv);
     std::vector<FlagSpec> flags = {{{"--catalogue"}, false}, {{"--doc"}}, {{"--tokens"}}, {{"--log-level"}}};
     for (auto& f : catalogue_flags()) flags.push_back(std::move(f));
     const Args args(flags, argc, argv, 2);

@@ -25,7 +25,13 @@ constexpr Command kCommands[] = {
      "      [--cache-dir DIR | --no-cache] [--cache-cap-mb 4096]\n"
      "                 answer each question over one document prefill (re-snapping per question);\n"
      "                 --conversation: the questions are turns of one conversation;\n"
-     "                 --doc: text, .md, .pdf (text layer), .docx, .odt or .epub\n"},
+     "                 --doc: text, .md, .pdf (text layer), .docx, .odt or .epub\n"
+     "  ask --remote URL [--api-key KEY] [--ca-cert FILE | --insecure] [--model NAME] --doc FILE\n"
+     "      (-q|--question Q)... [--system TEXT] [-n 256] [--temp 0] [--top-k K] [--top-p P] [--seed S]\n"
+     "      [--json OUT] [--conversation] [--no-citations] [--connect-timeout 10] [--stall-timeout 300]\n"
+     "                 the same on a remote engine: a snapdoc-server (document sessions, citations),\n"
+     "                 or vLLM, llama-server, Ollama, LM Studio, any OpenAI-compatible server (the\n"
+     "                 document in the prompt, refused when it does not fit the model's context)\n"},
     {"inspect", cmd_inspect,
      "  inspect -m MODEL (--doc FILE --question Q | --ids \"...\") [compression flags] --json OUT\n"
      "                 prefill and select only; write each head's kept positions and pooled scores\n"},
@@ -54,7 +60,9 @@ constexpr Command kCommands[] = {
     {"models", cmd_models,
      "  models [--catalogue [--tokens 100000 | --doc FILE] [--budget 1024]]\n"
      "                 the models folder's GGUF files with their sizes; --catalogue: the catalogue with\n"
-     "                 a fit estimate for a document of that length on this machine, the pick marked *\n"},
+     "                 a fit estimate for a document of that length on this machine, the pick marked *\n"
+     "  models --remote URL [--api-key KEY] [--ca-cert FILE | --insecure]\n"
+     "                 the remote endpoint's engine and models, with each model's context\n"},
 };
 
 }  // namespace

@@ -506,6 +506,18 @@ std::vector<int32_t> build_question_part(ChatTemplateKind kind, const Tokenizer&
     return encode_layout(tok, tail, true);
 }
 
+std::string document_question_text(std::string_view document, std::string_view question) {
+    const std::string_view doc = trim_whitespace(document);
+    if (doc.empty()) throw Error("the document is empty");
+    return cat({doc, kDocumentEnd, followup_question_text(question)});
+}
+
+std::string followup_question_text(std::string_view question) {
+    const std::string_view q = trim_whitespace(question);
+    if (q.empty()) throw Error("the question is empty");
+    return cat({kQuestionLead, q});
+}
+
 DocumentPrompt build_document_prompt(ChatTemplateKind kind, const Tokenizer& tok,
                                      std::string_view system_prompt, std::string_view document,
                                      std::string_view question) {

@@ -120,6 +120,11 @@ struct DocumentPrompt {
 DocumentPrompt build_document_prompt(ChatTemplateKind kind, const Tokenizer& tok,
                                      std::string_view system_prompt, std::string_view document,
                                      std::string_view question);
+// The same layout as text, for an engine that applies its own chat template (a remote server):
+// the first user message "{document}\n\nQuestion: {question}" (both trimmed), and a later turn's
+// user message "Question: {question}". Throws Error for an empty document or question.
+std::string document_question_text(std::string_view document, std::string_view question);
+std::string followup_question_text(std::string_view question);
 // The two halves on their own (build_document_prompt is exactly these two): a session that keeps
 // the document's KV asks a new question with build_question_part alone, without encoding the
 // document again. Same errors as build_document_prompt (each checks every piece the template needs).

@@ -8,6 +8,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/hub_model.h"
+#include "app/cli/remote_commands.h"
 #include "app/common/args.h"
 #include "engine/common/error.h"
 
@@ -33,6 +34,19 @@ std::filesystem::path model_path_from_args(const Args& args) {
 }
 
 int cmd_pull(int, char**) { no_hub("`pull`"); }
+
+// --remote needs libcurl as the hub does.
+bool has_remote_flag(int argc, char** argv) {
+    for (int i = 2; i < argc; ++i)
+        if (std::string(argv[i]) == "--remote") return true;
+    return false;
+}
+int cmd_ask_remote(int, char**) {
+    throw Error("ask --remote needs libcurl, which this snapdoc-cli was built without (-DSNAPDOC_BUILD_HUB=OFF)");
+}
+int cmd_models_remote(int, char**) {
+    throw Error("models --remote needs libcurl, which this snapdoc-cli was built without (-DSNAPDOC_BUILD_HUB=OFF)");
+}
 int cmd_models(int, char**) { no_hub("`models`"); }
 
 }  // namespace snapdoc::cli
