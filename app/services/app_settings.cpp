@@ -139,6 +139,8 @@ AppSettings load_settings(LibraryStore& store) {
     read(server, "api_key", s.local_server.api_key);
     if (s.local_server.port < 0 || s.local_server.port > 65535)
         s.local_server.port = LocalServerSettings{}.port;
+    read(parse_setting(store, "appearance"), "theme", s.appearance.theme);
+    if (s.appearance.theme != "light" && s.appearance.theme != "dark") s.appearance.theme = "system";
     const json probe = parse_setting(store, "prefill_probe");
     PrefillProbeSettings& pp = s.prefill_probe;
     read(probe, "backend", pp.backend);
@@ -171,6 +173,7 @@ std::vector<std::pair<std::string, json>> rows(const AppSettings& s) {
             {"local_server", json{{"enabled", s.local_server.enabled},
                                   {"port", s.local_server.port},
                                   {"api_key", s.local_server.api_key}}},
+            {"appearance", json{{"theme", s.appearance.theme}}},
             {"snapkv", to_json(s.snapkv)},
             {"prefill_probe", to_json(s.prefill_probe)},
             {"recent_documents", json{{"paths", s.recent_documents}}},

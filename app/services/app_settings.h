@@ -1,5 +1,5 @@
 // The app's settings as typed values, persisted as JSON in the library database's settings table
-// (one row per group: generation, hub, local_server, snapkv, prefill_probe, recent_documents,
+// (one row per group: generation, hub, local_server, appearance, snapkv, prefill_probe, recent_documents,
 // recent_models, session, window).
 // Unknown or malformed stored values fall back to the defaults field by field, so a settings row
 // written by another version never stops the app from starting.
@@ -60,10 +60,16 @@ struct PrefillProbeSettings {
     bool operator==(const PrefillProbeSettings&) const = default;
 };
 
+// How the app looks: "system" (the platform's palette), "light" or "dark" (ui/widgets/app_theme.h).
+struct AppearanceSettings {
+    std::string theme = "system";
+};
+
 struct AppSettings {
     GenerationSettings generation;
     HubSettings hub;
     LocalServerSettings local_server;
+    AppearanceSettings appearance;
     SnapKvConfig snapkv;
     PrefillProbeSettings prefill_probe;
     std::vector<std::string> recent_documents;  // most recent first

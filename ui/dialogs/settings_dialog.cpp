@@ -20,6 +20,7 @@
 #include "engine/runtime/gpu_self_check.h"
 #include "engine/tokenizer/chat_template.h"
 #include "ui/widgets/screen_fit.h"
+#include "ui/widgets/app_theme.h"
 #include "ui/widgets/scrolling_body.h"
 
 namespace snapdoc::ui {
@@ -150,7 +151,12 @@ SettingsDialog::SettingsDialog(const services::GenerationSettings& s, QWidget* p
     server_status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     server_status_->setWordWrap(true);
     error_ = new QLabel(this);
-    error_->setStyleSheet("color: #b02020;");
+    follow_palette_color(error_, QColor(0xb0, 0x20, 0x20));  // readable on a dark theme too
+    theme_ = new QComboBox(this);
+    theme_->setObjectName("themeCombo");
+    theme_->addItem(tr("System"), QStringLiteral("system"));
+    theme_->addItem(tr("Light"), QStringLiteral("light"));
+    theme_->addItem(tr("Dark"), QStringLiteral("dark"));
     error_->setWordWrap(true);
 
     // Titled sections: what an answer is generated with, how the next model load runs, the on-disk
@@ -192,6 +198,8 @@ SettingsDialog::SettingsDialog(const services::GenerationSettings& s, QWidget* p
     server->addRow(tr("Port"), server_port_);
     server->addRow(tr("API key"), server_key_);
     server->addRow(tr("Address"), server_status_);
+    auto [appearance_box, appearance] = section(tr("Appearance"), "appearanceSettingsGroup");
+    appearance->addRow(tr("Theme"), theme_);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     connect(buttons, &QDialogButtonBox::accepted, this, &SettingsDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &SettingsDialog::reject);
@@ -205,6 +213,7 @@ SettingsDialog::SettingsDialog(const services::GenerationSettings& s, QWidget* p
     sections_layout->addWidget(cache_box);
     sections_layout->addWidget(hub_box);
     sections_layout->addWidget(server_box);
+    sections_layout->addWidget(appearance_box);
     sections_layout->addStretch(1);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(new ScrollingBody(sections, this), 1);
@@ -230,6 +239,15 @@ services::GenerationSettings SettingsDialog::settings() const {
     s.kv_cache_cap_mb = kv_cache_cap_->value();
     s.system_prompt = system_prompt_->toPlainText().trimmed().toStdString();
     return s;
+}
+
+void SettingsDialog::set_appearance(const services::AppearanceSettings& appearance) {
+    const int i = theme_->findData(QString::fromStdString(appearance.theme));
+    theme_->setCurrentIndex(i >= 0 ? i : 0);
+}
+
+services::AppearanceSettings SettingsDialog::appearance() const {
+    return {theme_->currentData().toString().toStdString()};
 }
 
 void SettingsDialog::set_kv_cache_dir(const QString& dir) {

@@ -37,6 +37,9 @@ public:
     // why it stopped; "" when off).
     void set_local_server(const services::LocalServerSettings& server, const QString& status);
     services::LocalServerSettings local_server() const;
+    // The theme: System, Light or Dark (applied by the main window when the dialog is accepted).
+    void set_appearance(const services::AppearanceSettings& appearance);
+    services::AppearanceSettings appearance() const;
 
 private:
     QDoubleSpinBox* temperature_;
@@ -50,6 +53,7 @@ private:
     QComboBox* device_;
     QLabel* device_note_;  // the GPU self-check's last sentence, under the device
     QComboBox* template_;
+    QComboBox* theme_;
     QPlainTextEdit* system_prompt_;
     QCheckBox* ignore_context_;
     QLabel* error_;

@@ -16,6 +16,7 @@
 #include <cmath>
 
 #include "engine/model/model_summary.h"
+#include "ui/widgets/app_theme.h"
 #include "ui/widgets/number_format.h"
 
 namespace snapdoc::ui {
@@ -86,7 +87,7 @@ CompressionControls::CompressionControls(QWidget* parent) : QWidget(parent) {
     adjusted_ = new QLabel(this);
     adjusted_->setObjectName("snapkvAdjustedNote");
     adjusted_->setWordWrap(true);
-    adjusted_->setStyleSheet("color: #806000;");
+    follow_palette_color(adjusted_, QColor(0x80, 0x60, 0x00));
     adjusted_->hide();
     policy_ = new QComboBox(this);
     policy_->setObjectName("policyCombo");

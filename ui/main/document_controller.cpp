@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <QEvent>
 #include <QPointer>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -16,6 +17,7 @@
 #include "ui/widgets/sentence_case.h"
 #include "ui/worker/engine_host.h"
 #include "ui/widgets/number_format.h"
+#include "ui/widgets/app_theme.h"
 
 namespace snapdoc::ui {
 
@@ -45,6 +47,7 @@ DocumentController::DocumentController(EngineHost& engine, services::LibraryStor
     qRegisterMetaType<IngestOutcome>();
     connect(&watcher_, &QFutureWatcher<IngestOutcome>::finished, this, &DocumentController::on_ingested);
     connect(&panel_, &DocumentPanel::stopRequested, this, &DocumentController::stop);
+    panel_.installEventFilter(this);  // a theme change redraws the facts' coloured spans
 
     EngineWorker* w = engine_.worker();
     connect(w, &EngineWorker::documentEstimated, this, [this](qint64 id, int tokens, double seconds) {
@@ -267,17 +270,22 @@ void DocumentController::update_facts(const QString& problem) {
         panel_.set_facts(QString());
         return;
     }
+    // Colours picked for a light theme, mirrored on a dark one (and redone when the theme changes).
+    const QString error_color = palette_color_name(QColor(0xb0, 0x20, 0x20), panel_),
+                  good_color = palette_color_name(QColor(0x20, 0x60, 0x20), panel_),
+                  note_color = palette_color_name(QColor(0x80, 0x60, 0x00), panel_);
     QString html = document_facts(*rec, model_ ? model_->path.toStdString() : std::string()).toHtmlEscaped();
     if (model_ && ready_) {
         const int ctx = model_->context_length;
         html +=
             tr(" · <b>%1</b> of the model's %2-token context").arg(with_commas(ready_->document_tokens), with_commas(ctx));
         if (ctx > 0 && ready_->document_tokens > ctx)
-            html += tr(" <span style='color:#b02020'>(longer than the context: allowed in Settings)</span>");
+            html += tr(" <span style='color:%1'>(longer than the context: allowed in Settings)</span>").arg(error_color);
         // The f16 store re-selection reads (the inspector's figures are the f16 cache attention reads).
         html += tr(" · K/V store %1 (f16)").arg(QString::fromStdString(format_bytes(ready_->full_store_bytes)));
         if (ready_->from_kv_cache)
-            html += tr(" · <span style='color:#206020'>opened from the K/V cache in %1 s</span> (no prefill)")
+            html += tr(" · <span style='color:%1'>opened from the K/V cache in %2 s</span> (no prefill)")
+                        .arg(good_color)
                         .arg(ready_->kv_cache_seconds, 0, 'f', ready_->kv_cache_seconds < 1 ? 2 : 1);
         else
             html +=
@@ -285,7 +293,7 @@ void DocumentController::update_facts(const QString& problem) {
                     .arg(ready_->seconds, 0, 'f', 2)
                     .arg(with_commas(static_cast<int64_t>(ready_->document_tokens / std::max(1e-6, ready_->seconds))));
         if (!ready_->kv_cache_note.isEmpty())
-            html += QStringLiteral("<br><span style='color:#806000'>%1</span>").arg(ready_->kv_cache_note.toHtmlEscaped());
+            html += QStringLiteral("<br><span style='color:%1'>%2</span>").arg(note_color, ready_->kv_cache_note.toHtmlEscaped());
         if (estimate_seconds_ >= 0 && !ready_->from_kv_cache)
             html += tr(" (the probe estimated %1)").arg(duration_text(estimate_seconds_).remove(QStringLiteral("about ")));
     } else if (!model_) {
@@ -300,8 +308,13 @@ void DocumentController::update_facts(const QString& problem) {
     }
     const QString shown_problem = problem.isEmpty() ? refusal_ : problem;
     if (!shown_problem.isEmpty())
-        html += QStringLiteral("<br><span style='color:#b02020'>%1</span>").arg(shown_problem.toHtmlEscaped());
+        html += QStringLiteral("<br><span style='color:%1'>%2</span>").arg(error_color, shown_problem.toHtmlEscaped());
     panel_.set_facts(html);
+}
+
+bool DocumentController::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == &panel_ && event->type() == QEvent::PaletteChange) update_facts();
+    return QObject::eventFilter(watched, event);
 }
 
 }  // namespace snapdoc::ui

@@ -79,6 +79,9 @@ signals:
     void documentFailed(qint64 id, const QString& message);
     void openFailed(const QString& path, const QString& message);
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     void on_ingested();
     void prefill();

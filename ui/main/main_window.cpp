@@ -30,6 +30,7 @@
 #include "ui/models/chat_model.h"
 #include "ui/models/conversation_model.h"
 #include "ui/models/library_model.h"
+#include "ui/widgets/app_theme.h"
 #include "ui/widgets/screen_fit.h"
 #include "ui/worker/engine_host.h"
 
@@ -56,6 +57,10 @@ MainWindow::MainWindow(services::LibraryStore& store, std::unique_ptr<DialogProv
     setObjectName("mainWindow");
     setWindowTitle(tr("snapdoc"));
     setAcceptDrops(true);
+    // A forced theme before any widget is built; "system" leaves the platform's palette alone, so
+    // it keeps following the desktop's own light/dark switch.
+    if (const Theme theme = parse_theme(QString::fromStdString(settings_.appearance.theme)); theme != Theme::System)
+        apply_theme(theme);
     library_model_ = new LibraryModel(this);
     chat_model_ = new ChatModel(this);
     conversation_model_ = new ConversationModel(this);

@@ -22,6 +22,7 @@
 #include "ui/main/local_server_controller.h"
 #include "ui/main/main_window.h"
 #include "ui/main/model_controller.h"
+#include "ui/widgets/app_theme.h"
 #include "ui/worker/engine_host.h"
 
 namespace snapdoc::ui {
@@ -149,10 +150,15 @@ void MainWindow::settings_dialog() {
     dialog.set_kv_cache_dir(kv_cache_dir_);
     dialog.set_hub(settings_.hub);
     dialog.set_local_server(settings_.local_server, local_server_->status_text());
+    dialog.set_appearance(settings_.appearance);
     if (dialog.exec() != QDialog::Accepted) return;
     settings_.generation = dialog.settings();
     settings_.hub = dialog.hub();
     settings_.local_server = dialog.local_server();
+    if (dialog.appearance().theme != settings_.appearance.theme) {
+        settings_.appearance = dialog.appearance();
+        apply_theme(parse_theme(QString::fromStdString(settings_.appearance.theme)));
+    }
     apply_kv_cache_settings();
     apply_local_server_settings();
     saved_ignore_context_.reset();  // the user's explicit choice replaces a --ignore-context override
