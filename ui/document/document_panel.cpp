@@ -199,7 +199,7 @@ void DocumentPanel::update_shading_controls() {
 }
 
 QString DocumentPanel::location_of(int position) const {
-    const services::TokenTextMap* map = view_->token_map();
+    const TokenTextMap* map = view_->token_map();
     if (!map || position < map->first_text || position > map->last_text) return {};
     const int offset = map->begin[position];
     if (offset < 0) return {};
