@@ -26,7 +26,7 @@ std::string quoted(const std::string& s) { return "'" + s + "'"; }
 TEST(CliPdfPages, AFactOnPageThreeIsCitedWithPageThree) {
     if (!std::filesystem::exists(demo_model_path()))
         GTEST_SKIP() << "demo model " << demo_model_path().string() << " is absent (docs/demo_model.md); skipping";
-    const testing::PagedReport report = testing::paged_report();
+    const testing::PagedReport report = testing::paged_report(testing::repo_root() / "resources" / "samples" / "demo-report.txt");
     ASSERT_EQ(report.pages.size(), 3u);
     ASSERT_EQ(report.pages[2].size(), 9u) << "the sample report has fewer sentences than the test needs";
 

@@ -54,7 +54,7 @@ TEST(ServerDocumentFormats, CitationsOfAPdfUploadNameTheirPage) {
     ServerProcess s({"-m", demo_model_path().string(), "--no-cache", "--session-ram-mb", "0"});
     httplib::Client c("127.0.0.1", s.port());
     c.set_read_timeout(60, 0);
-    const snapdoc::testing::PagedReport report = snapdoc::testing::paged_report();
+    const snapdoc::testing::PagedReport report = snapdoc::testing::paged_report(repo_path("resources/samples/demo-report.txt"));
     const auto upload = [&](const std::string& content, const std::string& name) {
         auto r = c.Post("/v1/documents", httplib::MultipartFormDataItems{{"file", content, name, "application/octet-stream"}});
         EXPECT_TRUE(r);

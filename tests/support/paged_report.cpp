@@ -1,10 +1,7 @@
 #include "tests/support/paged_report.h"
 
 #include <algorithm>
-#include <sstream>
-
-#include "tests/support/fixtures.h"
-#include "tests/support/repo_paths.h"
+#include <fstream>
 
 namespace snapdoc::testing {
 
@@ -12,9 +9,9 @@ namespace {
 
 // The sample report's sentences without its "... for the ..." facts, and without characters a
 // PDF string would need escaped.
-std::vector<std::string> filler_sentences() {
+std::vector<std::string> filler_sentences(const std::filesystem::path& sample_report) {
     std::vector<std::string> out;
-    std::istringstream in(read_text_file(repo_root() / "resources" / "samples" / "demo-report.txt"));
+    std::ifstream in(sample_report);
     for (std::string line; std::getline(in, line);) {
         std::size_t from = 0;
         while (from < line.size()) {
@@ -32,9 +29,9 @@ std::vector<std::string> filler_sentences() {
 
 }  // namespace
 
-PagedReport paged_report() {
+PagedReport paged_report(const std::filesystem::path& sample_report) {
     PagedReport r;
-    const std::vector<std::string> filler = filler_sentences();
+    const std::vector<std::string> filler = filler_sentences(sample_report);
     r.pages.resize(3);
     for (std::size_t i = 0; i < 36 && i < filler.size(); ++i) r.pages[i / 14].push_back(filler[i]);
     r.pages[2].insert(r.pages[2].begin() + std::min<std::ptrdiff_t>(4, r.pages[2].size()), r.fact);

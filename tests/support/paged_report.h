@@ -3,6 +3,7 @@
 // 14 on each page, the fact the fifth line of the last page.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,8 @@ struct PagedReport {
     std::string plain_text() const;  // every line, one per line, no pages
 };
 
-PagedReport paged_report();
+// `sample_report`: resources/samples/demo-report.txt (a parameter, so the app's Qt tests can use
+// this without the engine tests' support library).
+PagedReport paged_report(const std::filesystem::path& sample_report);
 
 }  // namespace snapdoc::testing
