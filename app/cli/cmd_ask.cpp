@@ -10,6 +10,7 @@
 #include "app/cli/prefill_notice.h"
 #include "app/cli/remote_commands.h"
 #include "app/cli/snapkv_flags.h"
+#include "app/common/document_pages.h"
 #include "app/documents/document_reader.h"
 #include "engine/common/atomic_file.h"
 #include "engine/common/error.h"
@@ -63,7 +64,8 @@ int cmd_ask(int argc, char** argv) {
     // and loading the model take seconds, and an interrupt there stops before the prefill.
     const auto& cancel = install_interrupt_flag();
     opts.cancel = &cancel;
-    const std::string document = documents::read_document(doc_path).text;
+    const documents::ExtractedDocument read = documents::read_document(doc_path);
+    const std::string& document = read.text;
 
     LoadedModel lm = load_for_cli(args, /*need_tokenizer=*/true, /*need_backend=*/false);
     const ChatTemplateKind kind = choose_chat_template(lm.model->chat_template, args.str("template"));
@@ -105,6 +107,8 @@ int cmd_ask(int argc, char** argv) {
     if (!chat.kv_cache_has(doc_part, args.str("system"))) announce_prefill(*lm.backend, doc_part);
     const int doc_tokens = chat.load_document_tokens(doc_part, {}, &cancel, args.str("system"));
     report_kv_cache(chat);
+    // A PDF's citations name their page (nothing is built for a document without pages).
+    const CitationPages pages(*lm.tokenizer, doc_part, document, read.page_starts);
     if (!chat.served_from_cache())
         std::fprintf(stderr, "document: %d tokens (template %s), prefilled in %.2f s (%.1f tok/s, layer-major)\n",
                      doc_tokens, std::string(chat_template_name(kind)).c_str(), chat.cache_report().prefill_seconds,
@@ -147,17 +151,21 @@ int cmd_ask(int argc, char** argv) {
             };
             const AskResult r = chat.ask(questions[i], opts);
             std::fputc('\n', stdout);
-            // Sources: a few lines per answer, the passage's document tokens and its text.
+            // Sources: a few lines per answer, the passage's page (a PDF), document tokens and its text.
             nlohmann::json citations = nlohmann::json::array();
             for (std::size_t c = 0; c < r.citations.size(); ++c) {
                 const Citation& cit = r.citations[c];
                 const std::string text = chat.document_excerpt(cit.first_token, cit.last_token);
-                std::printf("  [%zu] tokens %d-%d (%.0f%%): %s\n", c + 1, cit.first_token, cit.last_token,
-                            100.0 * cit.weight, text.c_str());
-                citations.push_back({{"first_token", cit.first_token},
-                                     {"last_token", cit.last_token},
-                                     {"weight", cit.weight},
-                                     {"text", chat.document_excerpt(cit.first_token, cit.last_token, 2000)}});
+                const int page = pages.page_of(cit);
+                const std::string where = page > 0 ? "page " + std::to_string(page) + ", " : std::string();
+                std::printf("  [%zu] %stokens %d-%d (%.0f%%): %s\n", c + 1, where.c_str(), cit.first_token,
+                            cit.last_token, 100.0 * cit.weight, text.c_str());
+                nlohmann::json j = {{"first_token", cit.first_token},
+                                    {"last_token", cit.last_token},
+                                    {"weight", cit.weight},
+                                    {"text", chat.document_excerpt(cit.first_token, cit.last_token, 2000)}};
+                if (page > 0) j["page"] = page;  // 1-based; left out for a document without pages
+                citations.push_back(std::move(j));
             }
             std::fflush(stdout);
             if (conversation) {

@@ -306,7 +306,10 @@ void Server::handle_documents_post(const httplib::Request& req, httplib::Respons
         // the app read it; anything else is the document's text itself.
         if (const std::string format = documents::structured_format(file.filename); !format.empty()) {
             try {
-                info.text = documents::extract_document(file.content, format, "the uploaded " + file.filename).text;
+                documents::ExtractedDocument d =
+                    documents::extract_document(file.content, format, "the uploaded " + file.filename);
+                info.text = std::move(d.text);
+                info.page_starts = std::move(d.page_starts);  // citations name a PDF's pages
             } catch (const Error& e) {
                 throw bad_request(e.what(), "file", "unreadable_document");
             }

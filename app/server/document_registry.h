@@ -19,6 +19,7 @@ struct DocumentInfo {
     std::string id;
     std::string owner;  // AccessControl::owner of the upload
     std::string text;
+    std::vector<std::size_t> page_starts;  // a PDF upload's: byte offset in `text` where each page starts
     std::string system_prompt;
     std::string status = "queued";  // queued | prefilling | ready | failed
     int tokens = 0;                 // of the document part (known before the prefill)
@@ -32,7 +33,7 @@ struct DocumentInfo {
 class DocumentRegistry {
 public:
     // Adds `info` for info.owner and assigns its id, or finds the owner's identical document (same
-    // text and system prompt, not failed: a failed one is replaced). `id` is empty when the owner
+    // text, pages and system prompt, not failed: a failed one is replaced). `id` is empty when the owner
     // holds `max_per_owner` documents already.
     struct Added {
         std::string id;

@@ -135,11 +135,15 @@ void EngineWorker::answer(Job& job, HeldSession& held, const std::string& source
     o.kv_bytes_compressed = g.kv_bytes_compressed;
     o.session = source;
     o.prompt_seconds = first_token_seconds >= 0 ? first_token_seconds : seconds_since(t0);
-    for (const Citation& c : r.citations)
-        o.citations.push_back({{"first_token", c.first_token},
-                               {"last_token", c.last_token},
-                               {"weight", c.weight},
-                               {"text", chat.document_excerpt(c.first_token, c.last_token, 2000)}});
+    for (const Citation& c : r.citations) {
+        nlohmann::json j = {{"first_token", c.first_token},
+                            {"last_token", c.last_token},
+                            {"weight", c.weight},
+                            {"text", chat.document_excerpt(c.first_token, c.last_token, 2000)}};
+        // 1-based, for an uploaded PDF; left out where the document has no pages.
+        if (const int page = held.pages.page_of(c); page > 0) j["page"] = page;
+        o.citations.push_back(std::move(j));
+    }
     ++completed_;
     job.events.push(JobEvent::done_event(std::move(o)));
 }
@@ -247,12 +251,19 @@ std::shared_ptr<HeldSession> EngineWorker::explicit_session(const Job& job, std:
     auto chat = new_chat(true, info->owner);
     chat->load_document(info->text, PrefillLog{}, &job.cancel, info->system_prompt);
     source = chat->served_from_cache() ? "kv-cache" : "new";
+    auto held = hold_document(job, *info, std::move(chat));
+    sessions_.insert(held);
+    return held;
+}
+
+std::shared_ptr<HeldSession> EngineWorker::hold_document(const Job& job, const DocumentInfo& info,
+                                                         std::unique_ptr<DocumentChat> chat) const {
     auto held = std::make_shared<HeldSession>();
-    held->name = id;
+    held->name = info.id;
     held->explicit_document = true;
     held->scope = job.scope;
+    held->pages = CitationPages(tokenizer_, chat->document_ids(), info.text, info.page_starts);
     held->chat = std::move(chat);
-    sessions_.insert(held);
     return held;
 }
 
@@ -292,11 +303,7 @@ void EngineWorker::run_document_prefill(Job& job) {
         const bool cached = chat->served_from_cache();
         const int tokens = chat->session().document_tokens();
         if (!documents_.get(id)) return;  // deleted during the prefill
-        auto held = std::make_shared<HeldSession>();
-        held->name = id;
-        held->explicit_document = true;
-        held->scope = job.scope;
-        held->chat = std::move(chat);
+        auto held = hold_document(job, *info, std::move(chat));
         sessions_.erase(id);
         sessions_.insert(held);
         documents_.update(id, [&](DocumentInfo& d) {

@@ -51,6 +51,9 @@ private:
     // `owner`'s K/V cache files are its own: the owner is mixed into the cache key.
     std::unique_ptr<DocumentChat> new_chat(bool cacheable, const std::string& owner);
     std::shared_ptr<HeldSession> explicit_session(const Job& job, std::string& source);
+    // An explicit document's loaded chat as a held session, with its pages for citations.
+    std::shared_ptr<HeldSession> hold_document(const Job& job, const DocumentInfo& info,
+                                               std::unique_ptr<DocumentChat> chat) const;
     // Decodes with `ask` (which calls ask_tokens or ask) and reports text and outcome as events.
     template <typename Ask>
     // `document_reused`: document tokens whose K/V this request did not compute.

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "app/common/document_pages.h"
 #include "engine/session/document_chat.h"
 
 namespace snapdoc::server {
@@ -25,6 +26,8 @@ struct HeldSession {
     // and written by the engine worker only.
     std::string scope;
     std::unique_ptr<DocumentChat> chat;
+    // An uploaded PDF's pages, so its citations name them (none for text and automatic sessions).
+    CitationPages pages;
     uint64_t last_used = 0;
     int64_t bytes() const;  // the full K/V store and the kept tail rows
 };

@@ -75,8 +75,10 @@ std::string citation_line(const nlohmann::json& cit) {
     std::string excerpt = cit.contains("excerpt") && cit["excerpt"].is_string()
                               ? cit["excerpt"].get<std::string>()
                               : std::string();
-    std::string line = "“" + excerpt + "” (tokens " + std::to_string(num("first_token")) + "–" +
-                       std::to_string(num("last_token"));
+    // A PDF's citations name their page (stored since issue 41; older ones have none).
+    const int64_t page = num("page");
+    std::string line = "“" + excerpt + "” (" + (page > 0 ? "page " + std::to_string(page) + ", " : std::string()) +
+                       "tokens " + std::to_string(num("first_token")) + "–" + std::to_string(num("last_token"));
     if (cit.contains("weight") && cit["weight"].is_number()) {
         char buf[48];
         std::snprintf(buf, sizeof buf, ", weight %.2f", cit["weight"].get<double>());

@@ -4,9 +4,12 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "tests/server/server_process.h"
+#include "tests/support/paged_report.h"
 #include "tests/support/zip_builder.h"
 
 namespace snapdoc::test {
@@ -40,6 +43,57 @@ TEST(ServerDocumentFormats, ADocxUploadIsTheSameDocumentAsItsMarkdownText) {
     EXPECT_EQ(r->status, 400) << r->body;
     EXPECT_EQ(json::parse(r->body)["error"]["code"], "unreadable_document") << r->body;
     EXPECT_NE(r->body.find("unsafe name"), std::string::npos) << r->body;
+}
+
+// Issue 41, item 3: a document chat about an uploaded PDF cites the page its fact is on ("page",
+// 1-based), also after its session was evicted and loaded again; a text upload's citations have no
+// "page" at all.
+TEST(ServerDocumentFormats, CitationsOfAPdfUploadNameTheirPage) {
+    if (!fs::exists(demo_model_path())) GTEST_SKIP() << "demo model absent; skipping";
+    // A RAM cap of 0 keeps only the session in use: the second upload evicts the PDF's.
+    ServerProcess s({"-m", demo_model_path().string(), "--no-cache", "--session-ram-mb", "0"});
+    httplib::Client c("127.0.0.1", s.port());
+    c.set_read_timeout(60, 0);
+    const snapdoc::testing::PagedReport report = snapdoc::testing::paged_report(repo_path("resources/samples/demo-report.txt"));
+    const auto upload = [&](const std::string& content, const std::string& name) {
+        auto r = c.Post("/v1/documents", httplib::MultipartFormDataItems{{"file", content, name, "application/octet-stream"}});
+        EXPECT_TRUE(r);
+        if (!r) return std::string();
+        EXPECT_EQ(r->status, 202) << r->body;
+        const std::string id = json::parse(r->body).value("id", "");
+        json doc;
+        for (int i = 0; i < 600; ++i) {  // at most 60 s
+            doc = http_get(s.port(), "/v1/documents/" + id).json();
+            if (doc["status"] == "ready" || doc["status"] == "failed") break;
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+        EXPECT_EQ(doc["status"], "ready") << doc.dump();
+        return id;
+    };
+    const auto ask = [&](const std::string& id) {
+        json b = chat_body(report.question, 16);
+        b["document_id"] = id;
+        const json r = post_json(s.port(), "/v1/chat/completions", b).json();
+        EXPECT_TRUE(r.contains("citations")) << r.dump();
+        return r;
+    };
+    const std::string pdf = upload(snapdoc::testing::build_pdf(report.pages, "Farm Records"), "report.pdf");
+    ASSERT_FALSE(pdf.empty());
+    json r = ask(pdf);
+    ASSERT_FALSE(r["citations"].empty()) << r.dump();
+    EXPECT_EQ(r["citations"][0]["page"], report.fact_page) << r["citations"].dump();
+    EXPECT_NE(r["citations"][0]["text"].get<std::string>().find(report.value), std::string::npos) << r.dump();
+
+    const std::string txt = upload(report.plain_text(), "report.txt");
+    ASSERT_FALSE(txt.empty());
+    r = ask(txt);
+    ASSERT_FALSE(r["citations"].empty()) << r.dump();
+    for (const auto& cit : r["citations"]) EXPECT_FALSE(cit.contains("page")) << r["citations"].dump();
+
+    r = ask(pdf);  // its session was evicted by the text's: loaded again, with its pages
+    EXPECT_NE(r["usage"]["snapkv"]["session"], "ram") << r.dump();
+    ASSERT_FALSE(r["citations"].empty()) << r.dump();
+    EXPECT_EQ(r["citations"][0]["page"], report.fact_page) << r["citations"].dump();
 }
 
 }  // namespace

@@ -44,8 +44,8 @@ ChatMessage answer(const QString& text, const QString& meta, std::vector<Citatio
 }
 
 // The position -> text map of `text` in 4-character tokens, after `template_tokens` positions of no text.
-snapdoc::services::TokenTextMap four_char_tokens(const QString& text, int template_tokens) {
-    snapdoc::services::TokenTextMap map;
+snapdoc::TokenTextMap four_char_tokens(const QString& text, int template_tokens) {
+    snapdoc::TokenTextMap map;
     map.begin.assign(static_cast<std::size_t>(template_tokens), -1);
     map.end.assign(static_cast<std::size_t>(template_tokens), -1);
     for (int i = 0; i < text.size(); i += 4) {
@@ -253,6 +253,64 @@ private slots:
         QTest::mouseClick(view.viewport(), Qt::LeftButton, {}, r.center());
         QCOMPARE(clicked.count(), 1);
         QCOMPARE(clicked.at(0).at(0).toInt(), 1);
+        QCOMPARE(clicked.at(0).at(1).toInt(), 0);
+    }
+
+    // Issue 41: a PDF's citation names its page ("p. 3" on the chip, "page" stored and read back),
+    // clicking it still asks for its text range; a document without pages, or page starts that make
+    // no sense for the text, give no page rather than a wrong one.
+    void a_pdf_citation_names_its_page() {
+        const QString pages[3] = {"First page of filler words.", "Second page, more of the same filler.",
+                                  "Third page. The batch number for the green office is 4417. The end."};
+        QString text;
+        std::vector<int> starts;
+        for (const QString& p : pages) {
+            if (!text.isEmpty()) text += "\n\n";
+            starts.push_back(static_cast<int>(text.size()));
+            text += p;
+        }
+        const auto map = four_char_tokens(text, 2);
+        const int fact = static_cast<int>(text.indexOf("The batch"));
+        // A span that begins in the blank lines before page 2 (a token starting at the second
+        // "\n") counts on page 2.
+        const int gap = starts[1] - 1;
+        QCOMPARE(gap % 4, 0);
+        const std::vector<CitationInfo> info = {{2 + fact / 4, 2 + (fact + 40) / 4, 0.7}, {2 + gap / 4, 2 + gap / 4 + 2, 0.2}};
+        const auto cits = resolve_citations(info, &map, text, starts);
+        QCOMPARE(cits.size(), std::size_t{2});
+        QVERIFY2(cits[0].excerpt.contains("4417"), qPrintable(cits[0].excerpt));
+        QCOMPARE(cits[0].page, 3);
+        QCOMPARE(cits[1].page, 2);
+        const std::string json = citations_json(cits);
+        QVERIFY2(json.find("\"page\":3") != std::string::npos, json.c_str());
+        QCOMPARE(parse_citations_json(json)[0].page, 3);
+        QCOMPARE(parse_citations_json(R"([{"first_token":1,"last_token":2,"page":-4}])")[0].page, 0);
+        // An answer stored before citations had pages gets its page from its text range on load.
+        auto old_row = parse_citations_json(R"([{"first_token":1,"last_token":2,"begin":90,"end":99}])");
+        QCOMPARE(old_row[0].page, 0);
+        name_missing_pages(old_row, starts);
+        QCOMPARE(old_row[0].page, 3);
+
+        // No pages, or pages that do not fit the text: no page, and no "page" stored.
+        for (const std::vector<int>& bad : {std::vector<int>{}, std::vector<int>{0, 5000}, std::vector<int>{3, 10},
+                                            std::vector<int>{0, 20, 20}}) {
+            const auto none = resolve_citations(info, &map, text, bad);
+            QCOMPARE(none[0].page, 0);
+            QVERIFY(citations_json(none).find("\"page\"") == std::string::npos);
+            QVERIFY(!citation_label(none[0]).contains("p. "));
+        }
+
+        ChatModel model;
+        model.append(msg("user", "What is the batch number for the green office?"));
+        model.append(answer("4417.", "5 tokens", cits));
+        const QString label = model.index(1).data(ChatModel::CitationsRole).toStringList()[0];
+        QVERIFY2(label.startsWith("p. 3 · "), qPrintable(label));
+        const auto shown = shown_view(model);
+        ChatView& view = *shown;
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QSignalSpy clicked(&view, &ChatView::citationClicked);
+        QTest::mouseClick(view.viewport(), Qt::LeftButton, {}, view.citation_rect(1, 0).center());
+        QCOMPARE(clicked.count(), 1);
         QCOMPARE(clicked.at(0).at(1).toInt(), 0);
     }
 

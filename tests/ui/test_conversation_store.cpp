@@ -168,6 +168,20 @@ private slots:
         QCOMPARE(j["messages"][1]["citations"][0]["first_token"].get<int>(), 120);
     }
 
+    // Issue 41: a PDF's citations name their page in both exports.
+    void exports_name_a_citations_page() {
+        ConversationExport c;
+        c.messages.push_back(message(1, "user", "q"));
+        c.messages.push_back(message(
+            1, "assistant", "a", "m",
+            R"([{"first_token":120,"last_token":140,"weight":0.61,"page":3,"excerpt":"The code is 7391."}])"));
+        const std::string md = conversation_markdown(c);
+        QVERIFY2(md.find("1. “The code is 7391.” (page 3, tokens 120–140, weight 0.61)") != std::string::npos,
+                 md.c_str());
+        const auto j = nlohmann::json::parse(conversation_json(c));
+        QCOMPARE(j["messages"][1]["citations"][0]["page"].get<int>(), 3);
+    }
+
     // Defect (issue 12): the format followed the typed name, not the chosen filter.
     void export_format_follows_the_filter() {
         QCOMPARE(export_file_for("/t/notes", ExportFormat::Json).string(), std::string("/t/notes.json"));

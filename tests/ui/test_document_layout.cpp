@@ -9,7 +9,7 @@
 #include <QtTest>
 
 #include "app/services/library_store.h"
-#include "app/services/token_text_map.h"
+#include "app/common/token_text_map.h"
 #include "tests/ui/support/glyph_widths.h"
 #include "tests/ui/support/ui_test_support.h"
 #include "ui/document/document_layout.h"
@@ -58,8 +58,8 @@ QString hard_wrapped_text() {
 }
 
 // One token per whitespace-separated word of `text`, no template tokens.
-std::shared_ptr<services::TokenTextMap> word_map(const QString& text) {
-    auto map = std::make_shared<services::TokenTextMap>();
+std::shared_ptr<TokenTextMap> word_map(const QString& text) {
+    auto map = std::make_shared<TokenTextMap>();
     static const QRegularExpression word(QStringLiteral("\\S+"));
     for (auto it = word.globalMatch(text); it.hasNext();) {
         const auto m = it.next();

@@ -6,7 +6,7 @@
 #include <QSpinBox>
 #include <QtTest>
 
-#include "app/services/token_text_map.h"
+#include "app/common/token_text_map.h"
 #include "engine/kv/selection.h"
 #include "ui/document/document_panel.h"
 #include "ui/document/document_view.h"
@@ -20,11 +20,11 @@ namespace {
 // words, and no template tokens: position i is word i.
 struct Doc {
     QString text;
-    std::shared_ptr<services::TokenTextMap> map;
+    std::shared_ptr<TokenTextMap> map;
 };
 Doc words(int n) {
     Doc d;
-    d.map = std::make_shared<services::TokenTextMap>();
+    d.map = std::make_shared<TokenTextMap>();
     for (int i = 0; i < n; ++i) {
         if (i > 0) d.text += (i % 10 == 0) ? "\n" : " ";
         d.map->begin.push_back(static_cast<int32_t>(d.text.size()));

@@ -263,7 +263,7 @@ private slots:
     // span is widened to whole words. The real chat path (ChatController resolves through this).
     void citations_snap_to_words() {
         const QString text = QStringLiteral("Site Navigation menu. The harbour opens at nine.");
-        services::TokenTextMap map;
+        TokenTextMap map;
         // Tokens as a tokenizer may cut them: "Site", " Nav", "igation", " menu", "." ...
         const std::vector<std::pair<int, int>> pieces = {{0, 4}, {4, 8}, {8, 15}, {15, 20}, {20, 21}};
         for (const auto& [b, e] : pieces) {

@@ -5,14 +5,14 @@
 #include <string>
 #include <vector>
 
-#include "app/services/token_text_map.h"
+#include "app/common/token_text_map.h"
 #include "engine/model/model.h"
 #include "engine/tokenizer/chat_template.h"
 #include "engine/tokenizer/tokenizer.h"
 #include "tests/ui/support/ui_test_support.h"
 
-using snapdoc::services::map_tokens_to_text;
-using snapdoc::services::TokenTextMap;
+using snapdoc::map_tokens_to_text;
+using snapdoc::TokenTextMap;
 
 namespace {
 QString slice(const QString& text, const TokenTextMap& m, int p) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "app/common/document_pages.h"
 #include "engine/session/citations.h"
 
 namespace snapdoc::ui {
@@ -32,8 +33,9 @@ void snap_to_words(const QString& text, int& begin, int& end) {
 }  // namespace
 
 std::vector<CitationView> resolve_citations(const std::vector<CitationInfo>& citations,
-                                            const services::TokenTextMap* map, const QString& document,
-                                            int max_count) {
+                                            const TokenTextMap* map, const QString& document,
+                                            const std::vector<int>& page_offsets, int max_count) {
+    const bool paged = usable_page_starts(page_offsets, document.size());
     std::vector<CitationInfo> sorted = citations;
     std::stable_sort(sorted.begin(), sorted.end(),
                      [](const CitationInfo& a, const CitationInfo& b) { return a.weight > b.weight; });
@@ -53,11 +55,22 @@ std::vector<CitationView> resolve_citations(const std::vector<CitationInfo>& cit
                 v.begin = b;
                 v.end = e;
                 v.excerpt = excerpt_of(document.mid(b, e - b));
+                // The page of the passage's first character that is not blank: a span may begin in
+                // the blank lines that end the page before.
+                int first = b;
+                while (first + 1 < e && document[first].isSpace()) ++first;
+                if (paged) v.page = page_at(page_offsets, first);
             }
         }
         out.push_back(std::move(v));
     }
     return out;
+}
+
+void name_missing_pages(std::vector<CitationView>& citations, const std::vector<int>& page_offsets) {
+    if (page_offsets.empty()) return;
+    for (CitationView& c : citations)
+        if (c.page == 0 && c.begin >= 0) c.page = page_at(page_offsets, c.begin);
 }
 
 QString citation_tooltip(const CitationView& c) {
@@ -82,6 +95,7 @@ std::string citations_json(const std::vector<CitationView>& citations) {
                      {"end", c.end},
                      {"excerpt", c.excerpt.toStdString()}});
         if (c.weak) j.back()["weak"] = true;  // only when set: rows stored before it read the same
+        if (c.page > 0) j.back()["page"] = c.page;  // a PDF's only: "no page" is no field, not 0
     }
     return j.dump();
 }
@@ -101,6 +115,7 @@ std::vector<CitationView> parse_citations_json(const std::string& json) {
         c.weight = num("weight", 0.0);
         c.begin = num("begin", -1);
         c.end = num("end", -1);
+        c.page = std::max(0, num("page", 0));
         c.weak = e.contains("weak") && e["weak"].is_boolean() && e["weak"].get<bool>();
         if (e.contains("excerpt") && e["excerpt"].is_string())
             c.excerpt = QString::fromStdString(e["excerpt"].get<std::string>());

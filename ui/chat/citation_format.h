@@ -2,14 +2,15 @@
 // document text through the position -> text map, with a short excerpt, and their JSON form in
 // the messages table (citations_json, schema 3; exported as is):
 //   [{"first_token":120,"last_token":140,"weight":0.61,"begin":400,"end":470,"excerpt":"…"}]
-// plus "weak":true on a citation shown because nothing stood out (CitationView::weak).
+// plus "weak":true on a citation shown because nothing stood out (CitationView::weak), and
+// "page":3 (1-based) on a PDF's citations (CitationView::page; rows stored before it have none).
 #pragma once
 
 #include <QString>
 #include <string>
 #include <vector>
 
-#include "app/services/token_text_map.h"
+#include "app/common/token_text_map.h"
 #include "ui/models/chat_model.h"
 #include "ui/worker/worker_types.h"
 
@@ -18,11 +19,17 @@ namespace snapdoc::ui {
 inline constexpr int kShownCitations = 3;      // the top passages under an answer
 inline constexpr int kCitationExcerptChars = 90;
 
-// The strongest `max_count` citations with their text range (widened to whole words) and excerpt.
-// `map` may be null or not match `document` (then begin/end stay -1 and the excerpt is empty).
+// The strongest `max_count` citations with their text range (widened to whole words), excerpt and
+// page. `map` may be null or not match `document` (then begin/end stay -1 and the excerpt is
+// empty). `page_offsets`: where each page of `document` starts (UTF-16, the library's
+// page_offsets); empty, or not a sensible list for `document`, gives no pages.
 std::vector<CitationView> resolve_citations(const std::vector<CitationInfo>& citations,
-                                            const services::TokenTextMap* map, const QString& document,
+                                            const TokenTextMap* map, const QString& document,
+                                            const std::vector<int>& page_offsets = {},
                                             int max_count = kShownCitations);
+// Gives a page to each citation that has a text range but no page (answers stored before pages
+// were), from `page_offsets` (empty: nothing to do).
+void name_missing_pages(std::vector<CitationView>& citations, const std::vector<int>& page_offsets);
 // One line of text, at most `max_chars` characters, cut at a word where possible, "…" marking cuts.
 QString excerpt_of(const QString& text, int max_chars = kCitationExcerptChars);
 

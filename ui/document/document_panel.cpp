@@ -11,6 +11,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "app/common/document_pages.h"
 #include "ui/document/document_view.h"
 #include "ui/widgets/flow_layout.h"
 #include "ui/widgets/number_format.h"
@@ -199,14 +200,13 @@ void DocumentPanel::update_shading_controls() {
 }
 
 QString DocumentPanel::location_of(int position) const {
-    const services::TokenTextMap* map = view_->token_map();
+    const TokenTextMap* map = view_->token_map();
     if (!map || position < map->first_text || position > map->last_text) return {};
     const int offset = map->begin[position];
     if (offset < 0) return {};
     QString where;
     if (page_offsets_.size() >= 2) {
-        const auto it = std::upper_bound(page_offsets_.begin(), page_offsets_.end(), offset);
-        where = tr("page %1").arg(std::max<qsizetype>(1, it - page_offsets_.begin()));
+        where = tr("page %1").arg(page_at(page_offsets_, offset));
     }
     if (!line_starts_.empty()) {
         const auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
@@ -223,8 +223,7 @@ void DocumentPanel::update_page() {
     }
     // The page of the first visible character.
     const int offset = view_->first_visible_offset();
-    const auto it = std::upper_bound(page_offsets_.begin(), page_offsets_.end(), offset);
-    const int page = static_cast<int>(it - page_offsets_.begin());
+    const int page = page_at(page_offsets_, std::max(0, offset));
     page_->setText(tr("page %1 of %2").arg(with_commas(std::max(1, page)), with_commas(static_cast<qint64>(page_offsets_.size()))));
 }
 

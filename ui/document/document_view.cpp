@@ -119,7 +119,7 @@ void DocumentView::load_until(qsizetype chars) {
     }
 }
 
-void DocumentView::set_token_map(std::shared_ptr<const services::TokenTextMap> map) {
+void DocumentView::set_token_map(std::shared_ptr<const TokenTextMap> map) {
     map_ = std::move(map);
     viewport()->update();
 }

@@ -12,7 +12,7 @@
 #include <memory>
 #include <vector>
 
-#include "app/services/token_text_map.h"
+#include "app/common/token_text_map.h"
 #include "engine/kv/selection.h"
 #include "ui/document/document_layout.h"
 
@@ -42,7 +42,7 @@ public:
     DocumentLayout layout() const { return layout_; }
     // Whether the whole text of the last set_document is in the view (long texts arrive in slices).
     bool fully_loaded() const { return loaded_ >= text_.size(); }
-    void set_token_map(std::shared_ptr<const services::TokenTextMap> map);
+    void set_token_map(std::shared_ptr<const TokenTextMap> map);
     void set_head_counts(std::shared_ptr<const std::vector<uint16_t>> counts, int strips);
     // Per prompt position (TokenTextMap's index): the answer's weight; empty clears it.
     void set_answer_weights(std::shared_ptr<const std::vector<float>> weights);
@@ -67,7 +67,7 @@ public:
     // The highlighted range, {-1, -1} when none (tests).
     std::pair<int, int> highlighted_range() const { return highlight_; }
 
-    const services::TokenTextMap* token_map() const { return map_.get(); }
+    const TokenTextMap* token_map() const { return map_.get(); }
     // Text of prompt positions [first, last) ("" when not document text).
     QString text_of(int first, int last) const;
     // Shading level (0..kLevels) drawn for the character at `offset` in the current mode; -1 when
@@ -89,7 +89,7 @@ private:
     QString shown_;           // what the view holds: text_, or text_ with Markdown's soft breaks as spaces
     qsizetype loaded_ = 0;    // characters of text_ in the view so far
     quint64 generation_ = 0;  // bumped by set_document: a pending slice of an older text stops
-    std::shared_ptr<const services::TokenTextMap> map_;
+    std::shared_ptr<const TokenTextMap> map_;
     std::shared_ptr<const std::vector<uint16_t>> counts_;
     int strips_ = 0;
     std::shared_ptr<const std::vector<float>> weights_;

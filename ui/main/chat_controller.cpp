@@ -11,6 +11,7 @@
 #include <QStandardPaths>
 #include <algorithm>
 
+#include "app/common/document_pages.h"
 #include "app/services/conversation_export.h"
 #include "app/services/library_store.h"
 #include "engine/common/error.h"
@@ -100,7 +101,7 @@ ChatController::ChatController(EngineHost& engine, services::LibraryStore& store
             m.settings_json = settings_json_of(request_generation_, snap.selection->config);
             m.model = request_model_;
             m.citations = resolve_citations(st.citations, document_ ? document_->token_map.get() : nullptr,
-                                            document_text());
+                                            document_text(), document_pages());
             try {
                 if (conversation_id_ >= 0) {
                     services::MessageRecord rec{0, conversation_id_, "assistant", m.text.toStdString(),
@@ -198,6 +199,18 @@ void ChatController::drop_answer_card(const QString& status) {
     update_panel(status);
 }
 
+const std::vector<int>& ChatController::document_pages() {
+    if (!document_pages_loaded_ && document_id_ >= 0) {
+        const auto record = store_.document(document_id_);
+        // A list that does not fit the text (a damaged library) gives no pages, not wrong ones;
+        // the text's UTF-8 bytes bound its UTF-16 length.
+        if (record && usable_page_starts(record->page_offsets, record->text_chars))
+            document_pages_ = record->page_offsets;
+        document_pages_loaded_ = true;
+    }
+    return document_pages_;
+}
+
 const QString& ChatController::document_text() {
     if (!document_text_loaded_ && document_id_ >= 0) {
         document_text_ = QString::fromStdString(store_.document_text(document_id_));
@@ -211,6 +224,8 @@ void ChatController::set_document(int64_t id, const QString& title) {
     document_id_ = id;
     document_title_ = title;
     document_text_.clear();
+    document_pages_.clear();
+    document_pages_loaded_ = false;
     document_text_loaded_ = false;
     turn_snapshots_.clear();
     turn_order_.clear();
@@ -607,7 +622,11 @@ void ChatController::load_messages() {
     if (conversation_id_ >= 0) {
         if (const auto rec = store_.conversation(conversation_id_))
             system_prompt_ = QString::fromStdString(rec->system_prompt);
-        for (const auto& m : store_.messages(conversation_id_)) list.push_back(message_of(m));
+        for (const auto& m : store_.messages(conversation_id_)) {
+            list.push_back(message_of(m));
+            // Answers stored before citations had pages get them from their text range.
+            name_missing_pages(list.back().citations, document_pages());
+        }
     }
     panel_.set_system_prompt_text(system_prompt_);
     messages_.set_messages(std::move(list));

@@ -113,6 +113,7 @@ signals:
 private:
     void start_request(const QString& question, std::vector<HistoryTurn> history, int earlier_versions);
     void keep_turn_snapshot(int64_t message_id, const SelectionSnapshot& snap);
+    const std::vector<int>& document_pages();
     const QString& document_text();
     void drop_answer_card(const QString& status);
     void load_conversations(int64_t select_id);
@@ -145,6 +146,8 @@ private:
     QString system_prompt_;  // of the current conversation ("" = the default)
     QString search_;
     QString document_text_;  // loaded on first use, for citation excerpts
+    std::vector<int> document_pages_;  // its page starts (a PDF's), loaded on first use: citations' pages
+    bool document_pages_loaded_ = false;
     bool document_text_loaded_ = false;
     // Each answer's selection from this session, by message id; the newest kKeptTurns only.
     static constexpr std::size_t kKeptTurns = 16;

@@ -11,8 +11,9 @@ int ChatModel::rowCount(const QModelIndex& parent) const {
 }
 
 QString citation_label(const CitationView& c) {
-    return QObject::tr("%1“%2” · tokens %3–%4 · %5%")
+    return QObject::tr("%1%2“%3” · tokens %4–%5 · %6%")
         .arg(c.weak ? QObject::tr("weak: ") : QString())
+        .arg(c.page > 0 ? QObject::tr("p. %1 · ").arg(c.page) : QString())
         .arg(c.excerpt)
         .arg(c.first_token)
         .arg(c.last_token)

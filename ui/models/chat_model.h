@@ -24,6 +24,7 @@ struct CitationView {
     double weight = 0;
     bool weak = false;  // nothing stood out from the background: the strongest passage, alone
     int begin = -1, end = -1;
+    int page = 0;  // 1-based page of a PDF the passage begins on; 0: the document has no pages
     QString excerpt;
 };
 

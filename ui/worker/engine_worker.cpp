@@ -229,7 +229,7 @@ void EngineWorker::loadDocument(qint64 document_id, std::shared_ptr<const std::s
         pieces.reserve(part.size());
         for (int32_t id : part) pieces.push_back(s_->tokenizer->piece(id));
         auto map =
-            std::make_shared<const services::TokenTextMap>(services::map_tokens_to_text(pieces, *text));
+            std::make_shared<const TokenTextMap>(map_tokens_to_text(pieces, *text));
         if (!map->exact)
             spdlog::warn("token pieces do not match the document text; text positions are approximate");
 

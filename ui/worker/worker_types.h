@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "app/services/app_settings.h"
-#include "app/services/token_text_map.h"
+#include "app/common/token_text_map.h"
 #include "engine/kv/selection.h"
 
 namespace snapdoc::ui {
@@ -66,7 +66,7 @@ struct DocumentReady {
     int text_tokens = 0;      // of those, the document text's own (no template, no system prompt)
     double seconds = 0;       // tokenize + layer-major prefill
     int64_t full_store_bytes = 0;
-    std::shared_ptr<const services::TokenTextMap> token_map;
+    std::shared_ptr<const TokenTextMap> token_map;
     bool from_kv_cache = false;   // restored from the on-disk K/V cache: no prefill ran
     double kv_cache_seconds = 0;  // restoring (from_kv_cache) or writing the cache file
     QString kv_cache_note;        // why the cache could not be used or written ("" when fine)

@@ -1,8 +1,8 @@
-#include "app/services/token_text_map.h"
+#include "app/common/token_text_map.h"
 
 #include <algorithm>
 
-namespace snapdoc::services {
+namespace snapdoc {
 
 namespace {
 
@@ -143,4 +143,4 @@ TokenTextMap map_tokens_to_text(const std::vector<std::string>& pieces, std::str
     return map;
 }
 
-}  // namespace snapdoc::services
+}  // namespace snapdoc

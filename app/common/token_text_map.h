@@ -1,5 +1,6 @@
 // Where each prompt token of a document lies in the document's text, so the app can show the text
-// under a heatmap pixel and shade the document by what the heads kept.
+// under a heatmap pixel and shade the document by what the heads kept, and a citation's page can
+// be named (document_pages.h: the CLI and the server too, hence Qt-free in app/common).
 //
 // The engine's prompt starts with the template's opening tokens (BOS, "[INST]", a system prompt...),
 // then the document (trimmed), then "\n\n". map_tokens_to_text aligns the concatenated token
@@ -15,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-namespace snapdoc::services {
+namespace snapdoc {
 
 struct TokenTextMap {
     // Per prompt position in [0, size()): the token's text as UTF-16 offsets [begin, end) into the
@@ -37,4 +38,4 @@ struct TokenTextMap {
 // text the prompt was built from.
 TokenTextMap map_tokens_to_text(const std::vector<std::string>& pieces, std::string_view document);
 
-}  // namespace snapdoc::services
+}  // namespace snapdoc
