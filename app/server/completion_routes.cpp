@@ -306,7 +306,11 @@ void Server::handle_documents_post(const httplib::Request& req, httplib::Respons
         // the app read it; anything else is the document's text itself.
         if (const std::string format = documents::structured_format(file.filename); !format.empty()) {
             try {
-                info.text = documents::extract_document(file.content, format, "the uploaded " + file.filename).text;
+                // A scan's pages are read by OCR, in the language of the optional "ocr_lang" part
+                // (default: the server's locale's if installed, else English).
+                documents::OcrOptions ocr;
+                if (req.has_file("ocr_lang")) ocr.language = req.get_file_value("ocr_lang").content;
+                info.text = documents::extract_document(file.content, format, "the uploaded " + file.filename, ocr).text;
             } catch (const Error& e) {
                 throw bad_request(e.what(), "file", "unreadable_document");
             }
