@@ -9,7 +9,9 @@
 #                 in Recommends instead: without it the module fails to load, the engine says why
 #                 and "auto" runs on the CPU. Section contrib: it is useful only with non-free
 #                 software.
-# Every other dependency is computed by dpkg-shlibdeps from the binaries (SHLIBDEPS ON).
+# Every other dependency is computed by dpkg-shlibdeps from the binaries (SHLIBDEPS ON), except
+# Tesseract's language data, which no binary links: OCR of scanned PDFs needs at least one, so the
+# English data is a Depends (any other language, or tesseract-ocr-all, also satisfies it).
 set(CPACK_PACKAGE_NAME snapdoc)
 set(CPACK_PACKAGE_VENDOR "The snapdoc developers")
 set(CPACK_PACKAGE_CONTACT "${SNAPDOC_PACKAGE_MAINTAINER}")
@@ -32,6 +34,9 @@ set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${SNAPDOC_PACKAGE_MAINTAINER}")
 
 set(CPACK_DEBIAN_MAIN_PACKAGE_NAME snapdoc)
 set(CPACK_DEBIAN_MAIN_PACKAGE_SECTION utils)
+if(SNAPDOC_DOCUMENT_FORMATS)
+  set(CPACK_DEBIAN_MAIN_PACKAGE_DEPENDS "tesseract-ocr-eng | tesseract-ocr-language")
+endif()
 set(CPACK_COMPONENT_MAIN_DESCRIPTION
   "chat with long documents on a local language model
 snapdoc answers questions about documents of 100,000 tokens and more on one

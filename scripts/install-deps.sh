@@ -29,6 +29,9 @@ usage() {
 #   libpoppler-cpp-dev libzip-dev libxml2-dev
 #                         reading .pdf (Poppler's C++ binding), .docx/.odt/.epub (libzip, libxml2) in
 #                         app/documents, for the CLI, the server and the app (SNAPDOC_DOCUMENT_FORMATS).
+#   libtesseract-dev tesseract-ocr-eng
+#                         OCR of scanned PDF pages (Tesseract) and its English data, which the OCR
+#                         tests read; other languages are tesseract-ocr-deu, -fra, ... (--ocr-lang).
 #   dpkg-dev file lintian the Debian packages (scripts/package-deb.sh, scripts/ci-deb.sh): CPack's
 #                         DEB generator needs dpkg-shlibdeps (dpkg-dev) and `file` to compute the
 #                         dependencies; lintian checks the result.
@@ -38,7 +41,7 @@ packages=(
     libopenblas-dev libopenblas0-pthread
     libgtest-dev libsqlite3-dev
     libcurl4-openssl-dev libssl-dev libcpp-httplib-dev curl
-    libpoppler-cpp-dev libzip-dev libxml2-dev
+    libpoppler-cpp-dev libzip-dev libxml2-dev libtesseract-dev tesseract-ocr-eng
     clang libclang-rt-dev
     qemu-user
     dpkg-dev file lintian

@@ -7,6 +7,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/kv_cache_flags.h"
 #include "app/cli/model_setup.h"
+#include "app/cli/ocr_flags.h"
 #include "app/cli/prefill_notice.h"
 #include "app/cli/remote_commands.h"
 #include "app/cli/snapkv_flags.h"
@@ -31,6 +32,8 @@ int cmd_ask(int argc, char** argv) {
     flags.insert(flags.end(), kvf.begin(), kvf.end());
     const auto cachef = kv_cache_flags();
     flags.insert(flags.end(), cachef.begin(), cachef.end());
+    const auto ocrf = ocr_flags();
+    flags.insert(flags.end(), ocrf.begin(), ocrf.end());
     flags.insert(flags.end(), {{{"--doc"}}, {{"-q", "--question"}, true, true}, {{"--template"}}, {{"--system"}},
                                {{"-n", "--n-predict"}}, {{"--temp"}}, {{"--top-k"}}, {{"--top-p"}}, {{"--seed"}},
                                {{"--json"}}, {{"--ignore-context"}, false}, {{"--conversation"}, false},
@@ -64,7 +67,7 @@ int cmd_ask(int argc, char** argv) {
     // and loading the model take seconds, and an interrupt there stops before the prefill.
     const auto& cancel = install_interrupt_flag();
     opts.cancel = &cancel;
-    const documents::ExtractedDocument read = documents::read_document(doc_path);
+    const documents::ExtractedDocument read = read_document_for_cli(doc_path, args, &cancel);
     const std::string& document = read.text;
 
     LoadedModel lm = load_for_cli(args, /*need_tokenizer=*/true, /*need_backend=*/false);

@@ -5,6 +5,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/model_setup.h"
+#include "app/cli/ocr_flags.h"
 #include "app/cli/prefill_notice.h"
 #include "app/cli/snapkv_flags.h"
 #include "app/documents/document_reader.h"
@@ -38,6 +39,8 @@ int cmd_inspect(int argc, char** argv) {
     auto flags = model_flags();
     const auto kvf = snapkv_flags();
     flags.insert(flags.end(), kvf.begin(), kvf.end());
+    const auto ocrf = ocr_flags();
+    flags.insert(flags.end(), ocrf.begin(), ocrf.end());
     flags.insert(flags.end(),
                  {{{"--doc"}}, {{"-q", "--question"}}, {{"--ids"}}, {{"--template"}}, {{"--system"}}, {{"--json"}},
                   {{"--ignore-context"}, false}});
@@ -74,7 +77,7 @@ int cmd_inspect(int argc, char** argv) {
         f.write(j.dump() + "\n");
         f.commit();
     } else {
-        const std::string document = documents::read_document(args.required("doc")).text;
+        const std::string document = read_document_for_cli(args.required("doc"), args, cancel).text;
         const ChatTemplateKind kind = choose_chat_template(lm.model->chat_template, args.str("template"));
         DocumentChat chat(*lm.backend, *lm.tokenizer, kind);
         const std::string question = args.required("question");

@@ -4,6 +4,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/model_setup.h"
+#include "app/cli/ocr_flags.h"
 #include "app/documents/document_reader.h"
 #include "engine/session/document_chat.h"
 
@@ -12,8 +13,10 @@ namespace snapdoc::cli {
 int cmd_prompt(int argc, char** argv) {
     auto flags = model_flags();
     flags.insert(flags.end(), {{{"--doc"}}, {{"-q", "--question"}}, {{"--template"}}, {{"--system"}}});
+    const auto ocrf = ocr_flags();
+    flags.insert(flags.end(), ocrf.begin(), ocrf.end());
     const Args args(flags, argc, argv, 2);
-    const std::string document = documents::read_document(args.required("doc")).text;
+    const std::string document = read_document_for_cli(args.required("doc"), args).text;
     LoadedModel lm = load_for_cli(args, /*need_tokenizer=*/true, /*need_backend=*/false);
     const ChatTemplateKind kind = choose_chat_template(lm.model->chat_template, args.str("template"));
     const DocumentPrompt p =

@@ -29,9 +29,10 @@ std::string structured_format(const std::string& file_name) {
     return std::find(known.begin(), known.end(), s) != known.end() ? s : std::string();
 }
 
-ExtractedDocument extract_document(std::string_view bytes, const std::string& format, const std::string& what) {
+ExtractedDocument extract_document(std::string_view bytes, const std::string& format, const std::string& what,
+                                   const OcrOptions& ocr) {
     if (bytes.empty()) throw Error(what + " is empty");
-    ExtractedDocument d = format == "pdf"    ? read_pdf(bytes, what)
+    ExtractedDocument d = format == "pdf"    ? read_pdf(bytes, what, ocr)
                           : format == "docx" ? read_docx(bytes, what)
                           : format == "odt"  ? read_odt(bytes, what)
                           : format == "epub" ? read_epub(bytes, what)
@@ -44,7 +45,7 @@ ExtractedDocument extract_document(std::string_view bytes, const std::string& fo
     return d;
 }
 
-ExtractedDocument read_document(const std::filesystem::path& path) {
+ExtractedDocument read_document(const std::filesystem::path& path, const OcrOptions& ocr) {
     const std::string format = structured_format(path.filename().string());
     const std::string what = "document " + path.string();
     if (format.empty()) {
@@ -62,7 +63,7 @@ ExtractedDocument read_document(const std::filesystem::path& path) {
         throw Error(what + " is " + std::to_string(in.size() >> 20) + " MiB; the limit for a ." + format + " is " +
                     std::to_string(kMaxContainerBytes >> 20) + " MiB");
     const std::string bytes = in.read_all(static_cast<std::size_t>(kMaxContainerBytes));
-    return extract_document(bytes, format, what);
+    return extract_document(bytes, format, what, ocr);
 }
 
 }  // namespace snapdoc::documents

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "app/documents/extracted_document.h"
+#include "app/documents/ocr_options.h"
 
 namespace snapdoc::documents {
 
@@ -23,9 +24,11 @@ inline constexpr int64_t kMaxContainerBytes = int64_t{256} << 20;
 std::string structured_format(const std::string& file_name);
 
 // Reads `path`: a structured format by its suffix, anything else as UTF-8 text ("txt" or "md").
-ExtractedDocument read_document(const std::filesystem::path& path);
+// A PDF's pages without a text layer are read by OCR as `ocr` says (ocr_options.h).
+ExtractedDocument read_document(const std::filesystem::path& path, const OcrOptions& ocr = {});
 
 // Extracts a structured `format` from its bytes (an upload); `what` names it in messages.
-ExtractedDocument extract_document(std::string_view bytes, const std::string& format, const std::string& what);
+ExtractedDocument extract_document(std::string_view bytes, const std::string& format, const std::string& what,
+                                   const OcrOptions& ocr = {});
 
 }  // namespace snapdoc::documents

@@ -15,6 +15,11 @@ struct ExtractedDocument {
     std::string title;                     // from the file's metadata or first heading; "" if none
     std::string text;                      // UTF-8, "\n" newlines
     std::vector<std::size_t> page_starts;  // PDF: byte offset in `text` where page i starts
+    // PDF pages without a text layer whose text was recognised by OCR (0-based, ascending): their
+    // text is Tesseract's reading of the page's image, not the document's own text.
+    std::vector<int> recognised_pages;
+    std::string ocr_language;              // the Tesseract language they were read in
+    bool ocr_from_cache = false;           // their text came from the OCR cache (no OCR this time)
 };
 
 }  // namespace snapdoc::documents

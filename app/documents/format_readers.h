@@ -7,10 +7,12 @@
 #include <string_view>
 
 #include "app/documents/extracted_document.h"
+#include "app/documents/ocr_options.h"
 
 namespace snapdoc::documents {
 
-ExtractedDocument read_pdf(std::string_view bytes, const std::string& what);
+// Pages without a text layer are read by OCR as `ocr` says.
+ExtractedDocument read_pdf(std::string_view bytes, const std::string& what, const OcrOptions& ocr);
 ExtractedDocument read_docx(std::string_view bytes, const std::string& what);
 ExtractedDocument read_odt(std::string_view bytes, const std::string& what);
 ExtractedDocument read_epub(std::string_view bytes, const std::string& what);

@@ -306,8 +306,12 @@ void Server::handle_documents_post(const httplib::Request& req, httplib::Respons
         // the app read it; anything else is the document's text itself.
         if (const std::string format = documents::structured_format(file.filename); !format.empty()) {
             try {
+                // A scan's pages are read by OCR, in the language of the optional "ocr_lang" part
+                // (default: the server's locale's if installed, else English).
+                documents::OcrOptions ocr;
+                if (req.has_file("ocr_lang")) ocr.language = req.get_file_value("ocr_lang").content;
                 documents::ExtractedDocument d =
-                    documents::extract_document(file.content, format, "the uploaded " + file.filename);
+                    documents::extract_document(file.content, format, "the uploaded " + file.filename, ocr);
                 info.text = std::move(d.text);
                 info.page_starts = std::move(d.page_starts);  // citations name a PDF's pages
             } catch (const Error& e) {

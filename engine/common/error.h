@@ -22,7 +22,7 @@ public:
 // Raised when a run is stopped through a cancellation flag.
 class Cancelled : public Error {
 public:
-    Cancelled() : Error("cancelled") {}
+    explicit Cancelled(const std::string& message = "cancelled") : Error(message) {}
 };
 
 }  // namespace snapdoc

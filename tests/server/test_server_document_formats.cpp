@@ -1,15 +1,19 @@
 // Issue 41, item 4: snapdoc-server reads an uploaded .docx, .odt, .epub or .pdf as the CLI and the
 // app do. A generated .docx whose text is a Markdown upload's text is the same document (the
-// registry answers with the same id); a hostile one is a 400 with the reason.
+// registry answers with the same id); a hostile one is a 400 with the reason. Issue 41, item 2: a
+// scanned .pdf is read by OCR, in the language of an "ocr_lang" part.
 #include <gtest/gtest.h>
 #include <httplib.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <thread>
 
 #include "tests/server/server_process.h"
 #include "tests/support/paged_report.h"
+#include "tests/support/scanned_pdf.h"
+#include "tests/support/temp_dir.h"
 #include "tests/support/zip_builder.h"
 
 namespace snapdoc::test {
@@ -94,6 +98,43 @@ TEST(ServerDocumentFormats, CitationsOfAPdfUploadNameTheirPage) {
     EXPECT_NE(r["usage"]["snapkv"]["session"], "ram") << r.dump();
     ASSERT_FALSE(r["citations"].empty()) << r.dump();
     EXPECT_EQ(r["citations"][0]["page"], report.fact_page) << r["citations"].dump();
+TEST(ServerDocumentFormats, AScannedPdfUploadIsReadByOcr) {
+    if (!fs::exists(demo_model_path())) GTEST_SKIP() << "demo model absent; skipping";
+    if (!fs::exists("/usr/share/tesseract-ocr/5/tessdata/eng.traineddata") && !std::getenv("TESSDATA_PREFIX"))
+        GTEST_SKIP() << "tesseract-ocr-eng is not installed (scripts/install-deps.sh installs it)";
+    // The server (a child) inherits XDG_CACHE_HOME: its OCR cache goes to this test's folder.
+    snapdoc::testing::TempDir cache;
+    const char* old = std::getenv("XDG_CACHE_HOME");
+    const std::string saved = old ? old : "";
+    setenv("XDG_CACHE_HOME", cache.path().c_str(), 1);
+    ServerProcess s({"-m", demo_model_path().string(), "--no-cache"});
+    if (old)
+        setenv("XDG_CACHE_HOME", saved.c_str(), 1);
+    else
+        unsetenv("XDG_CACHE_HOME");
+    httplib::Client c("127.0.0.1", s.port());
+    c.set_read_timeout(120, 0);
+    const std::string scan = snapdoc::testing::build_scanned_pdf(
+        {snapdoc::testing::scan_page({"The batch number for the copper office is 4807."})});
+
+    auto r = c.Post("/v1/documents", httplib::MultipartFormDataItems{{"file", scan, "scan.pdf", "application/pdf"},
+                                                                      {"ocr_lang", "zzz", "", ""}});
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 400) << r->body;
+    EXPECT_EQ(json::parse(r->body)["error"]["code"], "unreadable_document") << r->body;
+    EXPECT_NE(r->body.find("tesseract-ocr-zzz"), std::string::npos) << r->body;
+    EXPECT_FALSE(fs::exists(cache / "snapdoc" / "ocr"));
+
+    r = c.Post("/v1/documents", httplib::MultipartFormDataItems{{"file", scan, "scan.pdf", "application/pdf"},
+                                                                 {"ocr_lang", "eng", "", ""}});
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->status, 202) << r->body;
+    // The recognised text was cached: one file for this PDF in English.
+    ASSERT_TRUE(fs::is_directory(cache / "snapdoc" / "ocr"));
+    int files = 0;
+    for (const auto& e : fs::directory_iterator(cache / "snapdoc" / "ocr"))
+        files += e.path().string().ends_with("-eng.json");
+    EXPECT_EQ(files, 1);
 }
 
 }  // namespace

@@ -14,7 +14,7 @@ namespace {
 }
 }  // namespace
 
-ExtractedDocument read_pdf(std::string_view, const std::string& what) { left_out(what); }
+ExtractedDocument read_pdf(std::string_view, const std::string& what, const OcrOptions&) { left_out(what); }
 ExtractedDocument read_docx(std::string_view, const std::string& what) { left_out(what); }
 ExtractedDocument read_odt(std::string_view, const std::string& what) { left_out(what); }
 ExtractedDocument read_epub(std::string_view, const std::string& what) { left_out(what); }
