@@ -15,6 +15,14 @@
 // single-threaded f32 GEMM on slices of W instead (our AVX-512 kernel, gemm_f32.h, where the CPU
 // has it; OpenBLAS sgemm elsewhere), dequantizing each slice into scratch when W is not f32 (exact;
 // weights stay compact in memory).
+// The precision is chosen per role of the product in the forward pass (MatMulRole): a precise role
+// takes two planes (16 bits in the AVX2 GEMM), the others one. --precise-activations makes every
+// role precise; the default none (kDefaultPreciseRoles); SNAPDOC_PRECISE_ROLES (qkv, wo, gate_up,
+// down, head, other, all, none) picks a mix for experiments and `snapdoc-bench model
+// --precise-roles`. Measured on the modelzoo files (docs/RESULTS.md, "Activation precision per
+// matmul role"): the one-plane error is spread over all roles, none dominates (random weights carry
+// no outlier channel), and every mix that leaves one role on one plane still measured up to
+// 0.54-1.29 of llama.cpp's distance; only all of them reach 0.5, at --precise-activations' cost.
 #pragma once
 
 #include <cstdint>
