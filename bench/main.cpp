@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
             "  tokenizer --tokenizer FILE [--tokenizer FILE2 ...] --text FILE [--tokens N] [--repeat R]\n"
             "            (FILE: SentencePiece .model, tokenizer.json, or a .gguf's vocabulary)\n"
             "  model -m MODEL [--prompt-tokens N] [--gen-tokens N] [--threads N] [--repeat R] [--device cpu|cuda]\n"
+            "        [--precise-roles \"none;all;qkv,down\"]  (CPU: each mix of precise matmul roles in turn)\n"
             "  synthetic --shape NAME [--dtype f32|f16|bf16|q8_0] [--out FILE] [model flags]\n"
             "  snapkv [--shape NAME | -m MODEL] [--prompt-tokens N] [--budget B] [--window W] [--contexts a,b]\n"
             "  greedy -m MODEL (--ids \"1 2 3\" | --ids-file F) [-n N] [--threads N] [--exact-prefill]\n"

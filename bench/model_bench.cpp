@@ -3,6 +3,9 @@
 // stream every weight once per token, so bandwidth / bytes-per-token bounds tokens/s).
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <memory>
+#include <string>
 #include <cstdio>
 #include <filesystem>
 #include <random>
@@ -27,7 +30,64 @@ namespace {
 
 std::vector<cli::FlagSpec> run_flags() {
     return {{{"--prompt-tokens"}}, {{"--gen-tokens"}}, {{"-t", "--threads"}}, {{"--repeat"}}, {{"--no-probe"}, false},
-            {{"--device"}}};
+            {{"--device"}},       {{"--precise-roles"}}};
+}
+
+// --precise-roles "none;all;down,head": the CPU backend once per mix of matmul roles with precise
+// activations (SNAPDOC_PRECISE_ROLES, set while each backend is built; matmul.cpp), their prefills
+// and decodes taken in turn (A B C A B C ...) in this one process, so drift on a shared machine hits
+// all alike. Prints each mix's median and its speed relative to the first.
+int run_roles_comparison(const Model& model, const std::string& list, int prompt_tokens, int gen_tokens, int threads,
+                         int repeat) {
+    std::vector<std::string> mixes;
+    for (std::size_t b = 0; b <= list.size();) {
+        const std::size_t e = std::min(list.find(';', b), list.size());
+        mixes.push_back(list.substr(b, e - b));
+        b = e + 1;
+    }
+    const char* before = std::getenv("SNAPDOC_PRECISE_ROLES");
+    const std::string saved = before ? before : "";
+    std::vector<std::unique_ptr<Backend>> backends;
+    for (const std::string& mix : mixes) {
+        setenv("SNAPDOC_PRECISE_ROLES", mix.c_str(), 1);
+        BackendOptions opts;
+        opts.threads = threads;
+        backends.push_back(make_backend(model, opts, "cpu"));
+    }
+    if (before) setenv("SNAPDOC_PRECISE_ROLES", saved.c_str(), 1); else unsetenv("SNAPDOC_PRECISE_ROLES");
+    const ModelConfig& c = model.config;
+    std::mt19937 rng(42);
+    std::vector<int32_t> ids(prompt_tokens);
+    for (auto& id : ids) id = static_cast<int32_t>(rng() % c.vocab_size);
+    std::vector<std::vector<double>> prefill_s(mixes.size()), decode_s(mixes.size());
+    for (int r = 0; r < repeat; ++r)
+        for (std::size_t k = 0; k < mixes.size(); ++k) {
+            Backend& backend = *backends[k];
+            auto kv = make_full_kv_cache(backend, prompt_tokens + gen_tokens);
+            auto t0 = Clock::now();
+            std::vector<float> logits = prefill(backend, ids, 0, *kv);
+            prefill_s[k].push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+            auto act = backend.create_activations(1);
+            t0 = Clock::now();
+            for (int i = 0; i < gen_tokens; ++i) {
+                const int32_t tok = static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+                const int32_t pos = prompt_tokens + i;
+                backend.embed(&tok, 1, *act, 0);
+                for (int l = 0; l < c.n_layers; ++l) backend.run_layer(l, *act, 0, 1, &pos, *kv, nullptr);
+                backend.logits(*act, 0, logits.data());
+            }
+            decode_s[k].push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+        }
+    const char* level = std::getenv("SNAPDOC_CPU_KERNELS");
+    std::printf("precise roles, %d prompt tokens, %d decoded, %d runs each in turn, %d threads, level %s\n",
+                prompt_tokens, gen_tokens, repeat, threads, level && *level ? level : "best");
+    const double pf0 = prompt_tokens / median(prefill_s[0]), dec0 = gen_tokens / median(decode_s[0]);
+    for (std::size_t k = 0; k < mixes.size(); ++k) {
+        const double pf = prompt_tokens / median(prefill_s[k]), dec = gen_tokens / median(decode_s[k]);
+        std::printf("  %-28s prefill %7.1f tok/s (%.2fx)   decode %6.2f tok/s (%.2fx)\n",
+                    mixes[k].empty() ? "(default)" : mixes[k].c_str(), pf, pf / pf0, dec, dec / dec0);
+    }
+    return 0;
 }
 
 int run_model_bench(const std::filesystem::path& path, const cli::Args& args) {
@@ -39,6 +99,8 @@ int run_model_bench(const std::filesystem::path& path, const cli::Args& args) {
     if (prompt_tokens < 1 || gen_tokens < 1) throw Error("--prompt-tokens and --gen-tokens must be >= 1");
 
     const Model model = load_model(path);
+    if (args.has("precise-roles"))
+        return run_roles_comparison(model, args.str("precise-roles"), prompt_tokens, gen_tokens, threads, repeat);
     const ModelConfig& c = model.config;
     const ModelSummary s = summarize(model);
     BackendOptions opts;

@@ -7,8 +7,10 @@
 #include <cstdlib>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "engine/common/error.h"
 #include "engine/model/dtype.h"
 #include "engine/model/tensor.h"
 #include "engine/runtime/cpu/kernel_level.h"
@@ -167,6 +169,71 @@ TEST(ActivationPlanes, MatMulIsFarInsideOnePlanesRoundingAtEveryLevel) {
                                            << ": SNAPDOC_ACT_PLANES=1 should round to one plane";
             }
         }
+    }
+}
+
+// The precision is chosen per matmul role (MatMul::set_precise_roles, SNAPDOC_PRECISE_ROLES): a
+// precise role's product is bit for bit --precise-activations' one, any other role's the one-plane
+// default's, in the decode dots and the integer GEMM, at every kernel level this CPU runs.
+TEST(ActivationPlanes, EachMatMulRoleTakesItsOwnPrecision) {
+    const int out = 48, in = 512;
+    ThreadPool pool(2);
+    std::mt19937 gen(11);
+    std::normal_distribution<float> nd(0.0f, 0.05f);
+    std::vector<float> wf(out * in);
+    for (auto& v : wf) v = nd(gen);
+    for (DType t : {DType::Q4_K, DType::Q8_0}) {
+        const std::size_t row_bytes = dtype_row_bytes(t, in);
+        std::vector<uint8_t> wq(row_bytes * out);
+        for (int r = 0; r < out; ++r) quantize_row(t, wf.data() + r * in, wq.data() + r * row_bytes, in);
+        TensorView w;
+        w.name = "w";
+        w.dtype = t;
+        w.shape = {out, in};
+        w.data = wq.data();
+        w.nbytes = wq.size();
+        for (cpu::KernelLevel level : cpu::kAllKernelLevels) {
+            if (!cpu::kernel_level_available(level)) continue;
+            ScopedEnv forced("SNAPDOC_CPU_KERNELS", cpu::kernel_level_name(level));
+            for (int n : {3, cpu::kIntegerGemmMinRows + 5}) {
+                const auto x = activations(n * in, 20u + n);
+                const auto product = [&](cpu::MatMul& mm, cpu::MatMulRole role) {
+                    std::vector<float> y(static_cast<std::size_t>(n) * out);
+                    mm(w, x.data(), n, y.data(), role);
+                    return y;
+                };
+                cpu::MatMul one_plane(pool), precise(pool, false, true), mixed(pool);
+                ASSERT_EQ(one_plane.precise_roles(), cpu::kDefaultPreciseRoles);
+                ASSERT_EQ(precise.precise_roles(), cpu::kAllMatMulRoles);
+                mixed.set_precise_roles(cpu::role_bit(cpu::MatMulRole::FfnDown));
+                const auto want_one = product(one_plane, cpu::MatMulRole::Other);
+                const auto want_precise = product(precise, cpu::MatMulRole::Other);
+                ASSERT_NE(want_one, want_precise) << "the two precisions should differ";
+                const std::string what = std::string(dtype_name(t)) + " " + std::to_string(n) + " rows " +
+                                         cpu::kernel_level_name(level);
+                EXPECT_EQ(product(mixed, cpu::MatMulRole::FfnDown), want_precise) << what;
+                EXPECT_EQ(product(mixed, cpu::MatMulRole::AttnQkv), want_one) << what;
+            }
+        }
+    }
+}
+
+TEST(ActivationPlanes, PreciseRolesComeFromTheEnvironmentAndABadNameIsAnError) {
+    ThreadPool pool(1);
+    {
+        ScopedEnv env("SNAPDOC_PRECISE_ROLES", "down,head");
+        EXPECT_EQ(cpu::MatMul(pool).precise_roles(),
+                  cpu::role_bit(cpu::MatMulRole::FfnDown) | cpu::role_bit(cpu::MatMulRole::Output));
+        // --precise-activations keeps meaning every role.
+        EXPECT_EQ(cpu::MatMul(pool, false, true).precise_roles(), cpu::kAllMatMulRoles);
+    }
+    {
+        ScopedEnv env("SNAPDOC_PRECISE_ROLES", "none");
+        EXPECT_EQ(cpu::MatMul(pool).precise_roles(), 0u);
+    }
+    {
+        ScopedEnv env("SNAPDOC_PRECISE_ROLES", "qkv,ffn");
+        EXPECT_THROW(cpu::MatMul{pool}, Error);
     }
 }
 

@@ -186,7 +186,7 @@ public:
         if (row_index < 0 || row_index >= a.max_rows()) throw Error("logits: row out of range");
         rms_norm_row(a.data.data() + static_cast<int64_t>(row_index) * cfg_.dim, out_norm_.data(), xn_.data(),
                      cfg_.dim, cfg_.norm_eps);
-        matmul_(model_.weights.output, xn_.data(), 1, out);
+        matmul_(model_.weights.output, xn_.data(), 1, out, MatMulRole::Output);
     }
 
     void window_scores(const KvCache& kv, int layer, const float* q_window, const int32_t* q_positions, int n_window,
@@ -250,7 +250,7 @@ private:
         // Attention block: projections (+ biases), per-head q/k norm, RoPE — the order of HF's
         // Qwen2/Qwen3 attention and llama.cpp's graphs. (Fused qkv tensors arrive as row slices.)
         for (int i = 0; i < n; ++i) rms_norm_row(h + i * dim, vec.attn.data(), xn_.data() + i * dim, dim, cfg_.norm_eps);
-        matmul_.same_input({{&w.wq, q_.data()}, {&w.wk, k_.data()}, {&w.wv, v_.data()}}, xn_.data(), n);
+        matmul_.same_input({{&w.wq, q_.data()}, {&w.wk, k_.data()}, {&w.wv, v_.data()}}, xn_.data(), n, MatMulRole::AttnQkv);
         if (!vec.bq.empty()) {
             add_bias_rows(q_.data(), vec.bq.data(), n, qd);
             add_bias_rows(k_.data(), vec.bk.data(), n, kvd);
@@ -291,14 +291,14 @@ private:
         args.sliding_window = cfg_.sliding_window;
         args.out = attn_.data();
         attention(args, pool_);
-        matmul_(w.wo, attn_.data(), n, tmp_.data());
+        matmul_(w.wo, attn_.data(), n, tmp_.data(), MatMulRole::AttnOut);
         add_inplace(h, tmp_.data(), static_cast<int64_t>(n) * dim);
 
         // Feed-forward block (SwiGLU).
         for (int i = 0; i < n; ++i) rms_norm_row(h + i * dim, vec.ffn.data(), xn_.data() + i * dim, dim, cfg_.norm_eps);
-        matmul_.same_input({{&w.w_gate, gate_.data()}, {&w.w_up, up_.data()}}, xn_.data(), n);
+        matmul_.same_input({{&w.w_gate, gate_.data()}, {&w.w_up, up_.data()}}, xn_.data(), n, MatMulRole::FfnGateUp);
         swiglu(gate_.data(), up_.data(), static_cast<int64_t>(n) * cfg_.ffn_dim);
-        matmul_(w.w_down, gate_.data(), n, tmp_.data());
+        matmul_(w.w_down, gate_.data(), n, tmp_.data(), MatMulRole::FfnDown);
         add_inplace(h, tmp_.data(), static_cast<int64_t>(n) * dim);
     }
 

@@ -5,6 +5,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <utility>
+
+#include "engine/common/error.h"
 
 #include "engine/runtime/cpu/dot_kernels.h"
 #include "engine/runtime/cpu/gemm_f32.h"
@@ -18,22 +22,47 @@ namespace snapdoc::cpu {
 
 namespace {
 
-// Two planes where asked for (BackendOptions::precise_activations, or SNAPDOC_ACT_PLANES=2 for every
-// backend of the process); else llama.cpp's single 8-bit plane.
-int activation_planes(bool precise) {
-    const char* v = std::getenv("SNAPDOC_ACT_PLANES");
-    return precise || (v && std::strcmp(v, "2") == 0) ? 2 : 1;
+// SNAPDOC_PRECISE_ROLES (an experiment knob, and an override for every backend of the process): a
+// comma list of qkv, wo, gate_up, down, head, other, or all / none; a role listed runs precise.
+unsigned roles_from_env(unsigned fallback) {
+    const char* v = std::getenv("SNAPDOC_PRECISE_ROLES");
+    if (!v) return fallback;
+    static const std::pair<const char*, unsigned> kNames[] = {
+        {"qkv", role_bit(MatMulRole::AttnQkv)},   {"wo", role_bit(MatMulRole::AttnOut)},
+        {"gate_up", role_bit(MatMulRole::FfnGateUp)}, {"down", role_bit(MatMulRole::FfnDown)},
+        {"head", role_bit(MatMulRole::Output)},   {"other", role_bit(MatMulRole::Other)},
+        {"all", kAllMatMulRoles},                 {"none", 0u}};
+    unsigned roles = 0;
+    const std::string list = v;
+    for (std::size_t b = 0; b <= list.size();) {
+        const std::size_t e = std::min(list.find(',', b), list.size());
+        const std::string name = list.substr(b, e - b);
+        bool known = name.empty();
+        for (const auto& [n, bits] : kNames)
+            if (name == n) roles |= bits, known = true;
+        if (!known) throw Error("SNAPDOC_PRECISE_ROLES: unknown role '" + name + "'");
+        b = e + 1;
+    }
+    return roles;
 }
 
-// 16-bit activations for the AVX2 level's GEMM: SNAPDOC_WIDE_ACT=1 with one plane too, =0 never (the
-// 8-bit plane(s) there, for comparisons: snapdoc-bench qgemm); unset, where two planes are asked for,
-// since one 16-bit pass is as precise as two 8-bit ones there and cheaper (docs/RESULTS.md, "Wide
-// activations on AVX2"). Not the one-plane default: it measured 0.65-0.8 of that plane's speed.
-bool wide_activations(int planes) {
+// Every role precise where asked for (BackendOptions::precise_activations, or SNAPDOC_ACT_PLANES=2
+// for every backend of the process); else kDefaultPreciseRoles.
+unsigned initial_precise_roles(bool precise) {
+    const char* v = std::getenv("SNAPDOC_ACT_PLANES");
+    if (precise || (v && std::strcmp(v, "2") == 0)) return kAllMatMulRoles;
+    return roles_from_env(kDefaultPreciseRoles);
+}
+
+// SNAPDOC_WIDE_ACT=1: the AVX2 level's 16-bit GEMM for the one-plane roles too; =0 never (the 8-bit
+// plane(s) there, for comparisons: snapdoc-bench qgemm). Unset: for the precise roles, since one
+// 16-bit pass is as precise as two 8-bit ones there and cheaper (docs/RESULTS.md, "Wide activations
+// on AVX2").
+int wide_override() {
     const char* v = std::getenv("SNAPDOC_WIDE_ACT");
-    if (v && std::strcmp(v, "0") == 0) return false;
-    if (v && std::strcmp(v, "1") == 0) return true;
-    return planes == 2;
+    if (v && std::strcmp(v, "0") == 0) return 0;
+    if (v && std::strcmp(v, "1") == 0) return 1;
+    return -1;
 }
 
 }  // namespace
@@ -41,26 +70,30 @@ bool wide_activations(int planes) {
 MatMul::MatMul(ThreadPool& pool, bool exact_prefill, bool precise_activations)
     : pool_(pool),
       exact_prefill_(exact_prefill),
-      planes_(activation_planes(precise_activations)),
-      wide_(wide_activations(planes_)) {}
+      precise_roles_(initial_precise_roles(precise_activations)),
+      wide_override_(wide_override()) {}
 
 bool MatMul::streams(const TensorView& w, int n) const {
     const bool integer = !exact_prefill_ && quant_gemm_supports(w.dtype);
     return n <= kSmallBatchRows || (integer && n < kIntegerGemmMinRows);
 }
 
-void MatMul::operator()(const TensorView& w, const float* x, int n, float* y) {
+void MatMul::operator()(const TensorView& w, const float* x, int n, float* y, MatMulRole role) {
+    multiply(w, x, n, y, precise(role));
+}
+
+void MatMul::multiply(const TensorView& w, const float* x, int n, float* y, bool precise) {
     if (streams(w, n)) {
         const Product p{&w, y};
-        stream(&p, 1, x, n);
+        stream(&p, 1, x, n, precise);
     } else if (!exact_prefill_ && quant_gemm_supports(w.dtype)) {
-        integer_gemm(w, x, n, y);
+        integer_gemm(w, x, n, y, precise);
     } else {
         blas(w, x, n, y);
     }
 }
 
-void MatMul::same_input(std::initializer_list<Product> products, const float* x, int n) {
+void MatMul::same_input(std::initializer_list<Product> products, const float* x, int n, MatMulRole role) {
     // Fused only when one loop can serve every product: all streamed, all block-quantized (each
     // dotting the activation in its kernel's format) or all float, over the same input width.
     const TensorView& w0 = *products.begin()->w;
@@ -71,13 +104,13 @@ void MatMul::same_input(std::initializer_list<Product> products, const float* x,
         fusable = fusable && streams(w, n) && w.cols() == w0.cols() && dtype_is_quantized(w.dtype) == quantized;
     }
     if (fusable) {
-        stream(products.begin(), products.size(), x, n);
+        stream(products.begin(), products.size(), x, n, precise(role));
         return;
     }
-    for (const Product& p : products) (*this)(*p.w, x, n, p.y);
+    for (const Product& p : products) multiply(*p.w, x, n, p.y, precise(role));
 }
 
-void MatMul::stream(const Product* products, std::size_t count, const float* x, int n) {
+void MatMul::stream(const Product* products, std::size_t count, const float* x, int n, bool precise) {
     const TensorView& w0 = *products[0].w;
     const int64_t in = w0.cols();
     // Each activation row is quantized once per format the products' kernels read and reused for
@@ -91,7 +124,7 @@ void MatMul::stream(const Product* products, std::size_t count, const float* x, 
             dots[k] = decode_dot(products[k].w->dtype);
             std::size_t same = 0;
             while (same < k && dots[same].act != dots[k].act) ++same;
-            acts[k] = same < k ? acts[same] : quantize_rows(dots[k].act, x, n, in);
+            acts[k] = same < k ? acts[same] : quantize_rows(dots[k].act, x, n, in, precise ? 2 : 1);
         }
     // The products' rows as one range: product k owns [first[k], first[k + 1]).
     std::vector<int64_t> first(count + 1, 0);
@@ -135,13 +168,13 @@ void MatMul::stream(const Product* products, std::size_t count, const float* x, 
         pool_.parallel_for(first[count], 16, rows);
 }
 
-MatMul::QuantizedRows MatMul::quantize_rows(ActFormat format, const float* x, int n, int64_t in) {
+MatMul::QuantizedRows MatMul::quantize_rows(ActFormat format, const float* x, int n, int64_t in, int planes) {
     const std::size_t stride = act_row_bytes(format, in);
     std::vector<Line>& buffer = act_[static_cast<int>(format)];
     const std::size_t plane_bytes = stride * static_cast<std::size_t>(n);
-    buffer.resize((plane_bytes * static_cast<std::size_t>(planes_) + sizeof(Line) - 1) / sizeof(Line));
+    buffer.resize((plane_bytes * static_cast<std::size_t>(planes) + sizeof(Line) - 1) / sizeof(Line));
     auto* act = reinterpret_cast<uint8_t*>(buffer.data());
-    uint8_t* residual = planes_ == 2 ? act + plane_bytes : nullptr;
+    uint8_t* residual = planes == 2 ? act + plane_bytes : nullptr;
     const auto rows = [&](int64_t i0, int64_t i1) {
         thread_local std::vector<float> r;
         if (residual) r.resize(static_cast<std::size_t>(in));
@@ -176,11 +209,12 @@ void MatMul::wide_gemm(const TensorView& w, const float* x, int n, float* y) {
     });
 }
 
-void MatMul::integer_gemm(const TensorView& w, const float* x, int n, float* y) {
+void MatMul::integer_gemm(const TensorView& w, const float* x, int n, float* y, bool precise) {
     const int64_t out = w.rows(), in = w.cols();
     // At the AVX2 level one 16-bit pass can replace the 8-bit plane(s): as precise as two, at
     // 0.65-0.8 of one plane's speed there (docs/RESULTS.md, "Wide activations on AVX2").
-    if (wide_ && active_kernel_level() == KernelLevel::Avx2 && quant_gemm_wide_available(KernelLevel::Avx2)) {
+    const bool wide = wide_override_ == 1 || (wide_override_ == -1 && precise);
+    if (wide && active_kernel_level() == KernelLevel::Avx2 && quant_gemm_wide_available(KernelLevel::Avx2)) {
         wide_gemm(w, x, n, y);
         return;
     }
@@ -190,7 +224,7 @@ void MatMul::integer_gemm(const TensorView& w, const float* x, int n, float* y) 
     // then on the residual rows into scratch, and adds. Two calls of n rows rather than one of 2n:
     // each keeps the activation block of one plane (as much as one plane alone) hot while the
     // weight chunks pass, where 2n rows in one call ran 2.3-4.8x one plane's time (RESULTS.md).
-    const QuantizedRows act = quantize_rows(act_format(w.dtype), x, n, in);
+    const QuantizedRows act = quantize_rows(act_format(w.dtype), x, n, in, precise ? 2 : 1);
     float* lo = nullptr;
     if (act.residual) {
         gemm_out_.resize(static_cast<std::size_t>(n) * static_cast<std::size_t>(out));

@@ -15,6 +15,14 @@
 // single-threaded f32 GEMM on slices of W instead (our AVX-512 kernel, gemm_f32.h, where the CPU
 // has it; OpenBLAS sgemm elsewhere), dequantizing each slice into scratch when W is not f32 (exact;
 // weights stay compact in memory).
+// The precision is chosen per role of the product in the forward pass (MatMulRole): a precise role
+// takes two planes (16 bits in the AVX2 GEMM), the others one. --precise-activations makes every
+// role precise; the default none (kDefaultPreciseRoles); SNAPDOC_PRECISE_ROLES (qkv, wo, gate_up,
+// down, head, other, all, none) picks a mix for experiments and `snapdoc-bench model
+// --precise-roles`. Measured on the modelzoo files (docs/RESULTS.md, "Activation precision per
+// matmul role"): the one-plane error is spread over all roles, none dominates (random weights carry
+// no outlier channel), and every mix that leaves one role on one plane still measured up to
+// 0.54-1.29 of llama.cpp's distance; only all of them reach 0.5, at --precise-activations' cost.
 #pragma once
 
 #include <cstdint>
@@ -27,12 +35,21 @@
 
 namespace snapdoc::cpu {
 
+// Which product of the forward pass a matmul is: the precision of its activations is chosen per role
+// (MatMul's precise roles, below).
+enum class MatMulRole { AttnQkv, AttnOut, FfnGateUp, FfnDown, Output, Other };
+inline constexpr int kMatMulRoleCount = 6;
+constexpr unsigned role_bit(MatMulRole r) { return 1u << static_cast<int>(r); }
+inline constexpr unsigned kAllMatMulRoles = (1u << kMatMulRoleCount) - 1;
+// The roles precise by default (without precise_activations).
+inline constexpr unsigned kDefaultPreciseRoles = 0;
+
 class MatMul {
 public:
     // exact_prefill: batches above kSmallBatchRows run in f32 even for block-quantized weights.
     // precise_activations: two activation planes (above).
     explicit MatMul(ThreadPool& pool, bool exact_prefill = false, bool precise_activations = false);
-    void operator()(const TensorView& w, const float* x, int n, float* y);
+    void operator()(const TensorView& w, const float* x, int n, float* y, MatMulRole role = MatMulRole::Other);
 
     // y = x · Wᵀ for several weights that share the input x (q/k/v; gate/up). In decode (batches
     // the dot kernels stream) block-quantized weights, or float ones, share one parallel loop over
@@ -44,7 +61,11 @@ public:
         const TensorView* w;
         float* y;
     };
-    void same_input(std::initializer_list<Product> products, const float* x, int n);
+    void same_input(std::initializer_list<Product> products, const float* x, int n,
+                    MatMulRole role = MatMulRole::Other);
+    // The roles whose activations are precise (role_bit set), for the experiments and benches.
+    unsigned precise_roles() const { return precise_roles_; }
+    void set_precise_roles(unsigned roles) { precise_roles_ = roles; }
 
     // How the decode loops split weight rows over the threads: owned shares (the default,
     // ThreadPool::parallel_for_stream) or the shared chunk counter of parallel_for, kept so
@@ -55,9 +76,11 @@ public:
 private:
     // The decode path: every weight row read once through the dot kernels (block types against the
     // activation rows quantized once; float types against x), all products' rows in one loop.
-    void stream(const Product* products, std::size_t count, const float* x, int n);
+    void stream(const Product* products, std::size_t count, const float* x, int n, bool precise);
     bool streams(const TensorView& w, int n) const;
-    void integer_gemm(const TensorView& w, const float* x, int n, float* y);
+    void integer_gemm(const TensorView& w, const float* x, int n, float* y, bool precise);
+    void multiply(const TensorView& w, const float* x, int n, float* y, bool precise);
+    bool precise(MatMulRole role) const { return (precise_roles_ & role_bit(role)) != 0; }
     // Quantizes n activation rows in `format` into its buffer (in parallel for large batches): rows
     // [0, n) the first plane, with two planes rows [n, 2n) the residual of row i - n.
     struct QuantizedRows {
@@ -65,15 +88,15 @@ private:
         std::size_t stride;  // bytes per row
         const uint8_t* residual;  // the second plane's rows (data + n·stride), or null with one plane
     };
-    QuantizedRows quantize_rows(ActFormat format, const float* x, int n, int64_t in);
+    QuantizedRows quantize_rows(ActFormat format, const float* x, int n, int64_t in, int planes);
     // The AVX2 level's GEMM on 16-bit activation rows (quant_gemm_wide.h).
     void wide_gemm(const TensorView& w, const float* x, int n, float* y);
     void blas(const TensorView& w, const float* x, int n, float* y);
 
     ThreadPool& pool_;
     bool exact_prefill_;
-    int planes_;  // activation planes: 1, or 2 with precise_activations / SNAPDOC_ACT_PLANES=2
-    bool wide_;   // the AVX2 level's GEMM on 16-bit activations (matmul.cpp, wide_activations)
+    unsigned precise_roles_;  // role_bit()s of the roles with precise activations (matmul.cpp)
+    int wide_override_;  // SNAPDOC_WIDE_ACT: -1 unset, 0 never wide, 1 wide even for one plane
     std::vector<float> gemm_out_;  // the integer GEMM's [n, out] results on the residual plane
     RowSchedule schedule_ = RowSchedule::OwnedShares;
     std::vector<std::vector<float>> scratch_;  // per thread: dequantized weight rows for the sgemm path
