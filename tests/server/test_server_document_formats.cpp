@@ -98,6 +98,8 @@ TEST(ServerDocumentFormats, CitationsOfAPdfUploadNameTheirPage) {
     EXPECT_NE(r["usage"]["snapkv"]["session"], "ram") << r.dump();
     ASSERT_FALSE(r["citations"].empty()) << r.dump();
     EXPECT_EQ(r["citations"][0]["page"], report.fact_page) << r["citations"].dump();
+}
+
 TEST(ServerDocumentFormats, AScannedPdfUploadIsReadByOcr) {
     if (!fs::exists(demo_model_path())) GTEST_SKIP() << "demo model absent; skipping";
     if (!fs::exists("/usr/share/tesseract-ocr/5/tessdata/eng.traineddata") && !std::getenv("TESSDATA_PREFIX"))
