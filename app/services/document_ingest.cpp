@@ -1,5 +1,7 @@
 #include "app/services/document_ingest.h"
 
+#include <algorithm>
+
 #include <QCryptographicHash>
 #include <QFile>
 #include <QFileInfo>
@@ -88,10 +90,36 @@ std::string read_html(const QString& path, QString& title) {
     return text;
 }
 
-std::string read_pdf(const QString& path, QString& title, std::vector<int>& page_offsets,
-                     const IngestProgress& progress, const std::atomic<bool>* cancel) {
+// UTF-16 offsets (what the document view counts) of byte offsets into UTF-8 `text`.
+std::vector<int> utf16_offsets(const std::string& text, const std::vector<std::size_t>& byte_offsets) {
+    std::vector<int> out;
+    out.reserve(byte_offsets.size());
+    for (std::size_t b : byte_offsets)
+        out.push_back(static_cast<int>(QString::fromUtf8(text.data(), static_cast<qsizetype>(std::min(b, text.size()))).size()));
+    return out;
+}
+
+// A PDF with scanned pages: the Qt-free reader (app/documents) OCRs the pages without a text layer
+// and keeps the others' text, with the page starts.
+std::string read_scanned_pdf(const QString& path, QString& title, IngestedDocument& d,
+                             const std::atomic<bool>* cancel, documents::OcrOptions ocr) {
+    if (!ocr.cancel) ocr.cancel = cancel;
+    documents::ExtractedDocument e = documents::read_document(path.toStdString(), ocr);
+    title = QString::fromStdString(e.title);
+    d.page_offsets = utf16_offsets(e.text, e.page_starts);
+    d.recognised_pages = e.recognised_pages;
+    d.ocr_language = QString::fromStdString(e.ocr_language);
+    return std::move(e.text);
+}
+
+std::string read_pdf(const QString& path, QString& title, IngestedDocument& d, const IngestProgress& progress,
+                     const std::atomic<bool>* cancel, const documents::OcrOptions& ocr) {
+    std::vector<int>& page_offsets = d.page_offsets;
     const PdfText pdf = extract_pdf_text(path, progress, cancel);
     title = pdf.title;
+    const bool has_blank_page = std::any_of(pdf.pages.begin(), pdf.pages.end(),
+                                            [](const QString& page) { return page.trimmed().isEmpty(); });
+    if (has_blank_page && ocr.enabled) return read_scanned_pdf(path, title, d, cancel, ocr);
     QString all;
     for (QString page : pdf.pages) {
         if (!all.isEmpty()) all += QStringLiteral("\n\n");
@@ -101,7 +129,7 @@ std::string read_pdf(const QString& path, QString& title, std::vector<int>& page
     }
     if (all.trimmed().isEmpty())
         throw Error("document " + utf8(path) + " has no text layer (" + std::to_string(pdf.pages.size()) +
-                    (pdf.pages.size() == 1 ? " page" : " pages") + ", probably scanned images); snapdoc does not do OCR");
+                    (pdf.pages.size() == 1 ? " page" : " pages") + ", probably scanned images) and OCR is off");
     return utf8(all);
 }
 
@@ -137,7 +165,7 @@ bool is_document_file(const QString& path) {
 }
 
 IngestedDocument ingest_document(const QString& path, const IngestProgress& progress,
-                                 const std::atomic<bool>* cancel) {
+                                 const std::atomic<bool>* cancel, documents::OcrOptions ocr) {
     const QFileInfo info(path);
     if (!info.exists()) throw Error("document " + utf8(path) + " does not exist");
     if (info.isDir()) throw Error("document " + utf8(path) + " is a folder, not a file");
@@ -153,7 +181,7 @@ IngestedDocument ingest_document(const QString& path, const IngestProgress& prog
     if (progress) progress(0, 1);
     if (suffix == "pdf") {
         d.format = "pdf";
-        d.text = read_pdf(path, title, d.page_offsets, progress, cancel);
+        d.text = read_pdf(path, title, d, progress, cancel, ocr);
     } else if (suffix == "docx" || suffix == "odt" || suffix == "epub") {
         // The Qt-free reader the CLI and the server use too (app/documents), so all three agree.
         documents::ExtractedDocument e = documents::read_document(path.toStdString());

@@ -1,5 +1,5 @@
 // Text extraction from PDF files with Poppler (Qt 6 binding): the text layer of each page, in
-// reading order as Poppler sees it. Scanned PDFs have no text layer; snapdoc does not do OCR.
+// reading order as Poppler sees it. Scanned pages have no text layer: document_ingest reads them by OCR (app/documents).
 #pragma once
 
 #include <QString>

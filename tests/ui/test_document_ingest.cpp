@@ -6,6 +6,7 @@
 
 #include "app/services/document_ingest.h"
 #include "engine/common/error.h"
+#include "tests/support/scanned_pdf.h"
 #include "tests/support/zip_builder.h"
 
 using namespace snapdoc::services;
@@ -162,6 +163,45 @@ private slots:
         QFETCH(QString, message);
         const QString err = error_of(file);
         QVERIFY2(err.contains(message), qPrintable("got: " + err));
+    }
+
+    // Issue 41 item 2 in the app: a scan's pages are read by OCR (Tesseract, through the reader the
+    // CLI and the server use), with the page starts kept and the recognised pages said; Stop
+    // (the ingest's cancel flag) keeps nothing.
+    void a_scanned_pdf_is_read_by_ocr() {
+        if (!QFileInfo::exists("/usr/share/tesseract-ocr/5/tessdata/eng.traineddata"))
+            QSKIP("tesseract-ocr-eng is not installed (scripts/install-deps.sh installs it)");
+        const std::string pdf = snapdoc::testing::build_scanned_pdf(
+            {snapdoc::testing::text_page({"The report of the harbour office."}),
+             snapdoc::testing::scan_page({"The batch number for the copper office is 4821."})});
+        const QString file = write_file(path("scan-mixed.pdf"), QByteArray::fromStdString(pdf));
+        snapdoc::documents::OcrOptions ocr;
+        ocr.language = "eng";
+        ocr.cache_dir = path("ocr-cache").toStdString();
+        int ocr_pages = 0;
+        ocr.progress = [&](const snapdoc::documents::OcrProgress& p) {
+            ++ocr_pages;
+            return p.page == 2;
+        };
+        const IngestedDocument d = ingest_document(file, {}, nullptr, ocr);
+        QCOMPARE(ocr_pages, 1);  // only the page without a text layer
+        QCOMPARE(d.recognised_pages, std::vector<int>{1});
+        QCOMPARE(d.ocr_language, QString("eng"));
+        QCOMPARE(d.page_offsets.size(), std::size_t{2});
+        const QString text = QString::fromStdString(d.text);
+        const qsizetype fact = text.indexOf("copper office is 4821");
+        QVERIFY2(fact >= d.page_offsets[1], qPrintable(text));
+        QVERIFY(text.indexOf("harbour office") < d.page_offsets[1]);
+
+        std::atomic<bool> stop{true};
+        ocr.use_cache = false;
+        bool cancelled = false;
+        try {
+            ingest_document(file, {}, &stop, ocr);
+        } catch (const snapdoc::Cancelled&) {
+            cancelled = true;
+        }
+        QVERIFY(cancelled);
     }
 
     void supported_suffixes() {

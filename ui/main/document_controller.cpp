@@ -140,10 +140,24 @@ void DocumentController::open_file(const QString& path) {
             },
             Qt::QueuedConnection);
     };
-    watcher_.setFuture(QtConcurrent::run([path, progress, cancel = ingest_cancel_]() -> IngestOutcome {
+    // A scan's pages are recognised by OCR (seconds a page): each page is said, with the time left.
+    documents::OcrOptions ocr;
+    ocr.progress = [self](const documents::OcrProgress& p) {
+        QMetaObject::invokeMethod(
+            self.data(),
+            [self, p] {
+                if (!self || !self->ingesting()) return;
+                QString text = tr("Recognising scanned page %1 (OCR): %2 of %3").arg(p.page).arg(p.index).arg(p.count);
+                if (p.seconds_left >= 0) text += tr(", %1 left").arg(duration_text(p.seconds_left));
+                self->panel_.show_progress(text, p.index - 1, p.count);
+            },
+            Qt::QueuedConnection);
+        return true;  // Stop sets the ingest's cancel flag, which the OCR checks too
+    };
+    watcher_.setFuture(QtConcurrent::run([path, progress, ocr, cancel = ingest_cancel_]() -> IngestOutcome {
         IngestOutcome out;
         try {
-            out.document = services::ingest_document(path, progress, cancel.get());
+            out.document = services::ingest_document(path, progress, cancel.get(), ocr);
         } catch (const Cancelled&) {
             out.cancelled = true;
         } catch (const std::exception& e) {
@@ -178,6 +192,14 @@ void DocumentController::on_ingested() {
     } catch (const std::exception& e) {
         dialogs_.show_error(dialog_parent_, tr("Cannot save document"), sentence_case(QString::fromStdString(e.what())));
         return;
+    }
+    if (!d.recognised_pages.empty()) {
+        QStringList pages;
+        for (int page : d.recognised_pages) pages << QString::number(page + 1);
+        recognised_[id] = tr("%n page(s) recognised by OCR (%1): %2. Their text is Tesseract's reading of "
+                             "the scanned image, not text the PDF contains.",
+                             nullptr, static_cast<int>(pages.size()))
+                              .arg(d.ocr_language, pages.join(QStringLiteral(", ")));
     }
     refresh_library();
     emit opened(id, d.path);
@@ -306,6 +328,8 @@ void DocumentController::update_facts(const QString& problem) {
                                  .arg(with_commas(prefill_tokens_), duration_text(total).remove(QStringLiteral("about ")))
                                        : tr(" · prefilling %1 tokens").arg(with_commas(prefill_tokens_));
     }
+    if (const auto it = recognised_.find(current_id_); it != recognised_.end())
+        html += QStringLiteral("<br><span style='color:%1'>%2</span>").arg(note_color, it->second.toHtmlEscaped());
     const QString shown_problem = problem.isEmpty() ? refusal_ : problem;
     if (!shown_problem.isEmpty())
         html += QStringLiteral("<br><span style='color:%1'>%2</span>").arg(error_color, shown_problem.toHtmlEscaped());

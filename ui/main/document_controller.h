@@ -7,6 +7,7 @@
 #include <QObject>
 #include <QString>
 #include <memory>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -96,6 +97,8 @@ private:
     QWidget* dialog_parent_;
 
     QFutureWatcher<IngestOutcome> watcher_;
+    // Documents opened in this run whose scanned pages were read by OCR: the facts line says so.
+    std::map<int64_t, QString> recognised_;
     std::shared_ptr<std::atomic<bool>> ingest_cancel_;
     QString ingest_path_;
 
