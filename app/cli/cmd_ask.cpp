@@ -7,6 +7,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/kv_cache_flags.h"
 #include "app/cli/model_setup.h"
+#include "app/cli/question_flags.h"
 #include "app/cli/ocr_flags.h"
 #include "app/cli/prefill_notice.h"
 #include "app/cli/remote_commands.h"
@@ -21,7 +22,6 @@
 #include "engine/session/context_check.h"
 #include "engine/session/citations.h"
 #include "engine/session/document_chat.h"
-#include "engine/tokenizer/utf8.h"
 
 namespace snapdoc::cli {
 
@@ -40,16 +40,7 @@ int cmd_ask(int argc, char** argv) {
                                {{"--no-citations"}, false}, {{"--history-keep"}}});
     const Args args(flags, argc, argv, 2);
     const std::string doc_path = args.required("doc");
-    auto questions = args.all("question");
-    if (questions.empty()) throw Error("give at least one --question");
-    // Questions are text like the document; invalid bytes are replaced (said here) rather than
-    // refused, so a stray byte from a terminal costs nothing, and --json can always be written.
-    for (std::size_t i = 0; i < questions.size(); ++i)
-        if (!utf8::is_valid(questions[i])) {
-            questions[i] = utf8::sanitize(questions[i]);
-            std::fprintf(stderr, "warning: question %zu is not valid UTF-8; its invalid bytes are replaced by U+FFFD\n",
-                         i + 1);
-        }
+    auto questions = questions_from(args);
     const SnapKvConfig snap = snapkv_config_from(args);
     AskOptions opts;
     opts.snapkv = snap;

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/model_setup.h"
+#include "app/cli/question_flags.h"
 #include "app/cli/remote_commands.h"
 #include "app/cli/remote_flags.h"
 #include "app/documents/document_reader.h"
@@ -22,7 +23,6 @@
 #include "engine/common/error.h"
 #include "engine/common/message_text.h"
 #include "engine/tokenizer/chat_template.h"
-#include "engine/tokenizer/utf8.h"
 
 namespace snapdoc::cli {
 
@@ -83,14 +83,7 @@ int cmd_ask_remote(int argc, char** argv) {
     const Args args(flags, argc, argv, 2);
     const remote::RemoteEndpoint ep = remote_endpoint_from(args);
     const std::string doc_path = args.required("doc");
-    auto questions = args.all("question");
-    if (questions.empty()) throw Error("give at least one --question");
-    for (std::size_t i = 0; i < questions.size(); ++i)
-        if (!utf8::is_valid(questions[i])) {
-            questions[i] = utf8::sanitize(questions[i]);
-            std::fprintf(stderr, "warning: question %zu is not valid UTF-8; its invalid bytes are replaced by U+FFFD\n",
-                         i + 1);
-        }
+    auto questions = questions_from(args);
     const int max_tokens = n_predict_flag(args, 256);
     const std::string system = args.str("system");
     const bool conversation = args.has("conversation");

@@ -5,6 +5,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "tests/support/pdf_assembly.h"
+
 namespace snapdoc::testing {
 
 namespace {
@@ -156,22 +158,7 @@ std::string build_scanned_pdf(const std::vector<TestPdfPage>& pages) {
                           std::to_string(kHeight) + " /ColorSpace /DeviceGray /BitsPerComponent 1 /Length " +
                           std::to_string(image.size()) + " >>\nstream\n" + image + "\nendstream");
     }
-    std::string pdf = "%PDF-1.4\n";
-    std::vector<std::size_t> offsets;
-    for (std::size_t i = 0; i < objects.size(); ++i) {
-        offsets.push_back(pdf.size());
-        pdf += std::to_string(i + 1) + " 0 obj\n" + objects[i] + "\nendobj\n";
-    }
-    const std::size_t xref = pdf.size();
-    pdf += "xref\n0 " + std::to_string(objects.size() + 1) + "\n0000000000 65535 f \n";
-    for (std::size_t o : offsets) {
-        char line[32];
-        std::snprintf(line, sizeof line, "%010zu 00000 n \n", o);
-        pdf += line;
-    }
-    pdf += "trailer\n<< /Size " + std::to_string(objects.size() + 1) + " /Root 1 0 R >>\nstartxref\n" +
-           std::to_string(xref) + "\n%%EOF\n";
-    return pdf;
+    return assemble_pdf(objects);
 }
 
 }  // namespace snapdoc::testing

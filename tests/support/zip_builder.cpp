@@ -6,6 +6,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "tests/support/pdf_assembly.h"
+
 namespace snapdoc::testing {
 
 std::string build_zip(const std::vector<ZipEntry>& entries) {
@@ -81,22 +83,7 @@ std::string build_pdf(const std::vector<std::vector<std::string>>& pages, const 
                           "/Contents " + std::to_string(6 + 2 * p) + " 0 R >>");
         objects.push_back("<< /Length " + std::to_string(content.size()) + " >>\nstream\n" + content + "\nendstream");
     }
-    std::string pdf = "%PDF-1.4\n";
-    std::vector<std::size_t> offsets;
-    for (std::size_t i = 0; i < objects.size(); ++i) {
-        offsets.push_back(pdf.size());
-        pdf += std::to_string(i + 1) + " 0 obj\n" + objects[i] + "\nendobj\n";
-    }
-    const std::size_t xref = pdf.size();
-    pdf += "xref\n0 " + std::to_string(objects.size() + 1) + "\n0000000000 65535 f \n";
-    for (std::size_t o : offsets) {
-        char line[32];
-        std::snprintf(line, sizeof line, "%010zu 00000 n \n", o);
-        pdf += line;
-    }
-    pdf += "trailer\n<< /Size " + std::to_string(objects.size() + 1) + " /Root 1 0 R /Info 4 0 R >>\nstartxref\n" +
-           std::to_string(xref) + "\n%%EOF\n";
-    return pdf;
+    return assemble_pdf(objects, "/Info 4 0 R");
 }
 
 }  // namespace snapdoc::testing
