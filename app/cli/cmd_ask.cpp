@@ -6,6 +6,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/kv_cache_flags.h"
+#include "app/cli/ask_json.h"
 #include "app/cli/model_setup.h"
 #include "app/cli/question_flags.h"
 #include "app/cli/ocr_flags.h"
@@ -14,7 +15,6 @@
 #include "app/cli/snapkv_flags.h"
 #include "app/common/document_pages.h"
 #include "app/documents/document_reader.h"
-#include "engine/common/atomic_file.h"
 #include "engine/common/error.h"
 #include "engine/common/memory_stats.h"
 #include "engine/model/model_summary.h"
@@ -123,12 +123,6 @@ int cmd_ask(int argc, char** argv) {
                           {"conversation", conversation},
                           {"answers", nlohmann::json::array()}};
     // Every answered turn reaches --json, also when a later one fails (the error is recorded too).
-    const auto write_json = [&] {
-        if (!args.has("json")) return;
-        AtomicFileWriter f(args.str("json"));
-        f.write(out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-        f.commit();
-    };
     try {
         for (std::size_t i = 0; i < questions.size(); ++i) {
             if (conversation && i > 0) {
@@ -210,16 +204,11 @@ int cmd_ask(int argc, char** argv) {
             if (g.stop == StopReason::Cancelled) break;
         }
     } catch (const std::exception& e) {
-        out["error"] = e.what();
-        try {
-            write_json();
-        } catch (const std::exception& w) {
-            std::fprintf(stderr, "snapdoc-cli ask: error: %s\n", w.what());
-        }
+        write_ask_json_after(e, args, out);
         throw;
     }
     std::fprintf(stderr, "peak RSS %s\n", format_bytes(peak_rss_bytes()).c_str());
-    write_json();
+    write_ask_json(args, out);
     return cancel.load() ? 130 : 0;
 }
 

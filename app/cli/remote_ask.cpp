@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/cli/ask_json.h"
 #include "app/cli/model_setup.h"
 #include "app/cli/question_flags.h"
 #include "app/cli/remote_commands.h"
@@ -19,7 +20,6 @@
 #include "app/remote/remote_documents.h"
 #include "app/remote/remote_models.h"
 #include "app/remote/remote_tokens.h"
-#include "engine/common/atomic_file.h"
 #include "engine/common/error.h"
 #include "engine/common/message_text.h"
 #include "engine/tokenizer/chat_template.h"
@@ -158,12 +158,6 @@ int cmd_ask_remote(int argc, char** argv) {
                 {"answers", json::array()}};
     if (snapdoc_server) out["remote"]["document_id"] = uploaded.id;
     else out["remote"]["document_tokens_counted"] = "prompt tokens of the first question, document included";
-    const auto write_json = [&] {
-        if (!args.has("json")) return;
-        AtomicFileWriter f(args.str("json"));
-        f.write(out.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
-        f.commit();
-    };
     bool cancelled = false;
     try {
         std::vector<std::pair<std::string, std::string>> history;
@@ -218,15 +212,10 @@ int cmd_ask_remote(int argc, char** argv) {
             }
         }
     } catch (const std::exception& e) {
-        out["error"] = e.what();
-        try {
-            write_json();
-        } catch (const std::exception& w) {
-            std::fprintf(stderr, "snapdoc-cli ask: error: %s\n", w.what());
-        }
+        write_ask_json_after(e, args, out);
         throw;
     }
-    write_json();
+    write_ask_json(args, out);
     return cancelled || cancel.load() ? 130 : 0;
 }
 
