@@ -1,5 +1,7 @@
 // Issue 37 (a dark theme that follows the system), first part: colours picked for a light theme
-// follow a dark palette. A question card was a pale blue under the dark theme's light text.
+// follow a dark palette. A question card was a pale blue under the dark theme's light text; later
+// the document view's citation marker, its shading and the answers' code blocks were still the
+// light theme's.
 #include <QImage>
 #include <QtTest>
 
@@ -8,7 +10,10 @@
 #include <QTextDocument>
 #include <QTextLayout>
 
+#include "app/common/token_text_map.h"
+#include "ui/chat/chat_delegate.h"
 #include "ui/chat/chat_view.h"
+#include "ui/document/document_view.h"
 #include "ui/document/markdown_styler.h"
 #include "ui/hub/catalogue_table_model.h"
 #include "ui/models/chat_model.h"
@@ -98,6 +103,66 @@ private slots:
         const QColor background = formats.front().format.background().color();
         QApplication::setPalette(before);
         QVERIFY2(background.lightness() < 80, qPrintable(background.name()));
+    }
+
+    // A citation's marker in the document view: the light yellow under dark text on a light theme,
+    // a dark amber under the light text on a dark one, and a theme switch changes the marker that
+    // is already drawn (it is a format in the document, not painted from the palette).
+    void the_citation_marker_follows_the_theme() {
+        DocumentView view;
+        view.setPalette(light_palette());
+        view.set_document(QStringLiteral("The batch number is 4821. Another sentence follows."),
+                          DocumentLayout::Prose);
+        QVERIFY(view.highlight_range(4, 16));
+        const QColor on_light = view.highlight_color();
+        QVERIFY2(on_light.isValid() && on_light.lightness() > 160, qPrintable(on_light.name()));
+        view.setPalette(dark_palette());
+        const QColor on_dark = view.highlight_color();
+        QVERIFY2(on_dark.isValid() && on_dark.lightness() < 110, qPrintable(on_dark.name()));
+        QCOMPARE(on_dark.hslHue(), on_light.hslHue());  // still the same yellow-amber marker
+        // The text on it stays the palette's: light on the dark marker.
+        QVERIFY(view.palette().color(QPalette::Text).lightness() - on_dark.lightness() > 100);
+    }
+
+    // The kept-position shading: a mid-lightness tint on the light base, a tint that stays visible
+    // (not the base colour) and is darker than the light text on the dark one.
+    void document_shading_follows_the_theme() {
+        DocumentView view;
+        view.setPalette(dark_palette());
+        for (int level = 1; level <= DocumentView::kLevels; ++level) {
+            const QColor c = view.shade_color_for(level);
+            QVERIFY2(c.lightness() < dark_palette().color(QPalette::Text).lightness(), qPrintable(c.name()));
+            QVERIFY(c.alpha() > 0);
+        }
+        view.setPalette(light_palette());
+        const QColor light = view.shade_color_for(1);
+        view.setPalette(dark_palette());
+        const QColor dark = view.shade_color_for(1);
+        QCOMPARE(dark.alpha(), light.alpha());
+        QVERIFY(dark.lightness() > light.lightness());  // mirrored: the blue lifted off the dark base
+    }
+
+    // An answer's code block and its citations on a dark theme: a dark code background and a
+    // citation colour light enough to read on the dark card.
+    void answer_code_and_citations_follow_the_theme() {
+        ChatModel model;
+        ChatMessage a;
+        a.role = "assistant";
+        a.text = "Run:\n\n```\nmake\n```\n";
+        model.append(a);
+        const auto on_dark = ChatDelegate::body_document(model.index(0), QFont(), 300, dark_palette());
+        const auto on_light = ChatDelegate::body_document(model.index(0), QFont(), 300, light_palette());
+        auto code_background = [](const QTextDocument& doc) {
+            for (QTextBlock b = doc.begin(); b.isValid(); b = b.next())
+                if (b.text() == "make") return b.blockFormat().background().color();
+            return QColor();
+        };
+        QVERIFY2(code_background(*on_light).lightness() > 200, qPrintable(code_background(*on_light).name()));
+        QVERIFY2(code_background(*on_dark).lightness() < 60, qPrintable(code_background(*on_dark).name()));
+        for (bool weak : {false, true}) {
+            const QColor c = ChatDelegate::citation_color(weak, dark_palette());
+            QVERIFY2(c.lightness() > 120, qPrintable(c.name()));
+        }
     }
 };
 

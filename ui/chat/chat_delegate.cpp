@@ -40,8 +40,8 @@ QFont small_font(const QFont& f) {
 }
 
 // Code blocks get a light background so they read as code (Qt's Markdown reader sets only the
-// fixed-pitch font).
-void shade_code_blocks(QTextDocument& doc) {
+// fixed-pitch font); on a dark theme a dark one, under its light text.
+void shade_code_blocks(QTextDocument& doc, const QPalette& palette) {
     for (QTextBlock b = doc.begin(); b.isValid(); b = b.next()) {
         const bool code = b.blockFormat().hasProperty(QTextFormat::BlockCodeFence) ||
                           b.blockFormat().hasProperty(QTextFormat::BlockCodeLanguage) ||
@@ -49,7 +49,7 @@ void shade_code_blocks(QTextDocument& doc) {
         if (!code) continue;
         QTextCursor c(b);
         QTextBlockFormat f;
-        f.setBackground(QColor(242, 243, 246));
+        f.setBackground(for_palette(QColor(242, 243, 246), palette));
         c.mergeBlockFormat(f);
     }
 }
@@ -75,12 +75,12 @@ void pin_code_font(QTextDocument& doc) {
 
 }  // namespace
 
-QColor ChatDelegate::citation_color(bool weak) {
-    return weak ? QColor(130, 130, 138) : QColor(30, 90, 170);
+QColor ChatDelegate::citation_color(bool weak, const QPalette& palette) {
+    return for_palette(weak ? QColor(130, 130, 138) : QColor(30, 90, 170), palette);
 }
 
 std::unique_ptr<QTextDocument> ChatDelegate::body_document(const QModelIndex& index, const QFont& font,
-                                                           int width) {
+                                                           int width, const QPalette& palette) {
     auto doc = std::make_unique<QTextDocument>();
     doc->setDefaultFont(font);
     doc->setDocumentMargin(0);
@@ -90,7 +90,7 @@ std::unique_ptr<QTextDocument> ChatDelegate::body_document(const QModelIndex& in
     if (text.isEmpty() && !streaming) text = QStringLiteral("…");
     if (markdown) {
         doc->setMarkdown(text, QTextDocument::MarkdownDialectGitHub);
-        shade_code_blocks(*doc);
+        shade_code_blocks(*doc, palette);
         pin_code_font(*doc);
         if (streaming) {
             QTextCursor c(doc.get());
@@ -113,7 +113,7 @@ ChatDelegate::Layout ChatDelegate::layout(const QStyleOptionViewItem& option, co
     int y = origin.y() + kMargin + kPadding;
     l.header = QRect(left, y, w, fm.height());
     y += fm.height() + kGap;
-    const auto doc = body_document(index, option.font, w);
+    const auto doc = body_document(index, option.font, w, option.palette);
     const int body_h = static_cast<int>(std::ceil(doc->size().height()));
     l.body = QRect(left, y, w, body_h);
     y += body_h;
@@ -171,7 +171,7 @@ void ChatDelegate::paint(QPainter* p, const QStyleOptionViewItem& option, const 
     p->setPen(for_palette(user ? QColor(40, 70, 140) : QColor(30, 110, 60), pal));
     p->drawText(l.header, Qt::AlignLeft | Qt::AlignVCenter, index.data(ChatModel::HeaderRole).toString());
 
-    const auto doc = body_document(index, option.font, l.body.width());
+    const auto doc = body_document(index, option.font, l.body.width(), option.palette);
     p->translate(l.body.topLeft());
     QAbstractTextDocumentLayout::PaintContext ctx;
     ctx.palette.setColor(QPalette::Text, failed ? for_palette(QColor(160, 30, 30), pal) : pal.color(QPalette::Text));
@@ -190,7 +190,7 @@ void ChatDelegate::paint(QPainter* p, const QStyleOptionViewItem& option, const 
         QFont f = small;
         f.setItalic(is_weak);
         p->setFont(f);
-        p->setPen(citation_color(is_weak));
+        p->setPen(citation_color(is_weak, pal));
         const QString text =
             QFontMetrics(f).elidedText(QStringLiteral("[%1] ").arg(k + 1) + citations[k], Qt::ElideRight,
                                        l.citations[static_cast<std::size_t>(k)].width());

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <QColor>
+#include <QPalette>
 #include <QRect>
 #include <QStyledItemDelegate>
 #include <memory>
@@ -39,9 +40,11 @@ public:
     // Which citation of the item lies under `pos` (view coordinates), -1 for none.
     int citation_at(const QStyleOptionViewItem& option, const QModelIndex& index, const QPoint& pos) const;
     // The laid-out text of a message: Markdown for answers, plain text otherwise.
-    static std::unique_ptr<QTextDocument> body_document(const QModelIndex& index, const QFont& font, int width);
+    // `palette`: the view's (a dark theme gets dark code-block backgrounds); default: the application's.
+    static std::unique_ptr<QTextDocument> body_document(const QModelIndex& index, const QFont& font, int width,
+                                                        const QPalette& palette = QPalette());
     // The pen of a citation line: link blue, or grey for a weak one (tests read it off the pixels).
-    static QColor citation_color(bool weak);
+    static QColor citation_color(bool weak, const QPalette& palette);
 };
 
 }  // namespace snapdoc::ui

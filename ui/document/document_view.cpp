@@ -10,6 +10,7 @@
 
 #include "ui/document/fixed_pitch_font.h"
 #include "ui/document/markdown_styler.h"
+#include "ui/widgets/theme_colors.h"
 
 namespace snapdoc::ui {
 
@@ -36,17 +37,19 @@ namespace {
 // Characters per slice: about 10-20 ms of layout each on a desktop CPU.
 constexpr qsizetype kSliceChars = 128 * 1024;
 
-QColor shade_color(DocumentShading mode, int level) {
-    // The lightest level must still read as shaded on white: alpha 50 of 255 at level 1.
+QColor shade_color(DocumentShading mode, int level, const QPalette& palette) {
+    // The lightest level must still read as shaded on white: alpha 50 of 255 at level 1. On a dark
+    // theme the hue is mirrored in lightness (for_palette), so the tint stays visible on the dark
+    // base without washing out its light text.
     const int alpha = 36 + 14 * level;
     switch (mode) {
         case DocumentShading::AnswerUse:
-            return QColor(214, 120, 0, alpha);
+            return for_palette(QColor(214, 120, 0, alpha), palette);
         case DocumentShading::OneHead:
-            return QColor(120, 60, 190, alpha);
+            return for_palette(QColor(120, 60, 190, alpha), palette);
         case DocumentShading::HeadCount:
         default:
-            return QColor(24, 92, 200, alpha);
+            return for_palette(QColor(24, 92, 200, alpha), palette);
     }
 }
 }  // namespace
@@ -220,9 +223,26 @@ void DocumentView::update_extra_selections() {
         mark.format.setBackground(color);
         marks << mark;
     };
-    add(highlight_, QColor(255, 221, 87));
-    add(flash_, QColor(255, 196, 0));
+    // A citation's yellow marker under dark text on a light theme; on a dark theme a dark amber
+    // under the light text (the light yellow left that text unreadable).
+    add(highlight_, for_palette(QColor(255, 221, 87), palette()));
+    add(flash_, for_palette(QColor(255, 196, 0), palette()));
     setExtraSelections(marks);
+}
+
+void DocumentView::changeEvent(QEvent* event) {
+    QPlainTextEdit::changeEvent(event);
+    // A theme switch (Settings > Appearance) repaints the shading from the new palette by itself;
+    // the citation marker is a format in the document and has to be set again.
+    if (event->type() == QEvent::PaletteChange) update_extra_selections();
+}
+
+QColor DocumentView::shade_color_for(int level) const {
+    return shade_color(mode_, level, palette());
+}
+
+QColor DocumentView::highlight_color() const {
+    return extraSelections().isEmpty() ? QColor() : extraSelections().front().format.background().color();
 }
 
 bool DocumentView::scroll_to_position(int position) {
@@ -308,7 +328,7 @@ void DocumentView::paintEvent(QPaintEvent* event) {
                           b = std::min(map_->end[end_pos - 1], b1) - b0;
                 pos = end_pos;
                 if (level == 0 || b <= a) continue;
-                const QColor color = shade_color(mode_, level);
+                const QColor color = shade_color(mode_, level, palette());
                 for (int i = 0; i < layout->lineCount(); ++i) {
                     const QTextLine line = layout->lineAt(i);
                     const int ls = line.textStart(), le = ls + line.textLength();

@@ -66,6 +66,8 @@ public:
     void clear_highlight();
     // The highlighted range, {-1, -1} when none (tests).
     std::pair<int, int> highlighted_range() const { return highlight_; }
+    // The marker colour of the highlight or flash drawn now (invalid when none; tests).
+    QColor highlight_color() const;
 
     const TokenTextMap* token_map() const { return map_.get(); }
     // Text of prompt positions [first, last) ("" when not document text).
@@ -74,9 +76,12 @@ public:
     // unshaded (tests).
     int shade_level_at(int offset) const;
     static constexpr int kLevels = 8;
+    // The tint drawn for shading `level` (1..kLevels) in the current mode and palette (tests).
+    QColor shade_color_for(int level) const;
 
 protected:
     void paintEvent(QPaintEvent* event) override;
+    void changeEvent(QEvent* event) override;
 
 private:
     void append_next_slice();

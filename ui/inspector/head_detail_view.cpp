@@ -9,6 +9,7 @@
 #include "ui/inspector/axis_labels.h"
 #include "ui/inspector/selection_analysis.h"
 #include "ui/widgets/number_format.h"
+#include "ui/widgets/theme_colors.h"
 
 namespace snapdoc::ui {
 
@@ -124,7 +125,7 @@ void HeadDetailView::paintEvent(QPaintEvent*) {
 
     // Observation window: always kept, not scored.
     p.fillRect(QRect(QPoint(x_of(n_prefix), r.top()), QPoint(r.right(), r.bottom() + kTickHeight + 2)),
-               QColor(230, 120, 20, 60));
+               for_palette(QColor(230, 120, 20, 60), palette()));
 
     // Log scale, four decades below the maximum (attention is heavy-tailed: the first token alone
     // often takes most of it, so a linear axis would show a single spike), widened down to the
@@ -165,25 +166,25 @@ void HeadDetailView::paintEvent(QPaintEvent*) {
         }
     }
     p.setRenderHint(QPainter::Antialiasing, true);
-    p.setPen(QPen(QColor(24, 92, 200), 1.2));
+    p.setPen(QPen(for_palette(QColor(24, 92, 200), palette()), 1.2));
     p.drawPath(path);
     p.setRenderHint(QPainter::Antialiasing, false);
 
     // The rule's thresholds: the head's top-k (uniform, pyramid) or the layer's shared one
     // (adaptive, dashed), and the adaptive floor's smallest score (dotted).
     if (e.compressed && std::isfinite(e.threshold) && e.threshold > 0) {
-        p.setPen(QPen(QColor(220, 30, 60), 1, Qt::DashLine));
+        p.setPen(QPen(for_palette(QColor(220, 30, 60), palette()), 1, Qt::DashLine));
         const int y = y_of(e.threshold);
         p.drawLine(r.left(), y, x_of(n_prefix), y);
     }
     if (e.adaptive && e.by_floor > 0 && e.floor_threshold > 0) {
-        p.setPen(QPen(QColor(120, 60, 190), 1, Qt::DotLine));
+        p.setPen(QPen(for_palette(QColor(120, 60, 190), palette()), 1, Qt::DotLine));
         const int y = y_of(e.floor_threshold);
         p.drawLine(r.left(), y, x_of(n_prefix), y);
     }
     // Kept positions as ticks under the plot.
     const int tick_top = r.bottom() + 3;
-    p.setPen(QColor(24, 92, 200));
+    p.setPen(for_palette(QColor(24, 92, 200), palette()));
     int last_x = -1;
     for (int32_t pos : h->kept) {
         const int x = x_of(pos);
