@@ -114,11 +114,16 @@ struct BodySink {
     std::string* body;
     int64_t max_bytes;
     bool too_big = false;
+    bool keep_prefix = false;  // a range request: a server that sends more keeps its first max_bytes
 };
 
 size_t collect_body(char* data, size_t size, size_t n, void* user) {
     auto* sink = static_cast<BodySink*>(user);
     if (static_cast<int64_t>(sink->body->size() + size * n) > sink->max_bytes) {
+        if (sink->keep_prefix) {
+            sink->body->append(data, static_cast<std::size_t>(sink->max_bytes) - sink->body->size());
+            return 0;  // stops the transfer: what was asked for is here
+        }
         sink->too_big = true;
         return 0;
     }
@@ -131,15 +136,15 @@ int check_cancel(void* flag, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
     return cancel && cancel->load() ? 1 : 0;
 }
 
-}  // namespace
-
-HttpResponse http_get(const std::string& url, const HubEndpoint& ep, std::string_view what,
-                      int64_t max_body_bytes, const std::atomic<bool>* cancel) {
+HttpResponse http_get_impl(const std::string& url, const HubEndpoint& ep, std::string_view what,
+                           int64_t max_body_bytes, bool prefix, const std::atomic<bool>* cancel) {
     CurlHandle c;
     apply_common_options(c, url, ep, 15000);
     HttpResponse r;
-    BodySink sink{&r.body, max_body_bytes};
+    BodySink sink{&r.body, max_body_bytes, false, prefix};
     CURL* h = c.get();
+    const std::string range = "0-" + std::to_string(max_body_bytes - 1);
+    if (prefix) curl_easy_setopt(h, CURLOPT_RANGE, range.c_str());
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, collect_body);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &sink);
     curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, collect_header);
@@ -150,14 +155,27 @@ HttpResponse http_get(const std::string& url, const HubEndpoint& ep, std::string
     curl_easy_setopt(h, CURLOPT_XFERINFODATA, const_cast<std::atomic<bool>*>(cancel));
     curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 60000L);
-    const CURLcode rc = curl_easy_perform(h);
+    CURLcode rc = curl_easy_perform(h);
     if (rc == CURLE_ABORTED_BY_CALLBACK) throw Cancelled();
+    if (prefix && rc == CURLE_WRITE_ERROR && static_cast<int64_t>(r.body.size()) == max_body_bytes) rc = CURLE_OK;
     if (sink.too_big)
         throw Error(std::string(what) + ": the answer from " + url + " is larger than " +
                     std::to_string(max_body_bytes) + " bytes");
     if (rc != CURLE_OK) throw Error(std::string(what) + ": " + url + ": " + curl_easy_strerror(rc));
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r.status);
     return r;
+}
+
+}  // namespace
+
+HttpResponse http_get(const std::string& url, const HubEndpoint& ep, std::string_view what,
+                      int64_t max_body_bytes, const std::atomic<bool>* cancel) {
+    return http_get_impl(url, ep, what, max_body_bytes, false, cancel);
+}
+
+HttpResponse http_get_prefix(const std::string& url, const HubEndpoint& ep, std::string_view what, int64_t bytes,
+                             const std::atomic<bool>* cancel) {
+    return http_get_impl(url, ep, what, bytes, true, cancel);
 }
 
 std::string http_status_message(long status, const HubEndpoint& ep, std::string_view repo,

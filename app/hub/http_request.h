@@ -65,6 +65,11 @@ struct HttpResponse {
 HttpResponse http_get(const std::string& url, const HubEndpoint& ep, std::string_view what,
                       int64_t max_body_bytes, const std::atomic<bool>* cancel);
 
+// GET the first `bytes` bytes of `url` (a Range request; a server that ignores it and sends the
+// whole file is cut off after them): status 206, or 200 with at most `bytes` of body.
+HttpResponse http_get_prefix(const std::string& url, const HubEndpoint& ep, std::string_view what, int64_t bytes,
+                             const std::atomic<bool>* cancel);
+
 // Words for a refusal by the hub: 401/403 (token / access on the model page), 404, others.
 std::string http_status_message(long status, const HubEndpoint& ep, std::string_view repo,
                                 std::string_view what);

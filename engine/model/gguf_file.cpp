@@ -27,7 +27,12 @@ constexpr uint32_t kMaxDims = 4;   // GGML_MAX_DIMS
 class Cursor {
 public:
     Cursor(const uint8_t* data, std::size_t size, std::string prefix)
-        : data_(data), size_(size), prefix_(std::move(prefix)) {}
+        : data_(data), size_(size), logical_size_(size), prefix_(std::move(prefix)) {}
+    // Over the first `size` bytes of a file of `file_size` bytes (a header fetched alone): a read
+    // past the bytes held but within the file throws GgufPrefixTooShort, so the caller can fetch
+    // more; counts are bounded by the whole file.
+    Cursor(const uint8_t* data, std::size_t size, uint64_t file_size, std::string prefix)
+        : data_(data), size_(size), logical_size_(file_size), prefix_(std::move(prefix)) {}
 
     std::size_t pos() const { return pos_; }
     std::size_t remaining() const { return size_ - pos_; }
@@ -36,6 +41,10 @@ public:
     [[noreturn]] void fail(const std::string& what) const { throw FormatError(prefix_ + what); }
 
     void need(uint64_t n, const std::string& what) const {
+        if (n > remaining() && n <= logical_size_ - pos_) {
+            throw GgufPrefixTooShort(prefix_ + "the first " + std::to_string(size_) + " bytes end inside " + what,
+                                     pos_ + n);
+        }
         if (n > remaining()) {
             fail("truncated file: " + what + " needs " + std::to_string(n) + " bytes at offset " +
                  std::to_string(pos_) + " but only " + std::to_string(remaining()) + " remain");
@@ -68,15 +77,17 @@ public:
     // Checks that `count` items of at least `min_item_bytes` each can fit in what remains, so a
     // hostile count is refused before any loop or allocation depends on it.
     void check_count(uint64_t count, uint64_t min_item_bytes, const std::string& what) const {
-        if (min_item_bytes > 0 && count > remaining() / min_item_bytes) {
+        const uint64_t left = logical_size_ - pos_;
+        if (min_item_bytes > 0 && count > left / min_item_bytes) {
             fail("truncated or corrupt file: " + what + " count " + std::to_string(count) + " needs at least " +
-                 std::to_string(min_item_bytes) + " bytes each but only " + std::to_string(remaining()) + " remain");
+                 std::to_string(min_item_bytes) + " bytes each but only " + std::to_string(left) + " remain");
         }
     }
 
 private:
     const uint8_t* data_;
     std::size_t size_;
+    uint64_t logical_size_;
     std::size_t pos_ = 0;
     std::string prefix_;
 };
@@ -194,9 +205,23 @@ int64_t GgufFile::TensorInfo::numel() const {
 GgufFile GgufFile::open(const std::filesystem::path& path) { return parse(MappedFile::open(path)); }
 
 GgufFile GgufFile::parse(std::shared_ptr<const MappedFile> file) {
+    const uint64_t size = file->size();
+    return parse_header_of(std::move(file), size);
+}
+
+GgufFile GgufFile::parse_header(std::shared_ptr<const MappedFile> prefix, uint64_t file_size) {
+    if (prefix->size() > file_size) {
+        throw FormatError("GGUF file '" + prefix->path().string() + "': " + std::to_string(prefix->size()) +
+                          " bytes read of a file said to be " + std::to_string(file_size) + " bytes");
+    }
+    return parse_header_of(std::move(prefix), file_size);
+}
+
+GgufFile GgufFile::parse_header_of(std::shared_ptr<const MappedFile> file, uint64_t file_size) {
     GgufFile g;
     g.file_ = std::move(file);
-    Cursor c(g.file_->data(), g.file_->size(), "GGUF file '" + g.name() + "': ");
+    g.header_only_ = g.file_->size() < file_size;
+    Cursor c(g.file_->data(), g.file_->size(), file_size, "GGUF file '" + g.name() + "': ");
 
     c.need(4, "the magic number");
     if (std::memcmp(g.file_->data(), "GGUF", 4) != 0) c.fail("not a GGUF file (the magic number is not 'GGUF')");
@@ -297,7 +322,7 @@ GgufFile GgufFile::parse(std::shared_ptr<const MappedFile> file) {
     const uint64_t end_of_header = c.pos();
     const uint64_t pad = (g.alignment_ - end_of_header % g.alignment_) % g.alignment_;
     g.data_offset_ = end_of_header + pad;  // cannot overflow: both terms are below 2^63 + file size
-    const uint64_t size = g.file_->size();
+    const uint64_t size = file_size;
     if (!g.tensors_.empty() && g.data_offset_ > size) {
         c.fail("truncated file: the tensor data section would start at offset " + std::to_string(g.data_offset_) +
                " but the file is " + std::to_string(size) + " bytes");
@@ -480,6 +505,7 @@ const GgufFile::TensorInfo* GgufFile::find_tensor(std::string_view name) const {
 }
 
 const uint8_t* GgufFile::tensor_data(const TensorInfo& t) const {
+    if (header_only_) fail("tensor '" + printable_excerpt(t.name) + "': only the file's header was read");
     return file_->data() + data_offset_ + t.offset;
 }
 

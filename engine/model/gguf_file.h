@@ -13,11 +13,20 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/common/error.h"
 #include "engine/model/gguf_types.h"
 #include "engine/model/mapped_file.h"
 #include "engine/model/tensor.h"
 
 namespace snapdoc {
+
+// GgufFile::parse_header was given too few of the file's first bytes: `needed` of them would get
+// past what it stopped at (more may be needed after that).
+class GgufPrefixTooShort : public FormatError {
+public:
+    GgufPrefixTooShort(const std::string& message, uint64_t needed) : FormatError(message), needed(needed) {}
+    uint64_t needed;
+};
 
 class GgufFile {
 public:
@@ -44,6 +53,11 @@ public:
     // Maps and parses a file. Throws FormatError naming the file and what is wrong.
     static GgufFile open(const std::filesystem::path& path);
     static GgufFile parse(std::shared_ptr<const MappedFile> file);
+    // The header (metadata and tensor infos) from the first bytes of a file of `file_size` bytes,
+    // e.g. fetched by an HTTP range request, validated as parse() does against the whole size.
+    // Throws GgufPrefixTooShort when the header goes on past `prefix`, FormatError when it is
+    // corrupt. Its tensors have no data: tensor_data and tensor_view throw.
+    static GgufFile parse_header(std::shared_ptr<const MappedFile> prefix, uint64_t file_size);
 
     const std::shared_ptr<const MappedFile>& mapping() const { return file_; }
     // The file's path as text, for messages.
@@ -90,6 +104,7 @@ public:
 
 private:
     GgufFile() = default;
+    static GgufFile parse_header_of(std::shared_ptr<const MappedFile> file, uint64_t file_size);
     [[noreturn]] void fail(const std::string& what) const;
     const Entry& require(std::string_view key) const;
     [[noreturn]] void wrong_type(const Entry& e, const char* expected) const;
@@ -98,6 +113,7 @@ private:
     uint32_t version_ = 0;
     uint64_t alignment_ = kGgufDefaultAlignment;
     uint64_t data_offset_ = 0;
+    bool header_only_ = false;  // parse_header of a prefix: no tensor data
     std::vector<Entry> entries_;
     std::unordered_map<std::string, std::size_t> entry_index_;
     std::vector<TensorInfo> tensors_;

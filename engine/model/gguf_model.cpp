@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "engine/common/error.h"
@@ -141,8 +142,18 @@ void read_rope_scaling(const GgufSet& set, const GgufConfigReader& r, const Arch
     }
 }
 
-ModelConfig read_config(const GgufSet& set, const Architecture& arch, std::vector<std::string>& used) {
-    const GgufFile& g = set.metadata();
+void validate_config(const GgufConfigReader& r, const ModelConfig& c) {
+    try {
+        c.validate();
+    } catch (const FormatError& e) {
+        r.fail(e.what());
+    }
+}
+
+// Everything but rope scaling (which may read factor tensors' data): the metadata `g` and the
+// tensor infos through `find_tensor` (a set's shards, or the header alone).
+ModelConfig read_shape(const GgufFile& g, const Architecture& arch,
+                       const std::function<const GgufFile::TensorInfo*(std::string_view)>& find_tensor) {
     const GgufConfigReader r(g, std::string(arch.gguf_name));
     ModelConfig c;
     c.architecture = arch.gguf_name;
@@ -180,15 +191,14 @@ ModelConfig read_config(const GgufSet& set, const Architecture& arch, std::vecto
                std::to_string(c.head_dim) + " (partial rotary embeddings are not supported)");
     }
     if (c.head_dim <= 0 || c.head_dim % 2 != 0) r.fail("head size " + std::to_string(c.head_dim) + " must be positive and even");
-    read_rope_scaling(set, r, arch, c, used);
 
     if (const auto vocab = r.count_opt("vocab_size")) {
         c.vocab_size = *vocab;
     } else if (const auto* tokens = g.find("tokenizer.ggml.tokens"); tokens && tokens->type == GgufType::Array) {
         c.vocab_size = r.to_int("tokenizer.ggml.tokens", static_cast<int64_t>(std::min<uint64_t>(tokens->count, 1ull << 40)));
-    } else if (const auto* emb = set.find_tensor(arch.gguf.tok_embeddings); emb && emb->info->dims.size() == 2) {
+    } else if (const auto* emb = find_tensor(arch.gguf.tok_embeddings); emb && emb->dims.size() == 2) {
         c.vocab_size = r.to_int(std::string(arch.gguf.tok_embeddings),
-                                static_cast<int64_t>(std::min<uint64_t>(emb->info->dims[1], 1ull << 40)));
+                                static_cast<int64_t>(std::min<uint64_t>(emb->dims[1], 1ull << 40)));
     } else {
         r.fail("cannot tell the vocabulary size (no " + r.prefix() + "vocab_size, tokenizer.ggml.tokens or token_embd.weight)");
     }
@@ -203,13 +213,30 @@ ModelConfig read_config(const GgufSet& set, const Architecture& arch, std::vecto
     };
     c.bos_id = token_id("tokenizer.ggml.bos_token_id", c.bos_id);
     c.eos_id = token_id("tokenizer.ggml.eos_token_id", c.eos_id);
-
-    try {
-        c.validate();
-    } catch (const FormatError& e) {
-        r.fail(e.what());
-    }
+    validate_config(r, c);
     return c;
+}
+
+ModelConfig read_config(const GgufSet& set, const Architecture& arch, std::vector<std::string>& used) {
+    ModelConfig c = read_shape(set.metadata(), arch, [&](std::string_view name) -> const GgufFile::TensorInfo* {
+        const GgufSet::Tensor* t = set.find_tensor(name);
+        return t ? t->info : nullptr;
+    });
+    const GgufConfigReader r(set.metadata(), std::string(arch.gguf_name));
+    read_rope_scaling(set, r, arch, c, used);
+    validate_config(r, c);
+    return c;
+}
+
+// The architecture named by the metadata, or FormatError naming what is supported.
+const Architecture& gguf_architecture(const GgufFile& g, const std::string& source) {
+    const std::string arch_name = g.get_string("general.architecture");
+    const Architecture* arch = find_gguf_architecture(arch_name);
+    if (arch == nullptr) {
+        throw FormatError(source + ": architecture '" + arch_name + "' is not supported (supported: " +
+                          supported_gguf_architectures() + ")");
+    }
+    return *arch;
 }
 
 }  // namespace
@@ -222,12 +249,7 @@ Model load_gguf_model(std::shared_ptr<const MappedFile> file) {
     const GgufFile& g = set.metadata();
     const std::string source = "GGUF file '" + g.name() + "'";
 
-    const std::string arch_name = g.get_string("general.architecture");
-    const Architecture* arch = find_gguf_architecture(arch_name);
-    if (arch == nullptr) {
-        throw FormatError(source + ": architecture '" + arch_name + "' is not supported (supported: " +
-                          supported_gguf_architectures() + ")");
-    }
+    const Architecture* arch = &gguf_architecture(g, source);
 
     Model m;
     m.format = ModelFormat::Gguf;
@@ -263,6 +285,11 @@ Model load_gguf_model(std::shared_ptr<const MappedFile> file) {
     }
     m.config.end_of_generation_ids = gguf_end_of_generation_ids(g, m.config);
     return m;
+}
+
+ModelConfig read_gguf_shape(const GgufFile& header) {
+    const Architecture& arch = gguf_architecture(header, "GGUF file '" + header.name() + "'");
+    return read_shape(header, arch, [&](std::string_view name) { return header.find_tensor(name); });
 }
 
 }  // namespace snapdoc

@@ -280,5 +280,55 @@ TEST(GgufFile, ReadsInMemoryFiles) {
     EXPECT_EQ(g.name(), "memory");
 }
 
+// The header alone, from a file's first bytes (a range request before a download): every prefix
+// shorter than the header asks for more (never a crash or a wrong answer), any longer one gives
+// the same metadata and tensor infos as the whole file, and no tensor data is handed out.
+TEST(GgufFile, HeaderFromEveryPrefixOfTheFile) {
+    TempDir dir;
+    GgufWriter w;
+    w.set_string("general.name", "prefix");
+    w.set_string("general.architecture", "llama");
+    w.set_u32("llama.block_count", 3);
+    w.add_tensor("a", {64}, DType::F32, iota_floats(64));
+    w.add_tensor("b", {4, 32}, DType::F32, iota_floats(128));
+    w.write(dir / "m.gguf");
+    std::ifstream in(dir / "m.gguf", std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+    const GgufFile whole = GgufFile::parse(MappedFile::from_bytes("whole", bytes));
+    const uint64_t header_end = whole.data_offset();
+    for (std::size_t n = 0; n <= bytes.size(); ++n) {
+        const auto prefix = MappedFile::from_bytes("prefix", std::string_view(bytes).substr(0, n));
+        try {
+            const GgufFile g = GgufFile::parse_header(prefix, bytes.size());
+            EXPECT_EQ(g.get_string("general.name"), "prefix") << n;
+            EXPECT_EQ(g.get_int("llama.block_count"), 3) << n;
+            ASSERT_EQ(g.tensors().size(), 2u) << n;
+            EXPECT_EQ(g.tensors()[1].shape(), (std::vector<int64_t>{4, 32})) << n;
+            EXPECT_EQ(g.data_offset(), header_end) << n;
+            if (n < bytes.size()) {
+                EXPECT_THROW(g.tensor_data(g.tensors()[0]), FormatError) << n;
+            } else {
+                EXPECT_NO_THROW(g.tensor_view(g.tensors()[0])) << n;
+            }
+        } catch (const GgufPrefixTooShort& e) {
+            EXPECT_LT(n, header_end) << "a complete header asked for more at " << n;
+            EXPECT_GT(e.needed, n) << e.what();
+            EXPECT_LE(e.needed, bytes.size()) << e.what();
+        }
+    }
+    // More bytes than the file is said to have, and a corrupt start, are plain format errors.
+    EXPECT_THROW(GgufFile::parse_header(MappedFile::from_bytes("long", bytes), bytes.size() - 1), FormatError);
+    std::string corrupt = bytes;
+    corrupt[0] = 'X';
+    try {
+        GgufFile::parse_header(MappedFile::from_bytes("corrupt", std::string_view(corrupt).substr(0, 64)), bytes.size());
+        ADD_FAILURE() << "a corrupt magic number was read";
+    } catch (const GgufPrefixTooShort&) {
+        ADD_FAILURE() << "a corrupt file asked for more bytes";
+    } catch (const FormatError& e) {
+        EXPECT_NE(std::string(e.what()).find("not a GGUF file"), std::string::npos) << e.what();
+    }
+}
+
 }  // namespace
 }  // namespace snapdoc

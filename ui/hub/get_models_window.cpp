@@ -176,6 +176,7 @@ void GetModelsWindow::set_endpoint(const hub::HubEndpoint& endpoint) {
 }
 
 void GetModelsWindow::refresh_fit() {
+    repo_browser_->set_fit_inputs(options_.machine, fit_options_);  // cheap: arithmetic on a read shape
     if (fit_watcher_->isRunning()) {
         fit_again_ = true;
         return;

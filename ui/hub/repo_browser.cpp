@@ -10,6 +10,9 @@
 #include <QtConcurrent>
 
 #include "app/hub/hub_page_url.h"
+#include "app/hub/listed_fit.h"
+#include "app/hub/remote_gguf_shape.h"
+#include "ui/hub/catalogue_table_model.h"
 #include "engine/common/error.h"
 #include "ui/hub/hub_error_words.h"
 #include "engine/model/model_summary.h"
@@ -28,7 +31,7 @@ RepoBrowser::RepoBrowser(QWidget* parent) : QWidget(parent), watcher_(new QFutur
     download_button_->setObjectName("downloadRepoFileButton");
     download_button_->setEnabled(false);
     table_ = make_choice_table(this, "repoFilesTable",
-                               {tr("Quantization"), tr("Size"), tr("Files"), tr("First file")});
+                               {tr("Quantization"), tr("Size"), tr("Files"), tr("Fit"), tr("First file")});
     status_ = new QLabel(this);
     status_->setObjectName("repoStatusLabel");
     status_->setWordWrap(true);
@@ -89,8 +92,11 @@ void RepoBrowser::list(const QString& text) {
     choices_.clear();
     download_button_->setEnabled(false);
     // The listing is a blocking HTTP request: it runs on the thread pool and comes back by value.
+    shape_.reset();
+    shape_error_.clear();
+    fits_.clear();
     watcher_->setFuture(QtConcurrent::run([endpoint = endpoint_, repo = repo.toStdString(),
-                                           cancel = cancel_] {
+                                           cancel = cancel_, machine = machine_] {
         Listing l;
         l.repo = repo;
         try {
@@ -98,6 +104,19 @@ void RepoBrowser::list(const QString& text) {
                 hub::gguf_choices(hub::fetch_repo_tree(endpoint, repo, hub::kDefaultRevision, cancel.get()));
         } catch (const std::exception& e) {
             l.error = e.what();
+            return l;
+        }
+        // The fit needs the model's shape: one header (every quantization shares it), a few MiB of
+        // range requests. Without it the files are still listed and downloadable.
+        if (const int source = hub::shape_source_choice(l.choices); source >= 0) {
+            const hub::RemoteFile& file = l.choices[static_cast<std::size_t>(source)].files.front();
+            try {
+                l.shape = hub::fetch_gguf_shape(endpoint, repo, std::string(hub::kDefaultRevision), file.path,
+                                                file.size_bytes, cancel.get());
+                l.machine = machine ? *machine : hub::this_machine();
+            } catch (const std::exception& e) {  // Cancelled too (a newer listing replaced this one)
+                l.shape_error = e.what();
+            }
         }
         return l;
     }));
@@ -111,23 +130,59 @@ void RepoBrowser::show_listing(const Listing& l) {
     }
     listed_repo_ = l.repo;
     choices_ = l.choices;
+    shape_ = l.shape;
+    shape_error_ = l.shape_error;
+    measured_machine_ = l.machine;
     table_->setRowCount(static_cast<int>(choices_.size()));
     for (int i = 0; i < static_cast<int>(choices_.size()); ++i) {
         const hub::GgufChoice& c = choices_[static_cast<std::size_t>(i)];
         const auto set = [&](int col, const QString& text) {
             table_->setItem(i, col, new QTableWidgetItem(text));
         };
-        set(0, c.quant.empty() ? tr("(unknown)") : QString::fromStdString(c.quant));
-        set(1, QString::fromStdString(format_bytes(c.total_bytes())));
-        set(2, c.complete ? QString::number(c.files.size()) : tr("%1 (shards missing)").arg(c.files.size()));
-        set(3, QString::fromStdString(c.first_path()));
+        set(QuantColumn, c.quant.empty() ? tr("(unknown)") : QString::fromStdString(c.quant));
+        set(SizeColumn, QString::fromStdString(format_bytes(c.total_bytes())));
+        set(FilesColumn, c.complete ? QString::number(c.files.size()) : tr("%1 (shards missing)").arg(c.files.size()));
+        set(FirstFileColumn, QString::fromStdString(c.first_path()));
     }
-    table_->resizeColumnsToContents();
-    status_->setText(choices_.empty()
+    show_fits();
+    QString status = choices_.empty()
                          ? tr("%1 has no GGUF files.").arg(QString::fromStdString(l.repo))
                          : tr("%n GGUF choice(s) in %1.", nullptr, static_cast<int>(choices_.size()))
-                               .arg(QString::fromStdString(l.repo)));
+                               .arg(QString::fromStdString(l.repo));
+    if (!choices_.empty() && !shape_)
+        status += " " + tr("No fit estimate: %1").arg(l.shape_error.empty()
+                                                          ? tr("no complete file to read the model's shape from.")
+                                                          : hub_error_in_words(QString::fromStdString(l.shape_error)));
+    status_->setText(status);
     emit listed(static_cast<int>(choices_.size()));
+}
+
+void RepoBrowser::set_fit_inputs(std::optional<hub::MachineMemory> machine, const hub::FitOptions& options) {
+    machine_ = machine;
+    fit_options_ = options;
+    show_fits();
+}
+
+void RepoBrowser::show_fits() {
+    fits_.clear();
+    if (shape_ && !choices_.empty())
+        fits_ = hub::estimate_listed_choices(listed_repo_, *shape_, choices_, machine_ ? *machine_ : measured_machine_,
+                                             fit_options_);
+    for (int i = 0; i < table_->rowCount(); ++i) {
+        if (i >= static_cast<int>(fits_.size())) {  // no shape: say so where the badge would be
+            auto* item = new QTableWidgetItem(tr("unknown"));
+            item->setToolTip(shape_error_.empty() ? tr("The model's shape could not be read.")
+                                                  : QString::fromStdString(shape_error_));
+            table_->setItem(i, FitColumn, item);
+            continue;
+        }
+        const hub::FitEstimate& f = fits_[static_cast<std::size_t>(i)];
+        auto* item = new QTableWidgetItem(badge_label(f.badge));
+        item->setBackground(badge_color(f.badge));
+        item->setToolTip(QString::fromStdString(f.reason));
+        table_->setItem(i, FitColumn, item);
+    }
+    table_->resizeColumnsToContents();
 }
 
 }  // namespace snapdoc::ui
