@@ -142,6 +142,7 @@ void DocumentController::open_file(const QString& path) {
     };
     // A scan's pages are recognised by OCR (seconds a page): each page is said, with the time left.
     documents::OcrOptions ocr;
+    ocr.language = settings_.documents.ocr_language;  // Settings > Documents; "" = the locale's, else English
     ocr.progress = [self](const documents::OcrProgress& p) {
         QMetaObject::invokeMethod(
             self.data(),
