@@ -174,7 +174,7 @@ if [[ $dry_run -eq 1 || ( $configure_only -eq 1 && -n "${NO_CUDA:-}" ) ]]; then 
 emu_flag=(-DSNAPDOC_CUDA_EMU=OFF)
 # snapdoc-server (cpp-httplib) and the hub client (libcurl, OpenSSL) need libraries this machine has
 # not got and nothing here runs them: the build leaves them out (the CLI keeps local models).
-# Poppler, libzip and libxml2 likewise: that build reads text documents only (SNAPDOC_DOCUMENT_FORMATS).
+# Poppler, libzip, libxml2 and gumbo likewise: that build reads text documents only (SNAPDOC_DOCUMENT_FORMATS).
 net_flag=(-DSNAPDOC_BUILD_SERVER=OFF -DSNAPDOC_BUILD_HUB=OFF -DSNAPDOC_DOCUMENT_FORMATS=OFF)
 
 run_step configure 40 build.log cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \

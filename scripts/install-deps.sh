@@ -26,8 +26,9 @@ usage() {
 #   libcpp-httplib-dev    snapdoc-server's HTTP and the local test hub (tests/support/local_hub.*,
 #                         snapdoc-local-hub); curl, nodejs, npm: the server's tests drive it with curl
 #                         and the official openai npm package (npm installs it on first use).
-#   libpoppler-cpp-dev libzip-dev libxml2-dev
-#                         reading .pdf (Poppler's C++ binding), .docx/.odt/.epub (libzip, libxml2) in
+#   libpoppler-cpp-dev libzip-dev libxml2-dev libgumbo-dev
+#                         reading .pdf (Poppler's C++ binding), .docx/.odt/.epub (libzip, libxml2),
+#                         .html and EPUB chapters as HTML5 (gumbo) in
 #                         app/documents, for the CLI, the server and the app (SNAPDOC_DOCUMENT_FORMATS).
 #   libtesseract-dev tesseract-ocr-eng
 #                         OCR of scanned PDF pages (Tesseract) and its English data, which the OCR
@@ -41,7 +42,7 @@ packages=(
     libopenblas-dev libopenblas0-pthread
     libgtest-dev libsqlite3-dev
     libcurl4-openssl-dev libssl-dev libcpp-httplib-dev curl
-    libpoppler-cpp-dev libzip-dev libxml2-dev libtesseract-dev tesseract-ocr-eng
+    libpoppler-cpp-dev libzip-dev libxml2-dev libgumbo-dev libtesseract-dev tesseract-ocr-eng
     clang libclang-rt-dev
     qemu-user
     dpkg-dev file lintian

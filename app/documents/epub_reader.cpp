@@ -1,12 +1,13 @@
 // EPUB 2 and 3: META-INF/container.xml names the package (OPF); its spine lists the chapters'
-// XHTML in reading order, each turned into text by xhtml_text. A chapter without a heading of its
+// XHTML in reading order, each read by the HTML5 path web pages take (html_page.h: gumbo, so a
+// malformed chapter still reads). A chapter without a heading of its
 // own gets its <title> as one, so chapters stay apart in the text.
 #include <map>
 
 #include "app/documents/format_readers.h"
 #include "app/documents/safe_xml.h"
 #include "app/documents/structured_text.h"
-#include "app/documents/xhtml_text.h"
+#include "app/documents/html_page.h"
 #include "app/documents/zip_archive.h"
 #include "engine/common/error.h"
 
@@ -25,13 +26,6 @@ std::string package_path(ZipArchive& zip, const std::string& what) {
     const std::string path = attribute(find_descendant(xmlDocGetRootElement(doc.get()), "rootfile"), "full-path");
     if (path.empty()) throw Error(what + ": META-INF/container.xml names no package (rootfile)");
     return path;
-}
-
-bool has_heading(const xmlDoc* doc) {
-    const xmlNode* root = xmlDocGetRootElement(const_cast<xmlDoc*>(doc));
-    for (const char* h : {"h1", "h2", "h3", "h4", "h5", "h6"})
-        if (find_descendant(root, h)) return true;
-    return false;
 }
 
 }  // namespace
@@ -64,10 +58,9 @@ ExtractedDocument read_epub(std::string_view epub, const std::string& what) {
         if (!path) throw Error(what + ": the chapter '" + href + "' points outside the archive");
         const std::string bytes = zip.read(*path);
         // EPUB's XHTML is UTF-8 or UTF-16 by the standard: anything else is refused, not mojibake.
-        require_unicode_markup(bytes, what + ": " + *path);
-        const XmlDoc chapter = parse_html(bytes, what + ": " + *path);
-        if (!has_heading(chapter.get())) out.heading(1, html_title(chapter.get()));
-        append_html_blocks(chapter.get(), out);
+        const HtmlPage chapter(bytes, what + ": " + *path, HtmlPage::Markup::Xhtml);
+        if (!chapter.has_heading()) out.heading(1, chapter.title());
+        chapter.append_blocks(out);
     }
     const xmlNode* metadata = first_child(package, "metadata");
     return out.finish_document("epub", collapse_whitespace(text_content(find_descendant(metadata, "title"))));

@@ -1,21 +1,23 @@
-// A web page (.html/.htm) for the CLI and the server: libxml2's HTML parser (safe_xml.h: no network,
-// a depth cap), then the same text-with-structure the EPUB chapters get (xhtml_text.h), so a page
-// is read as its headings, paragraphs, lists and tables, without tags, scripts, styles or navigation.
-// The app keeps its own Qt reader (app/services), which also drops the site's boilerplate.
+// A web page (.html/.htm) for the CLI, the server and the app: parsed as HTML5 by gumbo
+// (html_page.h), then the same text-with-structure the EPUB chapters get, so a page is read as its
+// headings, paragraphs, lists and tables, without tags, scripts, styles, navigation or footer.
+#include "app/common/document_text.h"
 #include "app/documents/format_readers.h"
-#include "app/documents/safe_xml.h"
+#include "app/documents/html_page.h"
 #include "app/documents/structured_text.h"
-#include "app/documents/xhtml_text.h"
+#include "engine/common/error.h"
 
 namespace snapdoc::documents {
 
 ExtractedDocument read_html(std::string_view bytes, const std::string& what) {
-    // A text document must be UTF-8 here as everywhere else (UTF-16 with its byte order mark aside).
-    require_unicode_markup(bytes, what);
-    const XmlDoc page = parse_html(bytes, what);
+    // The limit of a text document (64 MiB), not the larger one of the archives.
+    if (static_cast<int64_t>(bytes.size()) > kMaxDocumentBytes)
+        throw Error(what + " is " + std::to_string(bytes.size() >> 20) + " MiB; the limit for a web page is " +
+                    std::to_string(kMaxDocumentBytes >> 20) + " MiB");
+    const HtmlPage page(bytes, what);
     StructuredText out;
-    append_html_blocks(page.get(), out);
-    return out.finish_document("html", html_title(page.get()));
+    page.append_blocks(out);
+    return out.finish_document("html", page.title());
 }
 
 }  // namespace snapdoc::documents

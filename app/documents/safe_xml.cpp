@@ -1,13 +1,11 @@
 #include "app/documents/safe_xml.h"
 
-#include <libxml/HTMLparser.h>
 #include <libxml/parser.h>
 
 #include <climits>
 #include <cstring>
 
 #include "engine/common/error.h"
-#include "engine/tokenizer/utf8.h"
 
 namespace snapdoc::documents {
 
@@ -62,20 +60,6 @@ XmlDoc parse_xml(std::string_view bytes, const std::string& what) {
     // XML_PARSE_HUGE (which lifts libxml2's own depth and size limits).
     const int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOCDATA;
     return checked(xmlReadMemory(bytes.data(), checked_size(bytes, what), nullptr, nullptr, options), what, "XML");
-}
-
-XmlDoc parse_html(std::string_view bytes, const std::string& what) {
-    xmlResetLastError();
-    const int options = HTML_PARSE_NONET | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING | HTML_PARSE_RECOVER;
-    // UTF-8 unless the page says otherwise: EPUB's XHTML is UTF-8 or UTF-16 by the standard.
-    return checked(htmlReadMemory(bytes.data(), checked_size(bytes, what), nullptr, "UTF-8", options), what,
-                   "XHTML");
-}
-
-void require_unicode_markup(std::string_view bytes, const std::string& what) {
-    const bool utf16 = bytes.size() >= 2 && ((bytes[0] == '\xff' && bytes[1] == '\xfe') ||
-                                             (bytes[0] == '\xfe' && bytes[1] == '\xff'));
-    if (!utf16 && !utf8::is_valid(bytes)) throw Error(what + " is not valid UTF-8 text");
 }
 
 bool is_element(const xmlNode* n, const char* local_name) {

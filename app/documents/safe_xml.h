@@ -1,4 +1,4 @@
-// Parsing untrusted XML and XHTML with libxml2 safely: no entity substitution (no XXE, no billion
+// Parsing untrusted XML (DOCX, ODT, EPUB's container and package) with libxml2 safely: no entity substitution (no XXE, no billion
 // laughs: a document that declares entities is refused), no DTD loading, no network, and a cap on
 // the element depth, so a hostile file gives one clear Error and nothing else.
 #pragma once
@@ -20,12 +20,7 @@ using XmlDoc = std::unique_ptr<xmlDoc, XmlDocFree>;
 
 // `what` names the part in messages ("document x.docx: word/document.xml").
 XmlDoc parse_xml(std::string_view bytes, const std::string& what);
-// Real-world XHTML is often not well-formed: libxml2's HTML parser recovers from what it can.
-XmlDoc parse_html(std::string_view bytes, const std::string& what);
-// libxml2's HTML parser reads bytes that are not UTF-8 as Latin-1 and hands back mojibake: markup
-// must be UTF-8 (or UTF-16 with its byte order mark) before parse_html, else this throws Error
-// "<what> is not valid UTF-8 text".
-void require_unicode_markup(std::string_view bytes, const std::string& what);
+// (HTML and EPUB's XHTML chapters go through gumbo instead: html_page.h.)
 
 // Helpers for walking a parsed tree by local names (namespace prefixes differ between producers).
 bool is_element(const xmlNode* n, const char* local_name);

@@ -139,6 +139,11 @@ AppSettings load_settings(LibraryStore& store) {
     read(server, "api_key", s.local_server.api_key);
     if (s.local_server.port < 0 || s.local_server.port > 65535)
         s.local_server.port = LocalServerSettings{}.port;
+    read(parse_setting(store, "documents"), "ocr_language", s.documents.ocr_language);
+    // Tesseract's codes only (letters, digits, '_', several joined by '+'); anything else: automatic.
+    if (s.documents.ocr_language.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_+") !=
+        std::string::npos)
+        s.documents.ocr_language.clear();
     read(parse_setting(store, "appearance"), "theme", s.appearance.theme);
     if (s.appearance.theme != "light" && s.appearance.theme != "dark") s.appearance.theme = "system";
     const json probe = parse_setting(store, "prefill_probe");
@@ -169,6 +174,7 @@ namespace {
 // The stored JSON of each settings row, by key.
 std::vector<std::pair<std::string, json>> rows(const AppSettings& s) {
     return {{"generation", to_json(s.generation)},
+            {"documents", json{{"ocr_language", s.documents.ocr_language}}},
             {"hub", json{{"endpoint", s.hub.endpoint}, {"token", s.hub.token}}},
             {"local_server", json{{"enabled", s.local_server.enabled},
                                   {"port", s.local_server.port},

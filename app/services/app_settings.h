@@ -1,5 +1,5 @@
 // The app's settings as typed values, persisted as JSON in the library database's settings table
-// (one row per group: generation, hub, local_server, appearance, snapkv, prefill_probe, recent_documents,
+// (one row per group: generation, documents, hub, local_server, appearance, snapkv, prefill_probe, recent_documents,
 // recent_models, session, window).
 // Unknown or malformed stored values fall back to the defaults field by field, so a settings row
 // written by another version never stops the app from starting.
@@ -65,8 +65,16 @@ struct AppearanceSettings {
     std::string theme = "system";
 };
 
+// How documents are read: the language Tesseract recognises scanned PDF pages in (its codes:
+// "deu", "deu+eng"); "" = automatic, the system locale's language when its traineddata is
+// installed, else English (documents::default_ocr_language).
+struct DocumentSettings {
+    std::string ocr_language;
+};
+
 struct AppSettings {
     GenerationSettings generation;
+    DocumentSettings documents;
     HubSettings hub;
     LocalServerSettings local_server;
     AppearanceSettings appearance;

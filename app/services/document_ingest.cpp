@@ -6,15 +6,9 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QRegularExpression>
-#include <QStringDecoder>
-#include <QTextBlock>
-#include <QTextCursor>
-#include <QTextDocument>
 
 #include "app/common/document_text.h"
 #include "app/documents/document_reader.h"
-#include "app/services/html_boilerplate.h"
-#include "app/services/html_nesting.h"
 #include "app/services/pdf_text.h"
 #include "engine/common/error.h"
 #include "engine/common/input_file.h"
@@ -34,60 +28,6 @@ QString markdown_title(const std::string& text) {
     const auto m = heading.match(
         QString::fromUtf8(text.data(), static_cast<qsizetype>(std::min<size_t>(text.size(), 4096))));
     return m.hasMatch() ? m.captured(1) : QString();
-}
-
-// A blank line before and after every heading (h1-h6), so the plain text shows where sections
-// start, to the reader and to the model.
-void set_headings_apart(QTextDocument& doc) {
-    std::vector<int> headings;  // block numbers
-    for (QTextBlock b = doc.begin(); b.isValid(); b = b.next())
-        if (b.blockFormat().headingLevel() > 0 && !b.text().trimmed().isEmpty())
-            headings.push_back(b.blockNumber());
-    // From the last one back, so the earlier block numbers stay valid.
-    for (auto it = headings.rbegin(); it != headings.rend(); ++it) {
-        QTextBlock b = doc.findBlockByNumber(*it);
-        const QTextBlock next = b.next();
-        if (next.isValid() && !next.text().trimmed().isEmpty()) {
-            QTextCursor c(b);
-            c.movePosition(QTextCursor::EndOfBlock);
-            c.insertBlock(QTextBlockFormat());
-        }
-        const QTextBlock previous = b.previous();
-        if (previous.isValid() && !previous.text().trimmed().isEmpty()) {
-            QTextCursor c(b);
-            c.movePosition(QTextCursor::StartOfBlock);
-            c.insertBlock(QTextBlockFormat());
-        }
-    }
-}
-
-std::string read_html(const QString& path, QString& title) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) throw Error("cannot open " + utf8(path) + ": " + utf8(f.errorString()));
-    if (f.size() > kMaxDocumentBytes)
-        throw Error("document " + utf8(path) + " is " + std::to_string(f.size() >> 20) +
-                    " MiB; the limit is " + std::to_string(kMaxDocumentBytes >> 20) + " MiB");
-    const QByteArray bytes = f.readAll();
-    if (bytes.trimmed().isEmpty()) throw Error("document " + utf8(path) + " is empty");
-    if (bytes.contains('\0'))
-        throw Error("document " + utf8(path) + " looks binary (it contains NUL bytes), not HTML");
-    // The page's own <meta charset>, else UTF-8; a page that is neither decodes with errors.
-    QStringDecoder decoder = QStringDecoder::decoderForHtml(bytes);
-    if (!decoder.isValid()) decoder = QStringDecoder(QStringDecoder::Utf8);
-    const QString html = decoder.decode(bytes);
-    if (decoder.hasError())
-        throw Error("document " + utf8(path) + " is not valid " +
-                    (decoder.name() ? std::string(decoder.name()) : "UTF-8") + " text");
-    QTextDocument doc;
-    // Navigation, banners, footers and permalink marks out first: they are not the page's text.
-    // Nesting bounded next: Qt's parser is quadratic in the depth (100K levels took minutes).
-    doc.setHtml(cap_html_nesting(strip_html_boilerplate(html).html).html);
-    title = doc.metaInformation(QTextDocument::DocumentTitle).trimmed();
-    set_headings_apart(doc);
-    const std::string text = utf8(doc.toPlainText());
-    if (text.find_first_not_of(" \t\r\n\xc2\xa0") == std::string::npos)
-        throw Error("document " + utf8(path) + " has no text (the HTML is empty once tags are removed)");
-    return text;
 }
 
 // UTF-16 offsets (what the document view counts) of byte offsets into UTF-8 `text`.
@@ -182,15 +122,13 @@ IngestedDocument ingest_document(const QString& path, const IngestProgress& prog
     if (suffix == "pdf") {
         d.format = "pdf";
         d.text = read_pdf(path, title, d, progress, cancel, ocr);
-    } else if (suffix == "docx" || suffix == "odt" || suffix == "epub") {
-        // The Qt-free reader the CLI and the server use too (app/documents), so all three agree.
+    } else if (suffix == "docx" || suffix == "odt" || suffix == "epub" || suffix == "html" || suffix == "htm") {
+        // The Qt-free reader the CLI and the server use too (app/documents: gumbo's HTML5 parser for
+        // web pages and EPUB chapters), so all three read the same text.
         documents::ExtractedDocument e = documents::read_document(path.toStdString());
         d.format = QString::fromStdString(e.format);
         d.text = std::move(e.text);
         title = QString::fromStdString(e.title);
-    } else if (suffix == "html" || suffix == "htm") {
-        d.format = "html";
-        d.text = read_html(path, title);
     } else {
         // Anything else is read as UTF-8 text, which refuses binary files with a clear message.
         d.format = (suffix == "md" || suffix == "markdown") ? "md" : "txt";

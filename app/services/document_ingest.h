@@ -1,6 +1,6 @@
-// Opening a document file as plain text: .txt/.md as UTF-8 text, .html through QTextDocument,
-// .pdf through Poppler (page by page, remembering where each page starts), .docx/.odt/.epub
-// through the Qt-free reader the CLI and the server share (app/documents). Every refusal is an
+// Opening a document file as plain text: .txt/.md as UTF-8 text, .pdf through Poppler (page by
+// page, remembering where each page starts), .html/.docx/.odt/.epub through the Qt-free reader the
+// CLI and the server share (app/documents). Every refusal is an
 // Error whose message names the file and says what is wrong in words a user understands (empty,
 // binary, not UTF-8, too large, a PDF without a text layer...). Safe to call off the GUI thread.
 #pragma once

@@ -26,7 +26,7 @@ std::vector<int> parse_offsets(const std::string& s) {
 
 constexpr const char* kDocumentColumns =
     "id, path, title, content_hash, format, byte_size, length(CAST(text AS BLOB)), token_count, token_model, "
-    "page_offsets, added_at, opened_at";
+    "page_offsets, added_at, opened_at, recognised_pages, ocr_language";
 
 DocumentRecord read_document(const Statement& st) {
     DocumentRecord d;
@@ -42,6 +42,8 @@ DocumentRecord read_document(const Statement& st) {
     d.page_offsets = parse_offsets(st.text(9));
     d.added_at = st.int64(10);
     d.opened_at = st.int64(11);
+    d.recognised_pages = parse_offsets(st.text(12));
+    d.ocr_language = st.text(13);
     return d;
 }
 
@@ -111,21 +113,25 @@ int64_t LibraryStore::add_document(const NewDocument& doc) {
     int64_t id = 0;
     if (find.step()) {
         id = find.int64(0);
+        // The same text again: a scan recognised again says so again (the pages are the same).
         Statement up(*db_,
-                     "UPDATE documents SET path = ?, title = ?, byte_size = ?, opened_at = ? WHERE id = ?");
-        up.bind(1, doc.path).bind(2, doc.title).bind(3, doc.byte_size).bind(4, now()).bind(5, id).run();
+                     "UPDATE documents SET path = ?, title = ?, byte_size = ?, opened_at = ?, recognised_pages = ?, "
+                     "ocr_language = ? WHERE id = ?");
+        up.bind(1, doc.path).bind(2, doc.title).bind(3, doc.byte_size).bind(4, now());
+        up.bind(5, offsets_json(doc.recognised_pages)).bind(6, doc.ocr_language).bind(7, id).run();
     } else {
         Statement ins(
             *db_,
             "INSERT INTO documents(path, title, content_hash, format, text, byte_size, page_offsets, "
-            "added_at, opened_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)");
+            "added_at, opened_at, recognised_pages, ocr_language) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
         const int64_t t = now();
         ins.bind(1, doc.path)
             .bind(2, doc.title)
             .bind(3, doc.content_hash)
             .bind(4, doc.format)
             .bind(5, doc.text);
-        ins.bind(6, doc.byte_size).bind(7, offsets_json(doc.page_offsets)).bind(8, t).bind(9, t).run();
+        ins.bind(6, doc.byte_size).bind(7, offsets_json(doc.page_offsets)).bind(8, t).bind(9, t);
+        ins.bind(10, offsets_json(doc.recognised_pages)).bind(11, doc.ocr_language).run();
         id = db_->last_insert_id();
     }
     tx.commit();

@@ -25,6 +25,10 @@ struct NewDocument {
     std::string text;               // extracted UTF-8 text
     int64_t byte_size = 0;          // of the file on disk
     std::vector<int> page_offsets;  // PDF: UTF-16 offset in `text` where each page starts
+    // PDF pages read by OCR (0-based) and Tesseract's language for them: the document view says
+    // their text was recognised, not read, whenever the document is shown.
+    std::vector<int> recognised_pages;
+    std::string ocr_language;
 };
 
 struct DocumentRecord {
@@ -36,6 +40,8 @@ struct DocumentRecord {
     std::string token_model;  // model whose tokenizer produced token_count
     std::vector<int> page_offsets;
     int64_t added_at = 0, opened_at = 0;  // unix seconds
+    std::vector<int> recognised_pages = {};  // PDF pages read by OCR, 0-based
+    std::string ocr_language = {};
 };
 
 struct ConversationRecord {

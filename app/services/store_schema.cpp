@@ -62,6 +62,12 @@ constexpr const char* kMigrations[] = {
     UPDATE messages SET model = (SELECT c.model FROM conversations c WHERE c.id = messages.conversation_id)
         WHERE role = 'assistant';
     )sql",
+    // 3 -> 4: a PDF's pages read by OCR (0-based, JSON array) and the language they were read in,
+    // so a scan reopened from the library still says which pages were recognised, not read.
+    R"sql(
+    ALTER TABLE documents ADD COLUMN recognised_pages TEXT NOT NULL DEFAULT '[]';
+    ALTER TABLE documents ADD COLUMN ocr_language TEXT NOT NULL DEFAULT '';
+    )sql",
 };
 static_assert(std::size(kMigrations) == kLatestSchemaVersion, "one migration per schema version");
 

@@ -7,7 +7,7 @@ namespace snapdoc::services {
 
 class SqliteDb;
 
-inline constexpr int kLatestSchemaVersion = 3;
+inline constexpr int kLatestSchemaVersion = 4;
 
 // Brings `db` to `target` (default: the latest). Throws Error if the database is newer than this
 // build knows (a downgrade would silently drop data) or a migration fails.

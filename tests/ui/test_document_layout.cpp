@@ -114,6 +114,7 @@ private slots:
         QVERIFY(!looks_hard_wrapped(prose));
         QVERIFY(!looks_hard_wrapped("short\nfew\nlines\n"));
         QCOMPARE(layout_for("md", prose), DocumentLayout::Markdown);
+        QCOMPARE(layout_for("html", prose), DocumentLayout::Markdown);  // read as Markdown-shaped text (gumbo)
         QCOMPARE(layout_for("txt", hard_wrapped_text()), DocumentLayout::AsWritten);
         QCOMPARE(layout_for("txt", prose), DocumentLayout::Prose);
         QCOMPARE(layout_for("pdf", hard_wrapped_text()), DocumentLayout::Pdf);  // PDF lines are the page's

@@ -100,6 +100,8 @@ private slots:
                 QCOMPARE(QString::fromStdString(docs[0].title), QString("A"));
                 QCOMPARE(*docs[0].token_count, 7);
                 QVERIFY(docs[0].page_offsets.empty());  // added by v2 with a default
+                QVERIFY(docs[0].recognised_pages.empty());  // added by v4 with a default
+                QCOMPARE(docs[0].ocr_language, std::string());
                 QCOMPARE(store.document_text(1), std::string("hello"));
                 const auto conv = store.conversations(1);
                 QCOMPARE(conv.size(), std::size_t{1});

@@ -9,11 +9,13 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QThread>
 
+#include "app/documents/ocr_language.h"
 #include "engine/kv/kv_store_cache.h"
 #include "engine/model/model_summary.h"
 #include "engine/runtime/backend_factory.h"
@@ -152,6 +154,18 @@ SettingsDialog::SettingsDialog(const services::GenerationSettings& s, QWidget* p
     server_status_->setWordWrap(true);
     error_ = new QLabel(this);
     follow_palette_color(error_, QColor(0xb0, 0x20, 0x20));  // readable on a dark theme too
+    // The language scanned PDF pages are recognised in: automatic (the system locale's when
+    // installed, else English) or one of the installed Tesseract languages (set_documents).
+    ocr_language_ = new QComboBox(this);
+    ocr_language_->setObjectName("ocrLanguageCombo");
+    ocr_language_->setToolTip(tr("Scanned PDF pages are read by OCR (Tesseract) in this language. More "
+                                 "languages: install their tesseract-ocr-LANG package."));
+    const QString automatic = QString::fromStdString(documents::default_ocr_language());
+    ocr_language_->addItem(tr("Automatic: %1").arg(ocr_language_name(automatic)), QString());
+    for (const std::string& code : documents::installed_ocr_languages()) {
+        const QString c = QString::fromStdString(code);
+        ocr_language_->addItem(ocr_language_name(c), c);
+    }
     theme_ = new QComboBox(this);
     theme_->setObjectName("themeCombo");
     theme_->addItem(tr("System"), QStringLiteral("system"));
@@ -198,6 +212,8 @@ SettingsDialog::SettingsDialog(const services::GenerationSettings& s, QWidget* p
     server->addRow(tr("Port"), server_port_);
     server->addRow(tr("API key"), server_key_);
     server->addRow(tr("Address"), server_status_);
+    auto [documents_box, documents] = section(tr("Documents"), "documentSettingsGroup");
+    documents->addRow(tr("OCR language"), ocr_language_);
     auto [appearance_box, appearance] = section(tr("Appearance"), "appearanceSettingsGroup");
     appearance->addRow(tr("Theme"), theme_);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
@@ -213,6 +229,7 @@ SettingsDialog::SettingsDialog(const services::GenerationSettings& s, QWidget* p
     sections_layout->addWidget(cache_box);
     sections_layout->addWidget(hub_box);
     sections_layout->addWidget(server_box);
+    sections_layout->addWidget(documents_box);
     sections_layout->addWidget(appearance_box);
     sections_layout->addStretch(1);
     auto* layout = new QVBoxLayout(this);
@@ -239,6 +256,30 @@ services::GenerationSettings SettingsDialog::settings() const {
     s.kv_cache_cap_mb = kv_cache_cap_->value();
     s.system_prompt = system_prompt_->toPlainText().trimmed().toStdString();
     return s;
+}
+
+QString ocr_language_name(const QString& code) {
+    // Tesseract's codes are ISO 639-2 ("deu"), some with a script ("chi_sim"); a code Qt does not
+    // know is shown as it is.
+    const QLocale::Language language = QLocale::codeToLanguage(code.section(u'_', 0, 0), QLocale::ISO639Part2);
+    if (language == QLocale::AnyLanguage || code.contains(u'+')) return code;
+    return QStringLiteral("%1 (%2)").arg(QLocale::languageToString(language), code);
+}
+
+void SettingsDialog::set_documents(const services::DocumentSettings& documents) {
+    const QString code = QString::fromStdString(documents.ocr_language);
+    int i = ocr_language_->findData(code);
+    if (i < 0) {
+        // Several joined by '+' (stored by hand or by an earlier version): kept as they are. One
+        // chosen once and since uninstalled: kept, and said; reading a scan then names the package.
+        ocr_language_->addItem(code.contains(u'+') ? code : tr("%1 (not installed)").arg(code), code);
+        i = ocr_language_->count() - 1;
+    }
+    ocr_language_->setCurrentIndex(i);
+}
+
+services::DocumentSettings SettingsDialog::documents() const {
+    return {ocr_language_->currentData().toString().toStdString()};
 }
 
 void SettingsDialog::set_appearance(const services::AppearanceSettings& appearance) {

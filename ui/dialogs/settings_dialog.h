@@ -1,7 +1,8 @@
 // Generation settings: sampling (temperature, top-k, top-p, min-p, repetition penalty, seed), the
 // answer length, threads, the chat template and whether prompts may exceed the trained context;
 // the on-disk K/V cache (on/off, size cap, clear); the Hugging Face endpoint and token (Get models);
-// the local OpenAI-compatible server (on/off, port, API key, its address).
+// the local OpenAI-compatible server (on/off, port, API key, its address); the OCR language of
+// scanned PDFs; the theme.
 #pragma once
 
 #include <QDialog>
@@ -18,6 +19,9 @@ class QPushButton;
 class QSpinBox;
 
 namespace snapdoc::ui {
+
+// "German (deu)" for Tesseract's code "deu"; a code Qt does not know ("chi_sim", "deu+eng") as it is.
+QString ocr_language_name(const QString& code);
 
 class SettingsDialog : public QDialog {
     Q_OBJECT
@@ -37,6 +41,9 @@ public:
     // why it stopped; "" when off).
     void set_local_server(const services::LocalServerSettings& server, const QString& status);
     services::LocalServerSettings local_server() const;
+    // How documents are read: the OCR language of scanned PDF pages ("" = automatic).
+    void set_documents(const services::DocumentSettings& documents);
+    services::DocumentSettings documents() const;
     // The theme: System, Light or Dark (applied by the main window when the dialog is accepted).
     void set_appearance(const services::AppearanceSettings& appearance);
     services::AppearanceSettings appearance() const;
@@ -53,6 +60,7 @@ private:
     QComboBox* device_;
     QLabel* device_note_;  // the GPU self-check's last sentence, under the device
     QComboBox* template_;
+    QComboBox* ocr_language_;
     QComboBox* theme_;
     QPlainTextEdit* system_prompt_;
     QCheckBox* ignore_context_;

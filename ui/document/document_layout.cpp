@@ -154,9 +154,9 @@ QString pdf_view_text(const QString& text) {
 }
 
 DocumentLayout layout_for(const QString& format, const QString& text) {
-    // DOCX, ODT and EPUB are extracted as Markdown-shaped text (app/documents/extracted_document.h).
+    // HTML, DOCX, ODT and EPUB are extracted as Markdown-shaped text (app/documents/extracted_document.h).
     if (format == QLatin1String("md") || format == QLatin1String("docx") || format == QLatin1String("odt") ||
-        format == QLatin1String("epub"))
+        format == QLatin1String("epub") || format == QLatin1String("html"))
         return DocumentLayout::Markdown;
     if (format == QLatin1String("pdf")) return DocumentLayout::Pdf;
     if (format == QLatin1String("txt") && looks_hard_wrapped(text)) return DocumentLayout::AsWritten;

@@ -142,6 +142,7 @@ void DocumentController::open_file(const QString& path) {
     };
     // A scan's pages are recognised by OCR (seconds a page): each page is said, with the time left.
     documents::OcrOptions ocr;
+    ocr.language = settings_.documents.ocr_language;  // Settings > Documents; "" = the locale's, else English
     ocr.progress = [self](const documents::OcrProgress& p) {
         QMetaObject::invokeMethod(
             self.data(),
@@ -188,18 +189,12 @@ void DocumentController::on_ingested() {
         nd.text = d.text;
         nd.byte_size = d.byte_size;
         nd.page_offsets = d.page_offsets;
+        nd.recognised_pages = d.recognised_pages;
+        nd.ocr_language = d.ocr_language.toStdString();
         id = store_.add_document(nd);
     } catch (const std::exception& e) {
         dialogs_.show_error(dialog_parent_, tr("Cannot save document"), sentence_case(QString::fromStdString(e.what())));
         return;
-    }
-    if (!d.recognised_pages.empty()) {
-        QStringList pages;
-        for (int page : d.recognised_pages) pages << QString::number(page + 1);
-        recognised_[id] = tr("%n page(s) recognised by OCR (%1): %2. Their text is Tesseract's reading of "
-                             "the scanned image, not text the PDF contains.",
-                             nullptr, static_cast<int>(pages.size()))
-                              .arg(d.ocr_language, pages.join(QStringLiteral(", ")));
     }
     refresh_library();
     emit opened(id, d.path);
@@ -214,6 +209,15 @@ void DocumentController::show(int64_t id) {
     current_id_ = id;
     ready_.reset();
     refusal_.clear();
+    recognised_note_.clear();
+    if (!rec->recognised_pages.empty()) {
+        QStringList pages;
+        for (int page : rec->recognised_pages) pages << QString::number(page + 1);
+        recognised_note_ = tr("%n page(s) recognised by OCR (%1): %2. Their text is Tesseract's reading of "
+                              "the scanned image, not text the PDF contains.",
+                              nullptr, static_cast<int>(pages.size()))
+                               .arg(QString::fromStdString(rec->ocr_language), pages.join(QStringLiteral(", ")));
+    }
     text_ = std::make_shared<const std::string>(store_.document_text(id));
     store_.touch_document(id);
     panel_.show_document(QString::fromStdString(rec->title), QString::fromStdString(*text_), rec->page_offsets,
@@ -231,6 +235,7 @@ void DocumentController::remove(int64_t id) {
         current_id_ = -1;
         text_.reset();
         ready_.reset();
+        recognised_note_.clear();
         prefilling_ = false;
         panel_.hide_progress();
         panel_.clear_document();
@@ -328,8 +333,8 @@ void DocumentController::update_facts(const QString& problem) {
                                  .arg(with_commas(prefill_tokens_), duration_text(total).remove(QStringLiteral("about ")))
                                        : tr(" · prefilling %1 tokens").arg(with_commas(prefill_tokens_));
     }
-    if (const auto it = recognised_.find(current_id_); it != recognised_.end())
-        html += QStringLiteral("<br><span style='color:%1'>%2</span>").arg(note_color, it->second.toHtmlEscaped());
+    if (!recognised_note_.isEmpty())
+        html += QStringLiteral("<br><span style='color:%1'>%2</span>").arg(note_color, recognised_note_.toHtmlEscaped());
     const QString shown_problem = problem.isEmpty() ? refusal_ : problem;
     if (!shown_problem.isEmpty())
         html += QStringLiteral("<br><span style='color:%1'>%2</span>").arg(error_color, shown_problem.toHtmlEscaped());

@@ -97,8 +97,8 @@ private:
     QWidget* dialog_parent_;
 
     QFutureWatcher<IngestOutcome> watcher_;
-    // Documents opened in this run whose scanned pages were read by OCR: the facts line says so.
-    std::map<int64_t, QString> recognised_;
+    // The shown document's pages read by OCR, as the library keeps them: the facts line says so.
+    QString recognised_note_;
     std::shared_ptr<std::atomic<bool>> ingest_cancel_;
     QString ingest_path_;
 

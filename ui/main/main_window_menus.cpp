@@ -150,8 +150,10 @@ void MainWindow::settings_dialog() {
     dialog.set_kv_cache_dir(kv_cache_dir_);
     dialog.set_hub(settings_.hub);
     dialog.set_local_server(settings_.local_server, local_server_->status_text());
+    dialog.set_documents(settings_.documents);
     dialog.set_appearance(settings_.appearance);
     if (dialog.exec() != QDialog::Accepted) return;
+    settings_.documents = dialog.documents();
     settings_.generation = dialog.settings();
     settings_.hub = dialog.hub();
     settings_.local_server = dialog.local_server();

@@ -1,4 +1,4 @@
-// The build without Poppler, libzip and libxml2 (SNAPDOC_DOCUMENT_FORMATS=OFF: the GPU machine):
+// The build without Poppler, libzip, libxml2 and gumbo (SNAPDOC_DOCUMENT_FORMATS=OFF: the GPU machine):
 // no structured formats, so a .pdf/.docx/.odt/.epub/.html is refused in words, not read as binary text
 // (or, for a web page, as its tags).
 #include "app/documents/document_reader.h"
@@ -10,7 +10,7 @@ namespace snapdoc::documents {
 namespace {
 [[noreturn]] void left_out(const std::string& what) {
     throw Error(what + ": this build of snapdoc reads only text files (it was built with "
-                       "SNAPDOC_DOCUMENT_FORMATS=OFF, without Poppler, libzip and libxml2)");
+                       "SNAPDOC_DOCUMENT_FORMATS=OFF, without Poppler, libzip, libxml2 and gumbo)");
 }
 }  // namespace
 
