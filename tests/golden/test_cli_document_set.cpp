@@ -24,7 +24,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::demo_model_path;
 
-std::string quoted(const std::string& s) { return "'" + s + "'"; }
+std::string shell_quoted(const std::string& s) { return "'" + s + "'"; }
 
 class CliDocumentSet : public ::testing::Test {
 protected:
@@ -38,11 +38,11 @@ protected:
     }
     // Runs ask over `docs` (file names in dir); stderr goes to err.txt.
     CommandResult ask(const std::vector<std::string>& docs, const std::string& json_name, const std::string& flags = "") {
-        std::string cmd = "XDG_CACHE_HOME=" + quoted((dir.path() / "xdg").string()) + " timeout 300 " +
-                          std::string(SNAPDOC_CLI_PATH) + " ask -m " + quoted(demo_model_path().string());
-        for (const auto& d : docs) cmd += " --doc " + quoted((dir.path() / d).string());
-        cmd += " -q " + quoted(report.question) + " -n 16 --json " + quoted((dir.path() / json_name).string()) + " " +
-               flags + " 2>" + quoted((dir.path() / "err.txt").string());
+        std::string cmd = "XDG_CACHE_HOME=" + shell_quoted((dir.path() / "xdg").string()) + " timeout 300 " +
+                          std::string(SNAPDOC_CLI_PATH) + " ask -m " + shell_quoted(demo_model_path().string());
+        for (const auto& d : docs) cmd += " --doc " + shell_quoted((dir.path() / d).string());
+        cmd += " -q " + shell_quoted(report.question) + " -n 16 --json " + shell_quoted((dir.path() / json_name).string()) + " " +
+               flags + " 2>" + shell_quoted((dir.path() / "err.txt").string());
         return run_command(cmd);
     }
     std::string err() const { return read_text_file(dir.path() / "err.txt"); }
@@ -70,8 +70,9 @@ TEST_F(CliDocumentSet, AFactOnPageThreeOfTheSecondDocumentIsCitedWithItsNameAndP
     EXPECT_EQ(citations[0].at("document_index"), 2) << citations.dump();
     EXPECT_EQ(citations[0].at("page"), report.fact_page) << citations.dump();
     EXPECT_NE(citations[0].at("text").get<std::string>().find(report.value), std::string::npos) << citations.dump();
-    for (const auto& c : citations)
+    for (const auto& c : citations) {
         if (c["document"] == "A.txt") EXPECT_FALSE(c.contains("page")) << citations.dump();
+    }
     EXPECT_NE(r.output.find("  [1] B.pdf, page 3, tokens "), std::string::npos) << r.output;
     EXPECT_NE(err().find("documents: A.txt "), std::string::npos) << err();
 }
@@ -110,8 +111,9 @@ TEST_F(CliDocumentSet, AMissingSecondDocumentIsRefusedByNameLikeOneMissingDocume
 }
 
 TEST_F(CliDocumentSet, DocumentsThatDoNotFitAreRefusedWithEachOnesShare) {
+    // Past the demo model's 131072-token context (about 9 tokens a line), refused before any prefill.
     std::string big;
-    for (int i = 0; i < 3000; ++i) big += "The harbour record " + std::to_string(i) + " is long.\n";
+    for (int i = 0; i < 16000; ++i) big += "The harbour record " + std::to_string(i) + " is long.\n";
     std::ofstream(dir.path() / "big.txt") << big;
     const CommandResult r = ask({"A.txt", "big.txt"}, "big.json", "--no-cache");
     EXPECT_NE(r.status, 0);

@@ -103,8 +103,9 @@ TEST_F(DocumentSetLayout, TwoDocumentsAreAnExactPrefixOfThreeForEveryTemplate) {
                 EXPECT_NE(block.find("Document " + std::to_string(i + 1) + ": " + docs_[i].name), std::string::npos)
                     << block;
                 EXPECT_NE(block.find(docs_[i].text.substr(4, 20)), std::string::npos) << block;
-                for (std::size_t j = 0; j < 3; ++j)
+                for (std::size_t j = 0; j < 3; ++j) {
                     if (j != i) EXPECT_EQ(block.find(docs_[j].name), std::string::npos) << block;
+                }
             }
             // The question part follows every document part the same way: the whole prompt of [A, B]
             // is [A, B]'s part then the question, as for one document.
