@@ -145,7 +145,7 @@ int cmd_ask_remote(int argc, char** argv) {
                 std::fprintf(stderr, "%sdocument: prefilling on the server %3.0f%%%s", tty ? "\r" : "", 100.0 * p,
                              tty && p < 1.0 ? "" : "\n");
             },
-            &cancel);
+            &cancel, several ? docs[d].name : std::string());
         std::fprintf(stderr, "document%s%s: %lld tokens on the server (session %s)%s\n", several ? " " : "",
                      several ? docs[d].name.c_str() : "", static_cast<long long>(uploaded.tokens), uploaded.id.c_str(),
                      uploaded.from_kv_cache ? ", from its K/V cache" : "");

@@ -12,7 +12,7 @@ DocumentRegistry::Added DocumentRegistry::add(DocumentInfo info, std::size_t max
         const DocumentInfo& d = it->second;
         // The pages too: a text upload equal to a PDF's text is not that PDF (its citations have no pages).
         if (d.owner == info.owner && d.text == info.text && d.system_prompt == info.system_prompt &&
-            d.page_starts == info.page_starts && d.name == info.name) {
+            d.page_starts == info.page_starts) {
             if (d.status != "failed") return {d.id, true};
             it = docs_.erase(it);  // failed: the new upload tries again
             continue;
