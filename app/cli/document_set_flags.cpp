@@ -1,6 +1,5 @@
 #include "app/cli/document_set_flags.h"
 
-#include <cstdio>
 #include <map>
 
 #include "app/cli/ocr_flags.h"
