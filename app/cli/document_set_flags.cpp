@@ -9,7 +9,7 @@ namespace snapdoc::cli {
 
 std::vector<SetDocument> documents_for_cli(const Args& args, const std::atomic<bool>* cancel) {
     const std::vector<std::string> paths = args.all("doc");
-    if (paths.empty()) throw Error("--doc is required (give it once per document)");
+    if (paths.empty()) throw Error("missing required flag --doc (give it once per document)");
     std::map<std::string, int> names;
     for (const auto& p : paths) ++names[std::filesystem::path(p).filename().string()];
     std::vector<SetDocument> docs;
