@@ -97,6 +97,14 @@ TEST(ServerDocumentSet, CitationsNameTheDocumentAndItsPageAndAThirdReusesTheFirs
     EXPECT_NE(r.body.find("document_ids"), std::string::npos) << r.body;
     r = ask(json::array());
     EXPECT_EQ(r.status, 400) << r.body;
+    // Documents uploaded with different system prompts cannot share one conversation.
+    const Reply other = post_json(s.port(), "/v1/documents",
+                                  {{"text", "The bakery sells rye bread."}, {"system", "Be terse."}, {"name", "D.txt"}});
+    ASSERT_EQ(other.status, 202) << other.body;
+    EXPECT_EQ(other.json()["name"], "D.txt");
+    r = ask({a, other.json()["id"]});
+    EXPECT_EQ(r.status, 400) << r.body;
+    EXPECT_NE(r.body.find("different system prompts"), std::string::npos) << r.body;
 }
 
 }  // namespace
