@@ -1,5 +1,7 @@
 // snapdoc-cli ask: one document prefill, then every --question answered by re-snapping; with
 // --conversation the questions are successive turns of one conversation. Citations follow each answer.
+// --doc may be given several times: the documents share one conversation (app/common/document_set.h),
+// and each citation names its document.
 #include <cstdio>
 
 #include <nlohmann/json.hpp>
@@ -7,6 +9,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/kv_cache_flags.h"
 #include "app/cli/ask_json.h"
+#include "app/cli/document_set_flags.h"
 #include "app/cli/model_setup.h"
 #include "app/cli/question_flags.h"
 #include "app/cli/ocr_flags.h"
@@ -14,6 +17,7 @@
 #include "app/cli/remote_commands.h"
 #include "app/cli/snapkv_flags.h"
 #include "app/common/document_pages.h"
+#include "app/common/document_set_load.h"
 #include "app/documents/document_reader.h"
 #include "engine/common/error.h"
 #include "engine/common/memory_stats.h"
@@ -34,12 +38,12 @@ int cmd_ask(int argc, char** argv) {
     flags.insert(flags.end(), cachef.begin(), cachef.end());
     const auto ocrf = ocr_flags();
     flags.insert(flags.end(), ocrf.begin(), ocrf.end());
-    flags.insert(flags.end(), {{{"--doc"}}, {{"-q", "--question"}, true, true}, {{"--template"}}, {{"--system"}},
+    flags.insert(flags.end(), {{{"--doc"}, true, true}, {{"-q", "--question"}, true, true}, {{"--template"}}, {{"--system"}},
                                {{"-n", "--n-predict"}}, {{"--temp"}}, {{"--top-k"}}, {{"--top-p"}}, {{"--seed"}},
                                {{"--json"}}, {{"--ignore-context"}, false}, {{"--conversation"}, false},
                                {{"--no-citations"}, false}, {{"--history-keep"}}});
     const Args args(flags, argc, argv, 2);
-    const std::string doc_path = args.required("doc");
+    const std::vector<std::string> doc_paths = args.all("doc");
     auto questions = questions_from(args);
     const SnapKvConfig snap = snapkv_config_from(args);
     AskOptions opts;
@@ -58,8 +62,8 @@ int cmd_ask(int argc, char** argv) {
     // and loading the model take seconds, and an interrupt there stops before the prefill.
     const auto& cancel = install_interrupt_flag();
     opts.cancel = &cancel;
-    const documents::ExtractedDocument read = read_document_for_cli(doc_path, args, &cancel);
-    const std::string& document = read.text;
+    // Every document is read (and a bad one refused, named) before the model is loaded.
+    const std::vector<SetDocument> docs = documents_for_cli(args, &cancel);
 
     LoadedModel lm = load_for_cli(args, /*need_tokenizer=*/true, /*need_backend=*/false);
     const ChatTemplateKind kind = choose_chat_template(lm.model->chat_template, args.str("template"));
@@ -70,7 +74,9 @@ int cmd_ask(int argc, char** argv) {
     // refused only after minutes of prefill).
     const bool ignore_context = args.has("ignore-context");
     opts.ignore_context = ignore_context;
-    const std::vector<int32_t> doc_part = build_document_part(kind, *lm.tokenizer, args.str("system"), document);
+    const DocumentSetPart set_part = build_document_set_part(kind, *lm.tokenizer, args.str("system"), docs);
+    const std::vector<int32_t>& doc_part = set_part.ids;
+    const bool several = docs.size() > 1;
     std::size_t longest_question = 0, all_questions = 0;
     for (const auto& q : questions) {
         const std::size_t n = build_question_part(kind, *lm.tokenizer, q).size();
@@ -96,20 +102,47 @@ int cmd_ask(int argc, char** argv) {
     DocumentChat chat(*lm.backend, *lm.tokenizer, kind);
     const auto kv_cache = attach_kv_cache(args, chat, lm.model->path, run_context);
     if (cancel.load()) throw Cancelled();
-    check_context_room(static_cast<int64_t>(doc_part.size() + longest_question), opts.max_new_tokens, ctx,
-                       "document + question + answer", ignore_context);
+    try {
+        check_context_room(static_cast<int64_t>(doc_part.size() + longest_question), opts.max_new_tokens, ctx,
+                           several ? "documents + question + answer" : "document + question + answer",
+                           ignore_context);
+    } catch (const Error& e) {
+        if (!several) throw;
+        throw Error(std::string(e.what()) + "; the documents: " + document_shares_text(docs, set_part));
+    }
     if (!chat.kv_cache_has(doc_part, args.str("system"))) announce_prefill(*lm.backend, doc_part);
-    const int doc_tokens = chat.load_document_tokens(doc_part, {}, &cancel, args.str("system"));
+    const DocumentSetLoad loaded =
+        load_document_set(chat, *lm.backend, *lm.tokenizer, kind, kv_cache.get(),
+                          kv_cache ? kv_cache->model_identity(lm.model->path) : ModelIdentity{}, run_context, set_part,
+                          args.str("system"), &cancel);
+    const int reused_rows = loaded.reused_rows;
+    if (reused_rows > 0)
+        std::fprintf(stderr,
+                     "K/V cache: documents 1-%zu (%d tokens) restored from %s in %.3f s; prefilled only the other "
+                     "%d tokens in %.2f s\n",
+                     loaded.from_documents, reused_rows, loaded.file.string().c_str(), loaded.restore_seconds,
+                     static_cast<int>(doc_part.size()) - reused_rows, chat.cache_report().prefill_seconds);
+    const int doc_tokens = static_cast<int>(doc_part.size());
     report_kv_cache(chat);
-    // A PDF's citations name their page (nothing is built for a document without pages).
-    const CitationPages pages(*lm.tokenizer, doc_part, document, read.page_starts);
+    // A citation's document and, in a PDF, its page (no page map is built for a document without pages).
+    const DocumentSetCitations sources(*lm.tokenizer, set_part, docs);
+    if (several) std::fprintf(stderr, "documents: %s\n", document_shares_text(docs, set_part).c_str());
     if (!chat.served_from_cache())
         std::fprintf(stderr, "document: %d tokens (template %s), prefilled in %.2f s (%.1f tok/s, layer-major)\n",
-                     doc_tokens, std::string(chat_template_name(kind)).c_str(), chat.cache_report().prefill_seconds,
-                     doc_tokens / std::max(1e-9, chat.cache_report().prefill_seconds));
+                     doc_tokens - reused_rows, std::string(chat_template_name(kind)).c_str(),
+                     chat.cache_report().prefill_seconds,
+                     (doc_tokens - reused_rows) / std::max(1e-9, chat.cache_report().prefill_seconds));
 
-    nlohmann::json out = {{"document", doc_path},
+    nlohmann::json listed = nlohmann::json::array();
+    for (std::size_t d = 0; d < docs.size(); ++d) {
+        nlohmann::json j = {{"document", docs[d].name}, {"path", doc_paths[d]}, {"tokens", set_part.tokens_of(d)}};
+        if (!docs[d].page_starts.empty()) j["pages"] = docs[d].page_starts.size();
+        listed.push_back(std::move(j));
+    }
+    nlohmann::json out = {{"document", doc_paths[0]},
+                          {"documents", listed},
                           {"document_tokens", doc_tokens},
+                          {"reused_document_tokens", reused_rows},
                           {"template", chat_template_name(kind)},
                           {"document_seconds", chat.document_seconds()},
                           {"served_from_kv_cache", chat.served_from_cache()},
@@ -122,6 +155,7 @@ int cmd_ask(int argc, char** argv) {
                           {"policy", budget_policy_name(snap.policy)},
                           {"conversation", conversation},
                           {"answers", nlohmann::json::array()}};
+    if (several) out.erase("document");  // "documents" lists them; "document" stays for one, as before
     // Every answered turn reaches --json, also when a later one fails (the error is recorded too).
     try {
         for (std::size_t i = 0; i < questions.size(); ++i) {
@@ -144,15 +178,21 @@ int cmd_ask(int argc, char** argv) {
             for (std::size_t c = 0; c < r.citations.size(); ++c) {
                 const Citation& cit = r.citations[c];
                 const std::string text = chat.document_excerpt(cit.first_token, cit.last_token);
-                const int page = pages.page_of(cit);
-                const std::string where = page > 0 ? "page " + std::to_string(page) + ", " : std::string();
+                const DocumentSetCitations::Source src = sources.locate(cit);
+                const int page = src.page;
+                std::string where = several ? docs[src.document].name + ", " : std::string();
+                if (page > 0) where += "page " + std::to_string(page) + ", ";
                 std::printf("  [%zu] %stokens %d-%d (%.0f%%): %s\n", c + 1, where.c_str(), cit.first_token,
                             cit.last_token, 100.0 * cit.weight, text.c_str());
                 nlohmann::json j = {{"first_token", cit.first_token},
                                     {"last_token", cit.last_token},
                                     {"weight", cit.weight},
                                     {"text", chat.document_excerpt(cit.first_token, cit.last_token, 2000)}};
-                if (page > 0) j["page"] = page;  // 1-based; left out for a document without pages
+                if (several) {  // one document's citations stay as they were
+                    j["document"] = docs[src.document].name;
+                    j["document_index"] = src.document + 1;
+                }
+                if (page > 0) j["page"] = page;  // 1-based in its document; left out for one without pages
                 citations.push_back(std::move(j));
             }
             std::fflush(stdout);

@@ -18,15 +18,16 @@ constexpr Command kCommands[] = {
      "                 write every position's logits as little-endian f32 [T, vocab]\n"},
     {"info", cmd_info, "  info -m MODEL  architecture, shapes, dtype, parameters, memory, tokenizer\n"},
     {"ask", cmd_ask,
-     "  ask -m MODEL --doc FILE (-q|--question Q)... [--budget 1024] [--window 32] [--kernel 7]\n"
+     "  ask -m MODEL (--doc FILE)... (-q|--question Q)... [--budget 1024] [--window 32] [--kernel 7]\n"
      "      [--pool max|avg] [--gqa kv-head|query-head] [--policy uniform|pyramid|adaptive] [--full]\n"
      "      [--template NAME] [--system TEXT] [-n 256] [--temp 0] [--top-k 40] [--top-p 0.95] [--seed 0]\n"
      "      [--json OUT] [--conversation] [--history-keep 2048] [--no-citations]\n"
      "      [--cache-dir DIR | --no-cache] [--cache-cap-mb 4096]\n"
      "                 answer each question over one document prefill (re-snapping per question);\n"
      "                 --conversation: the questions are turns of one conversation;\n"
-     "                 --doc: text, .md, .pdf (text layer), .docx, .odt or .epub\n"
-     "  ask --remote URL [--api-key KEY] [--ca-cert FILE | --insecure] [--model NAME] --doc FILE\n"
+     "                 --doc: text, .md, .pdf (text layer), .docx, .odt or .epub; several --doc:\n"
+     "                 one conversation over all of them, citations name their document\n"
+     "  ask --remote URL [--api-key KEY] [--ca-cert FILE | --insecure] [--model NAME] (--doc FILE)...\n"
      "      (-q|--question Q)... [--system TEXT] [-n 256] [--temp 0] [--top-k K] [--top-p P] [--seed S]\n"
      "      [--json OUT] [--conversation] [--no-citations] [--connect-timeout 10] [--stall-timeout 300]\n"
      "                 the same on a remote engine: a snapdoc-server (document sessions, citations),\n"

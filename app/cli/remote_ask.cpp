@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/ask_json.h"
+#include "app/cli/document_set_flags.h"
 #include "app/cli/model_setup.h"
 #include "app/cli/question_flags.h"
 #include "app/cli/remote_commands.h"
@@ -77,12 +78,12 @@ void check_fit(const remote::RemoteEndpoint& ep, const remote::RemoteServer& ser
 
 int cmd_ask_remote(int argc, char** argv) {
     std::vector<FlagSpec> flags = remote_flags();
-    flags.insert(flags.end(), {{{"-m", "--model"}}, {{"--doc"}}, {{"-q", "--question"}, true, true}, {{"--system"}},
+    flags.insert(flags.end(), {{{"-m", "--model"}}, {{"--doc"}, true, true}, {{"-q", "--question"}, true, true}, {{"--system"}},
                                {{"-n", "--n-predict"}}, {{"--temp"}}, {{"--top-k"}}, {{"--top-p"}}, {{"--seed"}},
                                {{"--json"}}, {{"--conversation"}, false}, {{"--no-citations"}, false}});
     const Args args(flags, argc, argv, 2);
     const remote::RemoteEndpoint ep = remote_endpoint_from(args);
-    const std::string doc_path = args.required("doc");
+    const std::vector<std::string> doc_paths = args.all("doc");
     auto questions = questions_from(args);
     const int max_tokens = n_predict_flag(args, 256);
     const std::string system = args.str("system");
@@ -95,7 +96,11 @@ int cmd_ask_remote(int argc, char** argv) {
     if (args.has("top-k")) base.top_k = args.integer("top-k", 40);
     if (args.has("seed")) base.seed = args.integer64("seed", 0);
     const auto& cancel = install_interrupt_flag();
-    const std::string document = documents::read_document(doc_path).text;
+    // Several --doc: a plain engine gets them laid out as text, each under its title
+    // (document_set_text); a snapdoc-server gets each uploaded and asks with "document_ids".
+    const std::vector<SetDocument> docs = documents_for_cli(args, &cancel);
+    const bool several = docs.size() > 1;
+    const std::string document = document_set_text(docs);
     // Laid out once here so an empty document or question is refused before the network.
     for (const auto& q : questions) (void)document_question_text(document, q);
 
@@ -128,26 +133,39 @@ int cmd_ask_remote(int argc, char** argv) {
 
     const auto t_doc = std::chrono::steady_clock::now();
     remote::RemoteDocument uploaded;
-    if (snapdoc_server) {
+    std::vector<std::string> uploaded_ids;
+    int64_t uploaded_tokens = 0;
+    bool all_from_kv_cache = true;
+    for (std::size_t d = 0; snapdoc_server && d < docs.size(); ++d) {
         uploaded = remote::upload_document(
-            ep, document, system,
+            ep, docs[d].text, system,
             [](double p) {
                 // One line redrawn on a terminal; a line per report into a file or pipe.
                 static const bool tty = isatty(STDERR_FILENO) == 1;
                 std::fprintf(stderr, "%sdocument: prefilling on the server %3.0f%%%s", tty ? "\r" : "", 100.0 * p,
                              tty && p < 1.0 ? "" : "\n");
             },
-            &cancel);
-        std::fprintf(stderr, "document: %lld tokens on the server (session %s)%s\n",
-                     static_cast<long long>(uploaded.tokens), uploaded.id.c_str(),
+            &cancel, several ? docs[d].name : std::string());
+        std::fprintf(stderr, "document%s%s: %lld tokens on the server (session %s)%s\n", several ? " " : "",
+                     several ? docs[d].name.c_str() : "", static_cast<long long>(uploaded.tokens), uploaded.id.c_str(),
                      uploaded.from_kv_cache ? ", from its K/V cache" : "");
+        uploaded_ids.push_back(uploaded.id);
+        uploaded_tokens += uploaded.tokens;
+        all_from_kv_cache = all_from_kv_cache && uploaded.from_kv_cache;
     }
     const double document_seconds = seconds_since(t_doc);
 
-    json out = {{"document", doc_path},
-                {"document_tokens", snapdoc_server ? uploaded.tokens : prompt_estimate},
+    json listed = json::array();
+    for (std::size_t d = 0; d < docs.size(); ++d) {
+        json j = {{"document", docs[d].name}, {"path", doc_paths[d]}};
+        if (snapdoc_server) j["document_id"] = uploaded_ids[d];
+        listed.push_back(std::move(j));
+    }
+    json out = {{"document", doc_paths[0]},
+                {"documents", listed},
+                {"document_tokens", snapdoc_server ? uploaded_tokens : prompt_estimate},
                 {"document_seconds", document_seconds},
-                {"served_from_kv_cache", snapdoc_server && uploaded.from_kv_cache},
+                {"served_from_kv_cache", snapdoc_server && all_from_kv_cache},
                 {"remote",
                  {{"url", ep.root},
                   {"engine", remote::engine_name(server.kind)},
@@ -156,7 +174,9 @@ int cmd_ask_remote(int argc, char** argv) {
                   {"context_source", model.context_source}}},
                 {"conversation", conversation},
                 {"answers", json::array()}};
-    if (snapdoc_server) out["remote"]["document_id"] = uploaded.id;
+    if (several) out.erase("document");  // "documents" lists them
+    if (snapdoc_server && !several) out["remote"]["document_id"] = uploaded.id;
+    if (snapdoc_server && several) out["remote"]["document_ids"] = uploaded_ids;
     else out["remote"]["document_tokens_counted"] = "prompt tokens of the first question, document included";
     bool cancelled = false;
     try {
@@ -165,7 +185,8 @@ int cmd_ask_remote(int argc, char** argv) {
             remote::RemoteChatRequest req = base;
             if (!conversation) history.clear();
             req.messages = question_messages(system, snapdoc_server ? nullptr : &document, history, questions[i]);
-            if (snapdoc_server) req.document_id = uploaded.id;
+            if (snapdoc_server && !several) req.document_id = uploaded.id;
+            if (snapdoc_server && several) req.document_ids = uploaded_ids;
             const auto t0 = std::chrono::steady_clock::now();
             const remote::RemoteChatReply r = remote::stream_chat(
                 ep, req,
@@ -190,7 +211,10 @@ int cmd_ask_remote(int argc, char** argv) {
                 for (std::size_t c = 0; c < r.citations.size(); ++c) {
                     const json& cit = r.citations[c];
                     const std::string text = cit.value("text", "");
-                    std::printf("  [%zu] tokens %d-%d (%.0f%%): %s\n", c + 1, cit.value("first_token", 0),
+                    // The server names the document (several) and the page (a PDF upload) where it knows them.
+                    std::string where = cit.contains("document") ? cit.value("document", "") + ", " : "";
+                    if (cit.value("page", 0) > 0) where += "page " + std::to_string(cit.value("page", 0)) + ", ";
+                    std::printf("  [%zu] %stokens %d-%d (%.0f%%): %s\n", c + 1, where.c_str(), cit.value("first_token", 0),
                                 cit.value("last_token", 0), 100.0 * cit.value("weight", 0.0),
                                 printable_excerpt(text, 160).c_str());
                     citations.push_back(cit);

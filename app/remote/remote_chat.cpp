@@ -22,6 +22,7 @@ json request_body(const RemoteChatRequest& req) {
     if (req.top_k) body["top_k"] = *req.top_k;
     if (req.seed) body["seed"] = *req.seed;
     if (!req.document_id.empty()) body["document_id"] = req.document_id;
+    if (!req.document_ids.empty()) body["document_ids"] = req.document_ids;
     return body;
 }
 

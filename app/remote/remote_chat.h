@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <vector>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -23,6 +24,7 @@ struct RemoteChatRequest {
     std::optional<int> top_k;          // not OpenAI's, but vLLM, llama-server and snapdoc-server take it
     std::optional<int64_t> seed;
     std::string document_id;           // snapdoc-server's extension: ask about this uploaded document
+    std::vector<std::string> document_ids;  // or about these, in this order (docs/server.md)
 };
 
 struct RemoteChatReply {

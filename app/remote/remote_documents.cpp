@@ -25,10 +25,12 @@ json parse_document(const std::string& url, const HttpReply& r) {
 }  // namespace
 
 RemoteDocument upload_document(const RemoteEndpoint& ep, const std::string& text, const std::string& system,
-                               const std::function<void(double)>& on_progress, const std::atomic<bool>* cancel) {
+                               const std::function<void(double)>& on_progress, const std::atomic<bool>* cancel,
+                               const std::string& name) {
     const std::string url = ep.v1("/documents");
     json body = {{"text", text}};
     if (!system.empty()) body["system"] = system;
+    if (!name.empty()) body["name"] = name;  // its title among several (older servers ignore it)
     const HttpReply posted = http_post_json(ep, url, body, /*timed=*/false);
     if (!posted.ok()) throw_http_error(url, posted, !ep.api_key.empty());
     json doc = parse_document(url, posted);

@@ -23,8 +23,10 @@ struct RemoteDocument {
 // (0..1) is called as the server reports it. Throws Error with the server's words when it refuses
 // the document or its prefill fails, and when its progress does not move for the endpoint's stall
 // timeout; Cancelled when `cancel` is set (the document stays on the server: an identical
-// upload later finds it instead of prefilling it again).
+// upload later finds it instead of prefilling it again). `name`: its title when it is one of several
+// documents in a chat ("document_ids"), and its citations' "document".
 RemoteDocument upload_document(const RemoteEndpoint& ep, const std::string& text, const std::string& system,
-                               const std::function<void(double)>& on_progress, const std::atomic<bool>* cancel);
+                               const std::function<void(double)>& on_progress, const std::atomic<bool>* cancel,
+                               const std::string& name = {});
 
 }  // namespace snapdoc::remote

@@ -138,12 +138,27 @@ void Server::handle_completion(const httplib::Request& req, httplib::Response& r
         ChatRequest cr = parse_chat_request(body);
         gen = cr.gen;
         job->kind = Job::Kind::Chat;
-        if (!cr.document_id.empty()) {
-            const auto doc = documents_.get(cr.document_id, access_.owner(req));  // another owner's: 404
-            if (!doc) throw not_found("no document '" + cr.document_id + "'");
-            if (doc->status == "failed")
-                throw bad_request("document '" + cr.document_id + "' failed: " + doc->error, "document_id");
-            check_bytes_fit(gen, doc->tokens, message_bytes(cr.messages, true), "messages");
+        if (!cr.document_id.empty() || !cr.document_ids.empty()) {
+            // One document (document_id) or several in order (document_ids: one conversation over
+            // all of them, app/common/document_set.h). Each must be the asker's and not failed.
+            const std::vector<std::string> ids =
+                cr.document_ids.empty() ? std::vector<std::string>{cr.document_id} : cr.document_ids;
+            const char* id_field = cr.document_ids.empty() ? "document_id" : "document_ids";
+            std::optional<DocumentInfo> doc;
+            int document_tokens = 0;
+            for (const std::string& id : ids) {
+                auto d = documents_.get(id, access_.owner(req));  // another owner's: 404
+                if (!d) throw not_found("no document '" + id + "'");
+                if (d->status == "failed") throw bad_request("document '" + id + "' failed: " + d->error, id_field);
+                if (doc && d->system_prompt != doc->system_prompt)
+                    throw bad_request("documents '" + ids[0] + "' and '" + id +
+                                          "' have different system prompts; one conversation has one",
+                                      id_field);
+                // Each later document adds its title ("Document 2: name") to its tokens.
+                document_tokens += d->tokens + (doc ? 8 + static_cast<int>(d->name.size()) : 0);
+                if (!doc) doc = std::move(d);
+            }
+            check_bytes_fit(gen, document_tokens, message_bytes(cr.messages, true), "messages");
             // The document part holds the document and its system prompt; the messages give the
             // question (the last user message) and the earlier turns.
             std::vector<const ChatMessage*> turns;
@@ -171,10 +186,11 @@ void Server::handle_completion(const httplib::Request& req, httplib::Response& r
             for (std::size_t i = 0; i + 1 < turns.size(); i += 2)
                 job->history.push_back({turns[i]->content, turns[i + 1]->content});
             job->question = turns.back()->content;
-            job->document_id = cr.document_id;
+            job->document_id = ids.size() == 1 ? ids[0] : std::string();
+            if (ids.size() > 1) job->document_ids = ids;
             try {
                 prompt_tokens =
-                    doc->tokens +
+                    document_tokens +
                     static_cast<int>(
                         conversation_part(model_.kind, tok, job->history, job->question).ids.size());
             } catch (const Error& e) {
@@ -321,6 +337,7 @@ void Server::handle_documents_post(const httplib::Request& req, httplib::Respons
             info.text = file.content;
         }
         if (req.has_file("system")) info.system_prompt = req.get_file_value("system").content;
+        info.name = file.filename;
         // A JSON upload cannot carry invalid UTF-8 (the parser refuses it); a multipart part is raw
         // bytes, so it gets the same check here rather than being replaced silently by U+FFFD.
         require_utf8(info.text, "file");
@@ -334,6 +351,10 @@ void Server::handle_documents_post(const httplib::Request& req, httplib::Respons
         if (const auto sys = body.find("system"); sys != body.end() && !sys->is_null()) {
             if (!sys->is_string()) throw bad_request("'system' must be a string", "system");
             info.system_prompt = sys->get<std::string>();
+        }
+        if (const auto name = body.find("name"); name != body.end() && !name->is_null()) {
+            if (!name->is_string()) throw bad_request("'name' must be a string", "name");
+            info.name = name->get<std::string>();
         }
     }
     // Tokenized here, so an empty or too long document is refused before any prefill; one whose
@@ -356,6 +377,9 @@ void Server::handle_documents_post(const httplib::Request& req, httplib::Respons
                               " tokens: no room for a question in the " + std::to_string(ctx) +
                               "-token context",
                           "text", "exceed_context_size_error");
+    // The title the document has in a conversation over several (and its citations' "document").
+    if (info.name.size() > 255) throw bad_request("'name' is longer than 255 bytes", "name");
+    require_utf8(info.name, "name");
     info.owner = access_.owner(req);
     const DocumentRegistry::Added added = documents_.add(info, config_.max_documents);
     if (added.id.empty())

@@ -72,6 +72,7 @@ nlohmann::json document_json(const DocumentInfo& d) {
                         {"progress", d.progress},
                         {"from_kv_cache", d.from_kv_cache},
                         {"prefill_seconds", d.prefill_seconds}};
+    if (!d.name.empty()) j["name"] = d.name;
     if (!d.error.empty()) j["error"] = d.error;
     return j;
 }

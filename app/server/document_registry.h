@@ -18,6 +18,9 @@ namespace snapdoc::server {
 struct DocumentInfo {
     std::string id;
     std::string owner;  // AccessControl::owner of the upload
+    // The upload's file name or "name" (its title among several); "" if none given. Not part of a
+    // document's identity: an identical upload under another name finds this one, name and all.
+    std::string name;
     std::string text;
     std::vector<std::size_t> page_starts;  // a PDF upload's: byte offset in `text` where each page starts
     std::string system_prompt;

@@ -18,6 +18,14 @@ void fail(Job& job, const ApiError& e) {
     job.events.push(JobEvent::failed_event(e.status(), e.body()));
 }
 
+// The held session of documents [ids] in that order ("set:doc-1+doc-2"): a leading subset's name
+// is a prefix of it, but sessions are only ever found by their whole name.
+std::string set_session_name(std::span<const std::string> ids) {
+    std::string name = "set:";
+    for (std::size_t i = 0; i < ids.size(); ++i) name += (i ? "+" : "") + ids[i];
+    return name;
+}
+
 }  // namespace
 
 EngineWorker::EngineWorker(const ServerConfig& config, Backend& backend, const Tokenizer& tokenizer,
@@ -71,7 +79,7 @@ void EngineWorker::run(Job& job) {
             case Job::Kind::Document:
                 return run_document_prefill(job);
             case Job::Kind::Chat:
-                if (!job.document_id.empty()) return run_document_chat(job);
+                if (!job.document_id.empty() || !job.document_ids.empty()) return run_document_chat(job);
                 return run_prompt(job);
             case Job::Kind::Completion:
                 return run_prompt(job);
@@ -140,8 +148,16 @@ void EngineWorker::answer(Job& job, HeldSession& held, const std::string& source
                             {"last_token", c.last_token},
                             {"weight", c.weight},
                             {"text", chat.document_excerpt(c.first_token, c.last_token, 2000)}};
-        // 1-based, for an uploaded PDF; left out where the document has no pages.
-        if (const int page = held.pages.page_of(c); page > 0) j["page"] = page;
+        if (held.set_ids.size() > 1) {
+            // Several documents: which one (its name and id), and the page within it.
+            const DocumentSetCitations::Source src = held.set_sources.locate(c);
+            j["document"] = held.set_names[src.document];
+            j["document_id"] = held.set_ids[src.document];
+            j["document_index"] = src.document + 1;
+            if (src.page > 0) j["page"] = src.page;
+        } else if (const int page = held.pages.page_of(c); page > 0) {
+            j["page"] = page;  // 1-based, for an uploaded PDF; left out where the document has no pages
+        }
         o.citations.push_back(std::move(j));
     }
     ++completed_;
@@ -234,6 +250,65 @@ void EngineWorker::run_prompt(Job& job) {
     });
 }
 
+std::shared_ptr<HeldSession> EngineWorker::document_set_session(const Job& job, std::string& source, int& reused) {
+    const std::vector<std::string>& ids = job.document_ids;
+    std::vector<SetDocument> docs;
+    std::string system, owner;
+    // Every document is looked up again: one deleted since the request was queued is not answered
+    // from a set session that still holds its text.
+    for (const std::string& id : ids) {
+        const auto info = documents_.get(id);
+        if (!info) throw not_found("no document '" + id + "'");
+        if (info->status == "failed") throw bad_request("document '" + id + "' failed: " + info->error, "document_ids");
+        if (docs.empty()) {
+            system = info->system_prompt;
+            owner = info->owner;
+        }
+        docs.push_back({info->name.empty() ? id : info->name, info->text, info->page_starts});
+    }
+    const std::string name = set_session_name(ids);
+    if (auto held = sessions_.find_name(name)) {
+        if (held->scope != job.scope) held->chat->session().forget_turns();
+        held->scope = job.scope;
+        source = "ram";
+        reused = held->chat->session().document_tokens();
+        return held;
+    }
+    DocumentSetPart part;
+    try {
+        part = build_document_set_part(kind_, tokenizer_, system, docs);
+    } catch (const Error& e) {
+        throw bad_request(e.what(), "document_ids");
+    }
+    auto chat = new_chat(true, owner);
+    reused = 0;
+    source.clear();
+    // The longest leading subset held as a set session ([A, B] for [A, B, C]): its ids are a prefix
+    // of this part's, so only the rest is prefilled.
+    for (std::size_t k = ids.size() - 1; k >= 2 && source.empty(); --k) {
+        const auto base = sessions_.find_name(set_session_name(std::span(ids).first(k)));
+        if (!base) continue;
+        reused = chat->load_document_tokens_from(*base->chat, part.ids, &job.cancel, system);
+        source = "partial";
+    }
+    if (source.empty()) {
+        chat->load_document_tokens(part.ids, PrefillLog{}, &job.cancel, system);
+        source = chat->served_from_cache() ? "kv-cache" : "new";
+        reused = chat->served_from_cache() ? static_cast<int>(part.ids.size()) : 0;
+    }
+    spdlog::info("documents {}: {} tokens ({}, {} reused)", name, part.ids.size(), source, reused);
+    auto held = std::make_shared<HeldSession>();
+    held->name = name;
+    held->explicit_document = true;
+    held->scope = job.scope;
+    held->set_ids = ids;
+    for (const SetDocument& d : docs) held->set_names.push_back(d.name);
+    held->set_sources = DocumentSetCitations(tokenizer_, part, docs);
+    held->chat = std::move(chat);
+    sessions_.insert(held);
+    return held;
+}
+
 std::shared_ptr<HeldSession> EngineWorker::explicit_session(const Job& job, std::string& source) {
     const std::string& id = job.document_id;
     source = "ram";
@@ -269,14 +344,16 @@ std::shared_ptr<HeldSession> EngineWorker::hold_document(const Job& job, const D
 
 void EngineWorker::run_document_chat(Job& job) {
     std::string source;
-    auto held = explicit_session(job, source);
+    int reused = 0;
+    auto held = job.document_ids.empty() ? explicit_session(job, source) : document_set_session(job, source, reused);
+    if (job.document_ids.empty()) reused = source != "new" ? held->chat->session().document_tokens() : 0;
     sessions_.touch(*held);
     if (!job.snapkv_enabled)
         job.snapkv.enabled =
             config_.snapkv.enabled &&
             held->chat->prompt_tokens_for(job.question, job.history) >= config_.snapkv_min_tokens;
     sessions_.evict(held.get());
-    answer(job, *held, source, source != "new" ? held->chat->session().document_tokens() : 0,
+    answer(job, *held, source, reused,
            [&](AskOptions opts) {
                opts.history = job.history;
                return held->chat->ask(job.question, opts);

@@ -51,6 +51,10 @@ private:
     // `owner`'s K/V cache files are its own: the owner is mixed into the cache key.
     std::unique_ptr<DocumentChat> new_chat(bool cacheable, const std::string& owner);
     std::shared_ptr<HeldSession> explicit_session(const Job& job, std::string& source);
+    // Several documents ("document_ids"): their held set session, or one built from the longest
+    // leading subset held (prefilling only the rest), from the K/V cache, or by a prefill.
+    // `reused`: document tokens this request did not run through the layers.
+    std::shared_ptr<HeldSession> document_set_session(const Job& job, std::string& source, int& reused);
     // An explicit document's loaded chat as a held session, with its pages for citations.
     std::shared_ptr<HeldSession> hold_document(const Job& job, const DocumentInfo& info,
                                                std::unique_ptr<DocumentChat> chat) const;

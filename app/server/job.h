@@ -96,6 +96,7 @@ struct Job {
     MessagePrompt prompt;
     // Chat over an explicit document (document_id): the question and earlier turns.
     std::string document_id;
+    std::vector<std::string> document_ids;  // or several, in order ("document_ids"; then document_id is "")
     std::string question;
     std::vector<ChatTurn> history;
 

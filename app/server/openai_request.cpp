@@ -1,5 +1,6 @@
 #include "app/server/openai_request.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -17,6 +18,7 @@ constexpr uint64_t kMaxValues = uint64_t{4} << 20;
 constexpr std::size_t kMaxStopStrings = 16;
 constexpr std::size_t kMaxStopLength = 256;
 constexpr std::size_t kMaxMessages = 100000;
+constexpr std::size_t kMaxDocumentIds = 16;
 
 const char* type_name(const json& v) {
     switch (v.type()) {
@@ -221,6 +223,28 @@ ChatRequest parse_chat_request(const json& body) {
     ChatRequest r;
     r.gen = parse_generation(body);
     if (auto id = get_string(body, "document_id", "document_id")) r.document_id = *id;
+    if (const json* ids = field(body, "document_ids")) {
+        if (!r.document_id.empty())
+            throw bad_request("give either 'document_id' or 'document_ids', not both", "document_ids");
+        if (!ids->is_array()) throw wrong_type("document_ids", "an array of strings", *ids);
+        if (ids->empty()) throw bad_request("'document_ids' must not be empty", "document_ids");
+        if (ids->size() > kMaxDocumentIds)
+            throw bad_request("'document_ids' holds at most " + std::to_string(kMaxDocumentIds) + " documents",
+                              "document_ids");
+        for (std::size_t i = 0; i < ids->size(); ++i) {
+            const std::string path = "document_ids[" + std::to_string(i) + "]";
+            if (!(*ids)[i].is_string()) throw wrong_type(path, "a string", (*ids)[i]);
+            const std::string id = (*ids)[i].get<std::string>();
+            if (std::find(r.document_ids.begin(), r.document_ids.end(), id) != r.document_ids.end())
+                throw bad_request("'" + path + "': document '" + id + "' is listed twice", "document_ids");
+            r.document_ids.push_back(id);
+        }
+        // One id is the one-document chat of "document_id", laid out exactly as it is.
+        if (r.document_ids.size() == 1) {
+            r.document_id = r.document_ids[0];
+            r.document_ids.clear();
+        }
+    }
     const json* msgs = field(body, "messages");
     if (!msgs) throw bad_request("'messages' is required", "messages");
     if (!msgs->is_array()) throw wrong_type("messages", "an array", *msgs);

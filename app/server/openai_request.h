@@ -37,6 +37,8 @@ struct GenerationFields {
 struct ChatRequest {
     std::vector<ChatMessage> messages;
     std::string document_id;  // extension: answer over an explicit document session
+    // extension: over several, in this order (two or more; one id is moved to document_id)
+    std::vector<std::string> document_ids;
     GenerationFields gen;
 };
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "app/common/document_pages.h"
+#include "app/common/document_set.h"
 #include "engine/session/document_chat.h"
 
 namespace snapdoc::server {
@@ -28,6 +29,10 @@ struct HeldSession {
     std::unique_ptr<DocumentChat> chat;
     // An uploaded PDF's pages, so its citations name them (none for text and automatic sessions).
     CitationPages pages;
+    // Several documents in one session (chat with "document_ids"): their ids and titles in order,
+    // and which of them (and which page) a citation lies in.
+    std::vector<std::string> set_ids, set_names;
+    DocumentSetCitations set_sources;
     uint64_t last_used = 0;
     int64_t bytes() const;  // the full K/V store and the kept tail rows
 };

@@ -86,10 +86,10 @@ public:
     // Partial prefix reuse (document_chat_cache.cpp): loads `document_part`, taking over the K/V of
     // the leading rows it shares with `base`'s document (DocumentSession::reusable_rows of their
     // longest common prefix) and prefilling only the rest; then writes its K/V cache file as a
-    // prefill does (no system prompt in the key, as load_document_tokens without one). Returns the
-    // rows taken over (0: a plain prefill).
+    // prefill does (`system_prompt`, already inside the tokens, only names the file's key, as for
+    // load_document_tokens). Returns the rows taken over (0: a plain prefill).
     int load_document_tokens_from(const DocumentChat& base, std::span<const int32_t> document_part,
-                                  const std::atomic<bool>* cancel = nullptr);
+                                  const std::atomic<bool>* cancel = nullptr, std::string_view system_prompt = {});
     // Tokens of the prompt for `question` (after `history`) without running anything (for context
     // checks; ask checks document + history + question + max_new_tokens itself, before any forward).
     int prompt_tokens_for(std::string_view question, std::span<const ChatTurn> history = {}) const;

@@ -106,7 +106,7 @@ void DocumentChat::save_kv_cache_file(std::span<const int32_t> part, const KvCac
 }
 
 int DocumentChat::load_document_tokens_from(const DocumentChat& base, std::span<const int32_t> part,
-                                            const std::atomic<bool>* cancel) {
+                                            const std::atomic<bool>* cancel, std::string_view system_prompt) {
     const std::vector<int32_t>& shared = base.document_ids();
     const auto common = static_cast<int>(
         std::mismatch(part.begin(), part.end(), shared.begin(), shared.end()).first - part.begin());
@@ -119,7 +119,7 @@ int DocumentChat::load_document_tokens_from(const DocumentChat& base, std::span<
     document_seconds_ = cache_report_.prefill_seconds;
     remember_document(part);
     if (kv_cache_) {
-        const KvCacheKey key = make_kv_cache_key(model_identity_, tokenizer_hash_, compute_hash_, kind_, {}, part);
+        const KvCacheKey key = make_kv_cache_key(model_identity_, tokenizer_hash_, compute_hash_, kind_, system_prompt, part);
         cache_report_.file = kv_cache_->path_for(key);
         save_kv_cache_file(part, key, cache_report_.file);
     }

@@ -497,6 +497,10 @@ std::vector<int32_t> build_document_part(ChatTemplateKind kind, const Tokenizer&
     return encode_layout(tok, head, false);
 }
 
+std::vector<int32_t> encode_text_after_newline(const Tokenizer& tok, std::string_view text) {
+    return encode_after_newline(tok, text);
+}
+
 std::vector<int32_t> build_question_part(ChatTemplateKind kind, const Tokenizer& tok,
                                          std::string_view question) {
     const std::string_view q = trim_whitespace(question);

@@ -133,6 +133,12 @@ std::vector<int32_t> build_document_part(ChatTemplateKind kind, const Tokenizer&
 std::vector<int32_t> build_question_part(ChatTemplateKind kind, const Tokenizer& tok,
                                          std::string_view question);
 
+// `text` encoded as it reads right after a newline inside a longer run of text (no SentencePiece
+// dummy prefix): how the question part continues the document part. A caller that appends text to a
+// document part (several documents in one conversation, app/common/document_set.h) uses it so that
+// the ids before the appended text never change.
+std::vector<int32_t> encode_text_after_newline(const Tokenizer& tok, std::string_view text);
+
 // A conversation after its document part: every earlier turn (question, answer, end of the answer
 // turn) and then the new question with the tail that opens its answer. Turn i > 0 and the new
 // question (after earlier turns) open a user turn of their own; the user text of every turn is

@@ -146,6 +146,92 @@ TEST(RemoteCli, TheDocumentLaidOutAsALocalAskLaysItOut) {
     fs::remove(doc);
 }
 
+// Several --doc against a plain engine: one user message with each document under its title, in
+// order, as a local ask lays them out (app/common/document_set.h).
+TEST(RemoteCli, SeveralDocumentsAreLaidOutUnderTheirTitlesInOrder) {
+    FakeEngine e;
+    nlohmann::json seen;
+    int posts = 0;
+    std::mutex mu;
+    e.http().Get("/v1/models", [](const httplib::Request&, httplib::Response& res) {
+        res.set_content(R"({"object":"list","data":[{"id":"m","object":"model","owned_by":"vllm","max_model_len":8192}]})",
+                        "application/json");
+    });
+    e.http().Post("/v1/chat/completions", [&](const httplib::Request& req, httplib::Response& res) {
+        std::lock_guard lock(mu);
+        seen = nlohmann::json::parse(req.body);
+        ++posts;
+        res.set_content(sse_answer("m", {"ok"}), "text/event-stream");
+    });
+    e.start();
+    const fs::path a = write_file("alpha.txt", "Alpha text.\n"), b = write_file("beta.md", "\nBeta text.\n\n");
+    const fs::path json = temp_path("two.json");
+    const CliRun r = cli({"ask", "--remote", e.url(), "--doc", a.string(), "--doc", b.string(), "-q", "Why?", "--json",
+                          json.string()});
+    ASSERT_EQ(r.status, 0) << r.err;
+    {
+        std::lock_guard lock(mu);
+        ASSERT_EQ(seen["messages"].size(), 1u) << seen.dump();
+        EXPECT_EQ(seen["messages"][0]["content"], "Document 1: " + a.filename().string() + "\n\nAlpha text.\n\n" +
+                                                      "Document 2: " + b.filename().string() +
+                                                      "\n\nBeta text.\n\nQuestion: Why?");
+    }
+    const auto j = nlohmann::json::parse(read_text(json));
+    EXPECT_FALSE(j.contains("document"));
+    ASSERT_EQ(j["documents"].size(), 2u);
+    EXPECT_EQ(j["documents"][1]["document"], b.filename().string());
+    // A missing second document: refused by name before anything is sent, no --json.
+    const int before = [&] {
+        std::lock_guard lock(mu);
+        return posts;
+    }();
+    fs::remove(json);
+    const CliRun bad = cli({"ask", "--remote", e.url(), "--doc", a.string(), "--doc", temp_path("gone.txt").string(),
+                            "-q", "Why?", "--json", json.string()});
+    EXPECT_EQ(bad.status, 1);
+    EXPECT_NE(bad.err.find("document 2 of 2"), std::string::npos) << bad.err;
+    EXPECT_NE(bad.err.find("gone.txt"), std::string::npos) << bad.err;
+    EXPECT_FALSE(fs::exists(json));
+    {
+        std::lock_guard lock(mu);
+        EXPECT_EQ(posts, before);
+        EXPECT_EQ(posts, 1);
+    }
+    fs::remove(a);
+    fs::remove(b);
+}
+
+// Several --doc against snapdoc-server: each uploaded under its file name, asked with "document_ids";
+// the citations name the document.
+TEST(RemoteCli, SeveralDocumentsOnSnapdocServerAreUploadedAndCitedByName) {
+    if (!fs::exists(demo_model_path())) GTEST_SKIP() << "demo model not found: " << demo_model_path();
+    ServerProcess s({"-m", demo_model_path().string(), "--no-cache"});
+    const fs::path a = write_file("notes.txt", "The harbour office opens at nine.\nThe mill closes on Fridays.\n");
+    const fs::path b = write_file("report.txt", demo_report() + "\n");
+    const fs::path json = temp_path("server-two.json");
+    const CliRun r = cli({"ask", "--remote", s.url(), "--doc", a.string(), "--doc", b.string(), "-q",
+                          "What was the total revenue?", "-n", "16", "--json", json.string()});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = nlohmann::json::parse(read_text(json));
+    ASSERT_EQ(j["remote"]["document_ids"].size(), 2u) << j.dump();
+    ASSERT_EQ(j["documents"].size(), 2u);
+    EXPECT_EQ(j["documents"][1]["document_id"], j["remote"]["document_ids"][1]);
+    const auto& citations = j["answers"][0]["citations"];
+    ASSERT_FALSE(citations.empty()) << j.dump();
+    for (const auto& c : citations) {
+        const std::string name = c.value("document", "");
+        EXPECT_TRUE(name == a.filename().string() || name == b.filename().string()) << citations.dump();
+    }
+    EXPECT_NE(r.out.find("  [1] " + citations[0]["document"].get<std::string>() + ", tokens "), std::string::npos)
+        << r.out;
+    const Reply docs = http_get(s.port(), "/v1/documents");
+    ASSERT_EQ(docs.status, 200);
+    EXPECT_EQ(docs.json()["data"].size(), 2u);
+    fs::remove(a);
+    fs::remove(b);
+    fs::remove(json);
+}
+
 TEST(RemoteCli, AConversationSendsTheEarlierTurnsAsALocalConversationLaysThemOut) {
     FakeEngine e;
     std::vector<nlohmann::json> seen;
