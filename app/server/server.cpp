@@ -50,6 +50,13 @@ Server::Server(ServerConfig config)
         int yes = 1;
         ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
     });
+    if (!config_.ssl_cert_file.empty() || !config_.ssl_key_file.empty()) {
+        if (config_.ssl_cert_file.empty() || config_.ssl_key_file.empty())
+            throw Error("--ssl-cert FILE and --ssl-key FILE go together: give both for HTTPS, or neither");
+        auto tls = std::make_shared<const TlsContext>(config_.ssl_cert_file, config_.ssl_key_file);
+        if (!tls->warning().empty()) spdlog::warn("{}", tls->warning());
+        http_.use_tls(std::move(tls));
+    }
     install_routes();
 }
 
@@ -226,6 +233,7 @@ nlohmann::json Server::props() const {
     return {
         {"model", model_.id},
         {"model_path", model_.path.string()},
+        {"tls", http_.tls()},
         {"model_info", model_.info},
         {"context_length", model_.context_length},
         {"prompt_bytes_per_token", prompt_bound_.bytes_per_token},

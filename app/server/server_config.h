@@ -45,6 +45,10 @@ struct ServerConfig {
     std::vector<std::string> allowed_hosts;  // Host names served without a key beyond IP literals and localhost
     bool share_sessions = false;             // held sessions (and their reuse) shared by every client
     std::size_t max_documents = 64;          // per owner; identical uploads share one
+    bool allow_no_key = false;               // --allow-no-key: a non-loopback --host without keys
+
+    // HTTPS (--ssl-cert / --ssl-key, both or neither): PEM files; empty: plain HTTP.
+    std::filesystem::path ssl_cert_file, ssl_key_file;
 };
 
 }  // namespace snapdoc::server

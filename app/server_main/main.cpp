@@ -50,7 +50,8 @@ void usage() {
         "4096]\n"
         "       [--log-level info]\n"
         "       [--api-key KEY ... | --api-keys-file FILE] [--allow-host NAME ...] [--share-sessions]\n"
-        "       [--max-documents 64]\n"
+        "       [--max-documents 64] [--allow-no-key (a non-loopback --host without keys)]\n"
+        "       [--ssl-cert CERT.pem --ssl-key KEY.pem (HTTPS)]\n"
         "MODEL as for snapdoc-cli: a .gguf file, a Hugging Face folder, hf://REPO[:QUANT], or demo (the\n"
         "bundled demo model). --version prints the version and where the CUDA backend and bundled files are.\n"
         "OpenAI routes: /v1/chat/completions, /v1/completions, /v1/models; also /health, /props, /tokenize,\n"
@@ -95,14 +96,22 @@ void access_from(const Args& args, snapdoc::server::ServerConfig& c) {
     const int docs = args.integer("max-documents", static_cast<int>(c.max_documents));
     if (docs < 1 || docs > 100000) throw Error("--max-documents must be in [1, 100000]");
     c.max_documents = static_cast<std::size_t>(docs);
-    // Said before binding: it is about the flags, and holds whether or not the bind succeeds.
-    if (c.api_keys.empty() && !snapdoc::server::is_loopback_host(c.host))
+    c.allow_no_key = args.has("allow-no-key");
+    // Refused before binding: it is about the flags, and holds whether or not the bind succeeds.
+    if (c.api_keys.empty() && !snapdoc::server::is_loopback_host(c.host)) {
+        if (!c.allow_no_key)
+            throw Error("--host " + c.host +
+                        " without --api-key: anyone who can reach this address could use the model and read, ask "
+                        "about and delete every uploaded document. Give each client a key (--api-key KEY, "
+                        "repeatable, or --api-keys-file FILE), or add --allow-no-key if a reverse proxy in front "
+                        "authenticates (or listen on 127.0.0.1 behind it)");
         std::fprintf(stderr,
-                     "snapdoc-server: warning: --host %s without --api-key: anyone who can reach this "
-                     "address can use the model and read, ask about and delete every uploaded document. "
-                     "Give each client a key (--api-key KEY, repeatable, or --api-keys-file FILE), or "
-                     "listen on 127.0.0.1 behind a reverse proxy that authenticates.\n",
+                     "snapdoc-server: warning: --host %s without --api-key (--allow-no-key): anyone who can reach "
+                     "this address can use the model and every uploaded document.\n",
                      c.host.c_str());
+    }
+    c.ssl_cert_file = args.str("ssl-cert");
+    c.ssl_key_file = args.str("ssl-key");
 }
 
 snapdoc::server::ServerConfig config_from(const Args& args) {
@@ -188,6 +197,9 @@ int main(int argc, char** argv) {
                                {{"--api-keys-file"}},
                                {{"--allow-host"}, true, true},
                                {{"--share-sessions"}, false},
+                               {{"--allow-no-key"}, false},
+                               {{"--ssl-cert"}},
+                               {{"--ssl-key"}},
                                {{"--max-documents"}},
                                {{"--cors"}},
                                {{"--alias"}},
@@ -225,7 +237,7 @@ int main(int argc, char** argv) {
         snapdoc::server::ServerConfig config = config_from(*args);
         server = std::make_unique<snapdoc::server::Server>(config);
         port = server->bind();
-        std::printf("snapdoc-server: listening on http://%s:%d\n", config.host.c_str(), port);
+        std::printf("snapdoc-server: listening on %s://%s:%d\n", server->scheme().c_str(), config.host.c_str(), port);
         std::fflush(stdout);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "snapdoc-server: %s\n", e.what());
