@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 
 #include "app/server/api_error.h"
+#include "app/server/document_events.h"
 #include "engine/common/error.h"
 
 namespace snapdoc::server {
@@ -216,6 +217,13 @@ void Server::install_routes() {
                   const auto d = documents_.get(req.matches[1], access_.owner(req));
                   if (!d) throw not_found("no document '" + std::string(req.matches[1]) + "'");
                   send_json(res, 200, document_json(*d));
+              }));
+    http_.Get(R"(/v1/documents/([A-Za-z0-9_-]+)/events)",
+              guarded([this](const httplib::Request& req, httplib::Response& res) {
+                  require_ready();
+                  const std::string id = req.matches[1], owner = access_.owner(req);
+                  if (!documents_.get(id, owner)) throw not_found("no document '" + id + "'");
+                  stream_document_events(res, documents_, id, owner, config_.sse_ping_ms, draining_);
               }));
     http_.Delete(R"(/v1/documents/([A-Za-z0-9_-]+))",
                  guarded([this](const httplib::Request& req, httplib::Response& res) {

@@ -32,6 +32,9 @@ struct ServerConfig {
     // more tokens than the context is refused before tokenizing. 0: the vocabulary's longest piece.
     int prompt_bytes_per_token = 0;
     int read_timeout_s = 10, write_timeout_s = 10;
+    // A comment line on an event stream (document events, streamed answers) after this long without
+    // a write, so a long prefill never looks like a dead connection.
+    int sse_ping_ms = 2000;
     HttpLimits http;  // heads, connections, backlog (GuardedHttpServer)
 
     int64_t session_ram_cap_bytes = int64_t{4} << 30;  // document sessions held in RAM (LRU beyond)

@@ -45,7 +45,7 @@ void usage() {
         "       [--queue 16] [--queue-per-client 0] [--http-threads 32] [--max-body-mb 64] [--timeout 10]\n"
         "       [--head-timeout 10] [--max-headers 100] [--max-header-kb 64] [--max-connections 512]\n"
         "       [--max-connections-per-address 64] [--max-active-per-address 0 (half the threads)] [--backlog 511]\n"
-        "       [--prompt-bytes-per-token N (0: the vocabulary's longest piece)]\n"
+        "       [--prompt-bytes-per-token N (0: the vocabulary's longest piece)] [--sse-ping-ms 2000]\n"
         "       [--session-ram-mb 4096] [--max-sessions 64] [--cache-dir DIR | --no-cache] [--cache-cap-mb "
         "4096]\n"
         "       [--log-level info]\n"
@@ -133,6 +133,8 @@ snapdoc::server::ServerConfig config_from(const Args& args) {
     const long long body_mb = args.integer64("max-body-mb", static_cast<long long>(c.max_body_bytes >> 20));
     const int timeout = args.integer("timeout", c.read_timeout_s);
     c.prompt_bytes_per_token = args.integer("prompt-bytes-per-token", c.prompt_bytes_per_token);
+    c.sse_ping_ms = args.integer("sse-ping-ms", c.sse_ping_ms);
+    if (c.sse_ping_ms < 100 || c.sse_ping_ms > 600000) throw Error("--sse-ping-ms must be in [100, 600000]");
     if (c.prompt_bytes_per_token < 0 || c.prompt_bytes_per_token > (1 << 20))
         throw Error("--prompt-bytes-per-token must be in [0, 1048576] (0: derived from the vocabulary)");
     const long long ram_mb = args.integer64("session-ram-mb", c.session_ram_cap_bytes >> 20);
@@ -216,6 +218,7 @@ int main(int argc, char** argv) {
                                {{"--max-body-mb"}},
                                {{"--prompt-bytes-per-token"}},
                                {{"--timeout"}},
+                               {{"--sse-ping-ms"}},
                                {{"--session-ram-mb"}},
                                {{"--head-timeout"}},
                                {{"--max-headers"}},
