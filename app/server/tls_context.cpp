@@ -1,9 +1,11 @@
 #include "app/server/tls_context.h"
 
 #include <openssl/err.h>
+#include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
+#include <cstdio>
 #include <fstream>
 
 #include "engine/common/error.h"
@@ -53,10 +55,19 @@ TlsContext::TlsContext(const std::filesystem::path& cert_file, const std::filesy
     try {
         if (SSL_CTX_use_certificate_chain_file(ctx_, cert_file.c_str()) != 1)
             throw Error("--ssl-cert " + cert_file.string() + ": not a PEM certificate (" + openssl_errors() + ")");
-        if (SSL_CTX_use_PrivateKey_file(ctx_, key_file.c_str(), SSL_FILETYPE_PEM) != 1)
+        // Read on its own first, so that a key that is fine but not the certificate's is told
+        // apart from a file that is not a key at all.
+        EVP_PKEY* key = nullptr;
+        if (FILE* f = std::fopen(key_file.c_str(), "rb")) {
+            key = PEM_read_PrivateKey(f, nullptr, no_passphrase, nullptr);
+            std::fclose(f);
+        }
+        if (!key)
             throw Error("--ssl-key " + key_file.string() +
                         ": not an unencrypted PEM private key (" + openssl_errors() + ")");
-        if (SSL_CTX_check_private_key(ctx_) != 1)
+        const bool taken = SSL_CTX_use_PrivateKey(ctx_, key) == 1;
+        EVP_PKEY_free(key);
+        if (!taken || SSL_CTX_check_private_key(ctx_) != 1)
             throw Error("--ssl-key " + key_file.string() + " is not the private key of the certificate in --ssl-cert " +
                         cert_file.string());
     } catch (...) {

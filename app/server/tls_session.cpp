@@ -41,12 +41,14 @@ TlsSession::Step TlsSession::step_result(int ret) {
 
 TlsSession::Step TlsSession::fill(std::string& out, std::size_t limit) {
     if (!established_) {
-        if (out.empty()) {
-            // Told apart for the log only: a plain request's first bytes are an ASCII method.
+        if (!first_bytes_seen_) {
+            // A plain request's first bytes are an ASCII method; a TLS hello's first is 0x16.
             char first[4];
-            if (::recv(fd_, first, sizeof first, MSG_PEEK | MSG_DONTWAIT) == 4)
+            if (::recv(fd_, first, sizeof first, MSG_PEEK | MSG_DONTWAIT) == 4) {
+                first_bytes_seen_ = true;
                 plain_http_ = std::isupper(static_cast<unsigned char>(first[0])) &&
                               std::isupper(static_cast<unsigned char>(first[1]));
+            }
         }
         const Step s = step_result(SSL_do_handshake(ssl_));
         if (s != Step::Ok) return s;

@@ -51,6 +51,7 @@ private:
     int fd_;
     bool established_ = false;
     bool plain_http_ = false;
+    bool first_bytes_seen_ = false;
 };
 
 }  // namespace snapdoc::server
