@@ -1,5 +1,7 @@
 #include "app/server/guarded_http_server.h"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -116,6 +118,10 @@ bool GuardedHttpServer::process_and_close_socket(socket_t sock) {
             reply_and_close(sock, 503, "too_many_connections", refusal);
         return false;
     }
+    // A response goes out in several writes (head, body; TLS records): with Nagle's algorithm the
+    // later ones wait for the client's delayed ACK, 40 ms per keep-alive request (measured).
+    int one = 1;
+    ::setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     if (tls_) {
         try {
             c->tls = std::make_unique<TlsSession>(tls_->native(), sock);

@@ -8,7 +8,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <fstream>
 #include <memory>
 #include <thread>
@@ -197,6 +199,36 @@ TEST_F(ServerTls, HeaderFloodsAreRefusedWith431OverTls) {
         ASSERT_TRUE(k.send(one));
         EXPECT_EQ(reply_status(k.read_reply(10)), 200) << "request " << i;
     }
+}
+
+// Keep-alive requests, plain and over TLS, are answered without waiting for the client's delayed
+// ACK (TCP_NODELAY: with Nagle's algorithm each one took 40 ms, a response being several writes).
+TEST_F(ServerTls, KeepAliveAnswersAreNotHeldBackByNagle) {
+    ServerProcess tls(args());
+    ServerProcess plain({"-m", demo_model_path().string(), "--no-cache"});
+    const std::string one = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    auto median_ms = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v[v.size() / 2];
+    };
+    std::vector<double> tls_ms, plain_ms;
+    TlsRawClient k;
+    ASSERT_TRUE(k.connect(tls.port()));
+    const int fd = connect_loopback(plain.port());
+    ASSERT_GE(fd, 0);
+    for (int i = 0; i < 21; ++i) {
+        auto t0 = std::chrono::steady_clock::now();
+        ASSERT_TRUE(k.send(one));
+        ASSERT_EQ(reply_status(k.read_reply(10)), 200);
+        tls_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        t0 = std::chrono::steady_clock::now();
+        ASSERT_TRUE(send_text(fd, one));
+        ASSERT_EQ(reply_status(read_reply(fd, 10)), 200);
+        plain_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+    close(fd);
+    EXPECT_LT(median_ms(tls_ms), 20.0);
+    EXPECT_LT(median_ms(plain_ms), 20.0);
 }
 
 }  // namespace
