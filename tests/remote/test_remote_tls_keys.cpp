@@ -74,6 +74,12 @@ TEST_F(RemoteTlsServer, AskOverHttpsTrustsTheCaCertRefusesWithoutItAndAcceptsIns
     EXPECT_EQ(insecure.status, 0) << insecure.err;
     EXPECT_NE(insecure.out.find("  [1] tokens "), std::string::npos) << insecure.out;
 
+    // Plain HTTP to the HTTPS port: the server's plain 400, in its words.
+    const CliRun plain = cli({"ask", "--remote", "http://127.0.0.1:" + std::to_string(server_->port()), "--api-key",
+                              "key-alice", "--doc", doc_.string(), "-q", "Q?"});
+    EXPECT_EQ(plain.status, 1) << plain.out;
+    EXPECT_NE(plain.err.find("use an https:// URL"), std::string::npos) << plain.err;
+
     const CliRun wrong_key = ask("key-mallory", {"--ca-cert", cert_.cert.string()}, dir_ / "wrong.json");
     EXPECT_EQ(wrong_key.status, 1);
     EXPECT_NE(wrong_key.err.find("HTTP 401"), std::string::npos) << wrong_key.err;
