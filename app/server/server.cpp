@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
 
+#include <cstdio>
+
 #include "app/server/api_error.h"
 #include "app/server/document_events.h"
 #include "engine/common/error.h"
@@ -55,7 +57,8 @@ Server::Server(ServerConfig config)
         if (config_.ssl_cert_file.empty() || config_.ssl_key_file.empty())
             throw Error("--ssl-cert FILE and --ssl-key FILE go together: give both for HTTPS, or neither");
         auto tls = std::make_shared<const TlsContext>(config_.ssl_cert_file, config_.ssl_key_file);
-        if (!tls->warning().empty()) spdlog::warn("{}", tls->warning());
+        // On stderr with the flag warnings: stdout's first line is the listening address.
+        if (!tls->warning().empty()) std::fprintf(stderr, "snapdoc-server: warning: %s\n", tls->warning().c_str());
         http_.use_tls(std::move(tls));
     }
     install_routes();

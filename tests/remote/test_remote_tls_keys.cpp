@@ -117,6 +117,26 @@ TEST_F(RemoteTlsServer, ASecondKeyCannotReadTheFirstKeysSession) {
     EXPECT_EQ(https_request("POST", port, "/v1/chat/completions", chat.dump(), bearer("key-alice"), ca).status, 200);
 }
 
+TEST(RemoteTlsExpired, AnExpiredCertificateStartsWithAWarningAndTheClientRefusesItInWords) {
+    if (!fs::exists(demo_model_path())) GTEST_SKIP() << "demo model absent; skipping";
+    const fs::path dir = temp_path("tls-expired");
+    fs::create_directories(dir);
+    const CertFiles old = make_self_signed_cert(dir, "expired", /*valid_from_days=*/-10, /*valid_days=*/2);
+    {
+        ServerProcess s({"-m", demo_model_path().string(), "--no-cache", "--ssl-cert", old.cert.string(), "--ssl-key",
+                         old.key.string(), "--api-key", "k"});
+        EXPECT_NE(s.stderr_text().find("has expired"), std::string::npos) << s.stderr_text();
+        const fs::path doc = write_file("expired.txt", "Short document.");
+        const CliRun r = cli({"ask", "--remote", s.url(), "--api-key", "k", "--ca-cert", old.cert.string(), "--doc",
+                              doc.string(), "-q", "Q?", "-n", "4"});
+        EXPECT_EQ(r.status, 1) << r.out;
+        EXPECT_NE(r.err.find("expired"), std::string::npos) << r.err;
+        fs::remove(doc);
+    }
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+}
+
 TEST(RemoteServerHost, ANetworkHostWithoutAKeyRefusesToStartUnlessAllowNoKey) {
     const std::string server = SNAPDOC_SERVER_PATH;
     const std::string base = "timeout 60 " + quote(server) + " -m " + quote(demo_model_path().string()) +
