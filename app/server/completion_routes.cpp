@@ -228,6 +228,8 @@ void Server::handle_completion(const httplib::Request& req, httplib::Response& r
         prompt_tokens = static_cast<int>(job->prompt.ids.size());
     }
     resolve(gen, prompt_tokens, *job);
+    job->return_progress = gen.stream && gen.return_progress;
+    job->prompt_total = prompt_tokens;
     job->owner = access_.owner(req);
     job->scope = access_.session_scope(req, &body);
     submit(job, client_key(req, &body));
@@ -250,7 +252,7 @@ void Server::respond(const httplib::Request& req, httplib::Response& res, const 
                 next_look = SteadyClock::now() + 100ms;
                 if (!job->cancel.load() && connection.gone()) job->cancel.store(true);
             }
-            if (!ev) continue;
+            if (!ev || ev->kind == JobEvent::Kind::Progress) continue;
             if (ev->kind == JobEvent::Kind::Text) {
                 text += ev->text;
             } else if (ev->kind == JobEvent::Kind::Done) {
@@ -282,6 +284,7 @@ void Server::respond(const httplib::Request& req, httplib::Response& res, const 
                 // Nothing yet (queued, or a long prefill): a comment line finds a closed connection.
                 return write(": keep-alive\n\n");
             }
+            if (ev->kind == JobEvent::Kind::Progress) return write(sse_data(progress_chunk(meta, ev->progress)));
             if (ev->kind == JobEvent::Kind::Text) {
                 const bool ok = write(sse_data(delta_chunk(meta, ev->text, state->first)));
                 state->first = false;

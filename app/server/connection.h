@@ -4,7 +4,10 @@
 
 #include <chrono>
 #include <cstddef>
+#include <memory>
 #include <string>
+
+#include "app/server/tls_session.h"
 
 namespace snapdoc::server {
 
@@ -20,8 +23,14 @@ struct Connection {
     // a new connection, the head) timeout; from the first byte of a head, the head deadline.
     Clock::time_point deadline{};
     bool head_started = false;
-    // The length of the complete head the gate found (peeked, still in the socket).
+    // The length of the complete head the gate found: peeked and still in the socket for plain
+    // HTTP; with TLS, at the start of `plain`.
     std::size_t head_bytes = 0;
+
+    // With --ssl-cert: the connection's TLS session, and the bytes decrypted but not yet read by a
+    // request (a head the gate is waiting on, a body or a pipelined request that came with it).
+    std::unique_ptr<TlsSession> tls;
+    std::string plain;
 };
 
 }  // namespace snapdoc::server

@@ -16,7 +16,7 @@ namespace {
 constexpr int kSliceMs = 200;
 }
 
-ConnectionStream::ConnectionStream(const Connection& connection, int read_timeout_s, int write_timeout_s,
+ConnectionStream::ConnectionStream(Connection& connection, int read_timeout_s, int write_timeout_s,
                                    const std::atomic<bool>& stopping)
     : connection_(connection),
       read_timeout_s_(read_timeout_s),
@@ -24,8 +24,14 @@ ConnectionStream::ConnectionStream(const Connection& connection, int read_timeou
       stopping_(stopping) {}
 
 bool ConnectionStream::take_head() {
-    head_.resize(connection_.head_bytes);
     head_pos_ = 0;
+    if (connection_.tls) {
+        if (connection_.plain.size() < connection_.head_bytes) return false;
+        head_.assign(connection_.plain, 0, connection_.head_bytes);
+        connection_.plain.erase(0, connection_.head_bytes);
+        return true;
+    }
+    head_.resize(connection_.head_bytes);
     std::size_t got = 0;
     while (got < head_.size()) {
         const ssize_t n = ::recv(connection_.fd, head_.data() + got, head_.size() - got, MSG_DONTWAIT);
@@ -56,7 +62,9 @@ bool ConnectionStream::wait_for(short events, int timeout_s) const {
 }
 
 bool ConnectionStream::is_readable() const {
-    return head_pos_ < head_.size() || wait_for(POLLIN, read_timeout_s_);
+    if (head_pos_ < head_.size()) return true;
+    if (connection_.tls && (!connection_.plain.empty() || connection_.tls->pending())) return true;
+    return wait_for(POLLIN, read_timeout_s_);
 }
 
 bool ConnectionStream::is_writable() const {
@@ -70,6 +78,7 @@ ssize_t ConnectionStream::read(char* ptr, size_t size) {
         head_pos_ += n;
         return static_cast<ssize_t>(n);
     }
+    if (connection_.tls) return tls_read(ptr, size);
     if (!wait_for(POLLIN, read_timeout_s_)) return -1;
     ssize_t n;
     do {
@@ -79,12 +88,56 @@ ssize_t ConnectionStream::read(char* ptr, size_t size) {
 }
 
 ssize_t ConnectionStream::write(const char* ptr, size_t size) {
+    if (connection_.tls) return tls_write(ptr, size);
     if (!is_writable()) return -1;
     ssize_t n;
     do {
         n = ::send(connection_.fd, ptr, size, MSG_NOSIGNAL);
     } while (n < 0 && errno == EINTR);
     return n;
+}
+
+ssize_t ConnectionStream::tls_read(char* ptr, size_t size) {
+    std::string& plain = connection_.plain;
+    if (!plain.empty()) {
+        const std::size_t n = std::min(size, plain.size());
+        std::memcpy(ptr, plain.data(), n);
+        plain.erase(0, n);
+        return static_cast<ssize_t>(n);
+    }
+    // Each wait is bounded by the read timeout; a client that keeps a record half-sent for longer
+    // ends the request as a silent one would.
+    for (;;) {
+        std::size_t n = 0;
+        switch (connection_.tls->read_some(ptr, size, n)) {
+            case TlsSession::Step::Ok: return static_cast<ssize_t>(n);
+            case TlsSession::Step::WantRead:
+                if (!wait_for(POLLIN, read_timeout_s_)) return -1;
+                break;
+            case TlsSession::Step::WantWrite:
+                if (!wait_for(POLLOUT, write_timeout_s_)) return -1;
+                break;
+            case TlsSession::Step::Closed: return 0;
+            case TlsSession::Step::Failed: return -1;
+        }
+    }
+}
+
+ssize_t ConnectionStream::tls_write(const char* ptr, size_t size) {
+    for (;;) {
+        std::size_t n = 0;
+        switch (connection_.tls->write_some(ptr, size, n)) {
+            case TlsSession::Step::Ok: return static_cast<ssize_t>(n);
+            case TlsSession::Step::WantWrite:
+                if (!wait_for(POLLOUT, write_timeout_s_)) return -1;
+                break;
+            case TlsSession::Step::WantRead:
+                if (!wait_for(POLLIN, read_timeout_s_)) return -1;
+                break;
+            case TlsSession::Step::Closed:
+            case TlsSession::Step::Failed: return -1;
+        }
+    }
 }
 
 void ConnectionStream::get_remote_ip_and_port(std::string& ip, int& port) const {

@@ -2,6 +2,8 @@
 // head gate has already seen the whole request head in the socket; it is read here in one call
 // and served from memory, then the body straight from the socket. Reads never take more than the
 // caller asks, so the socket holds the next pipelined request untouched when this one is done.
+// Over TLS the same holds for the connection's decrypted bytes (Connection::plain): the head is
+// taken from there, then whatever else was decrypted, then new records.
 // Every wait is bounded (the read or write timeout); a read gives up soon after the server stops.
 #pragma once
 
@@ -16,7 +18,7 @@ namespace snapdoc::server {
 
 class ConnectionStream : public httplib::Stream {
 public:
-    ConnectionStream(const Connection& connection, int read_timeout_s, int write_timeout_s,
+    ConnectionStream(Connection& connection, int read_timeout_s, int write_timeout_s,
                      const std::atomic<bool>& stopping);
 
     // Reads the head the gate found (connection.head_bytes) into memory; false if the socket
@@ -38,7 +40,11 @@ private:
     // noticed (by reads); false on timeout, error or (reading) stop.
     bool wait_for(short events, int timeout_s) const;
 
-    const Connection& connection_;
+    // With TLS: one SSL read or write step at a time, waiting on the socket as the step says.
+    ssize_t tls_read(char* ptr, size_t size);
+    ssize_t tls_write(const char* ptr, size_t size);
+
+    Connection& connection_;
     int read_timeout_s_, write_timeout_s_;
     const std::atomic<bool>& stopping_;
     std::string head_;

@@ -8,7 +8,9 @@
 
 namespace snapdoc::server {
 
-// 408, 431 or 503 with `message`; closes `fd`.
+// The complete response: 400, 408, 431 or 503 with `message`.
+std::string early_reply_text(int status, const std::string& code, const std::string& message);
+// Sends early_reply_text on the plain socket `fd`, then closes it.
 void reply_and_close(int fd, int status, const std::string& code, const std::string& message);
 // Closes `fd` after reading (and dropping) what the client already sent, so that the kernel ends
 // the connection with FIN rather than a reset that could discard a reply still in flight.

@@ -2,6 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <chrono>
+
 #include "app/server/activity_log.h"
 #include "app/server/api_error.h"
 #include "app/server/prompt_plan.h"
@@ -113,7 +116,10 @@ void EngineWorker::answer(Job& job, HeldSession& held, const std::string& source
     opts.history_keep_tokens = config_.history_keep_tokens;
     opts.cancel = &job.cancel;
     opts.on_text = [&](const std::string& text) {
-        if (first_token_seconds < 0) first_token_seconds = seconds_since(t0);
+        if (first_token_seconds < 0) {
+            first_token_seconds = seconds_since(t0);
+            report_progress(job, document_reused, job.prompt_total);  // the whole prompt is read
+        }
         std::string out = matcher.push(text);
         if (!out.empty()) job.events.push(JobEvent::text_event(std::move(out)));
         if (matcher.stopped() && !stop_hit) {
@@ -162,6 +168,25 @@ void EngineWorker::answer(Job& job, HeldSession& held, const std::string& source
     }
     ++completed_;
     job.events.push(JobEvent::done_event(std::move(o)));
+}
+
+void EngineWorker::report_progress(Job& job, int cache, int processed) {
+    if (!job.return_progress) return;
+    const int total = std::max(job.prompt_total, 0);
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(SteadyClock::now() - job.started).count();
+    job.events.push(JobEvent::progress_event({{"total", total},
+                                              {"cache", std::clamp(cache, 0, total)},
+                                              {"processed", std::clamp(processed, 0, total)},
+                                              {"time_ms", ms}}));
+}
+
+// A prefill callback that logs (PrefillLog) and reports prompt progress for `tokens` prefilled
+// after `before` tokens of the prompt.
+static auto progress_logger(Job& job, int before, int tokens) {
+    return [&job, before, tokens, log = PrefillLog{}](const PrefillProgress& p) mutable {
+        log(p);
+        EngineWorker::report_progress(job, 0, before + static_cast<int>(p.fraction * tokens));
+    };
 }
 
 int EngineWorker::min_shared_tokens(int document_part) const {
@@ -218,7 +243,7 @@ std::shared_ptr<HeldSession> EngineWorker::session_for_prompt(Job& job, std::str
         }
     }
     if (source.empty()) {
-        chat->load_document_tokens(part, PrefillLog{}, &job.cancel);
+        chat->load_document_tokens(part, progress_logger(job, 0, end), &job.cancel);
         source = chat->served_from_cache() ? "kv-cache" : "new";
         reused = chat->served_from_cache() ? end : 0;
     }
@@ -235,6 +260,7 @@ void EngineWorker::run_prompt(Job& job) {
     const std::vector<int32_t>& ids = job.prompt.ids;
     const int n = static_cast<int>(ids.size());
     if (n < 2) throw bad_request("the prompt must have at least 2 tokens", "prompt");
+    report_progress(job, 0, 0);
     std::string source;
     int reused = 0;
     std::shared_ptr<HeldSession> held = session_for_prompt(job, source, reused);
@@ -250,7 +276,7 @@ void EngineWorker::run_prompt(Job& job) {
     });
 }
 
-std::shared_ptr<HeldSession> EngineWorker::document_set_session(const Job& job, std::string& source, int& reused) {
+std::shared_ptr<HeldSession> EngineWorker::document_set_session(Job& job, std::string& source, int& reused) {
     const std::vector<std::string>& ids = job.document_ids;
     std::vector<SetDocument> docs;
     std::string system, owner;
@@ -292,7 +318,8 @@ std::shared_ptr<HeldSession> EngineWorker::document_set_session(const Job& job, 
         source = "partial";
     }
     if (source.empty()) {
-        chat->load_document_tokens(part.ids, PrefillLog{}, &job.cancel, system);
+        chat->load_document_tokens(part.ids, progress_logger(job, 0, static_cast<int>(part.ids.size())), &job.cancel,
+                                   system);
         source = chat->served_from_cache() ? "kv-cache" : "new";
         reused = chat->served_from_cache() ? static_cast<int>(part.ids.size()) : 0;
     }
@@ -309,7 +336,7 @@ std::shared_ptr<HeldSession> EngineWorker::document_set_session(const Job& job, 
     return held;
 }
 
-std::shared_ptr<HeldSession> EngineWorker::explicit_session(const Job& job, std::string& source) {
+std::shared_ptr<HeldSession> EngineWorker::explicit_session(Job& job, std::string& source) {
     const std::string& id = job.document_id;
     source = "ram";
     if (auto held = sessions_.find_name(id)) {
@@ -324,7 +351,7 @@ std::shared_ptr<HeldSession> EngineWorker::explicit_session(const Job& job, std:
     if (info->status == "failed")
         throw bad_request("document '" + id + "' failed: " + info->error, "document_id");
     auto chat = new_chat(true, info->owner);
-    chat->load_document(info->text, PrefillLog{}, &job.cancel, info->system_prompt);
+    chat->load_document(info->text, progress_logger(job, 0, info->tokens), &job.cancel, info->system_prompt);
     source = chat->served_from_cache() ? "kv-cache" : "new";
     auto held = hold_document(job, *info, std::move(chat));
     sessions_.insert(held);
@@ -343,6 +370,7 @@ std::shared_ptr<HeldSession> EngineWorker::hold_document(const Job& job, const D
 }
 
 void EngineWorker::run_document_chat(Job& job) {
+    report_progress(job, 0, 0);
     std::string source;
     int reused = 0;
     auto held = job.document_ids.empty() ? explicit_session(job, source) : document_set_session(job, source, reused);

@@ -37,6 +37,10 @@ public:
     };
     Stats stats() const;
 
+    // With job.return_progress: a prompt_progress event (`cache` tokens reused, `processed` of
+    // job.prompt_total read so far, cache included, as llama-server counts them).
+    static void report_progress(Job& job, int cache, int processed);
+
 private:
     void run_prompt(Job& job);  // chat / completion over an automatic document session
     // The automatic session for job.prompt (held, restored from the K/V cache, partly reused from
@@ -50,11 +54,11 @@ private:
     void run_document_prefill(Job& job);  // POST /v1/documents
     // `owner`'s K/V cache files are its own: the owner is mixed into the cache key.
     std::unique_ptr<DocumentChat> new_chat(bool cacheable, const std::string& owner);
-    std::shared_ptr<HeldSession> explicit_session(const Job& job, std::string& source);
+    std::shared_ptr<HeldSession> explicit_session(Job& job, std::string& source);
     // Several documents ("document_ids"): their held set session, or one built from the longest
     // leading subset held (prefilling only the rest), from the K/V cache, or by a prefill.
     // `reused`: document tokens this request did not run through the layers.
-    std::shared_ptr<HeldSession> document_set_session(const Job& job, std::string& source, int& reused);
+    std::shared_ptr<HeldSession> document_set_session(Job& job, std::string& source, int& reused);
     // An explicit document's loaded chat as a held session, with its pages for citations.
     std::shared_ptr<HeldSession> hold_document(const Job& job, const DocumentInfo& info,
                                                std::unique_ptr<DocumentChat> chat) const;

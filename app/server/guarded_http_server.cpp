@@ -1,5 +1,7 @@
 #include "app/server/guarded_http_server.h"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -110,8 +112,24 @@ bool GuardedHttpServer::process_and_close_socket(socket_t sock) {
         }
     }
     if (!refusal.empty()) {
-        reply_and_close(sock, 503, "too_many_connections", refusal);
+        if (tls_)
+            close_quietly(sock);
+        else
+            reply_and_close(sock, 503, "too_many_connections", refusal);
         return false;
+    }
+    // A response goes out in several writes (head, body; TLS records): with Nagle's algorithm the
+    // later ones wait for the client's delayed ACK, 40 ms per keep-alive request (measured).
+    int one = 1;
+    ::setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (tls_) {
+        try {
+            c->tls = std::make_unique<TlsSession>(tls_->native(), sock);
+        } catch (const std::exception& e) {
+            spdlog::error("connection from {}: {}", c->peer_host, e.what());
+            finish(std::move(c), 0, {});
+            return false;
+        }
     }
     c->deadline = Connection::Clock::now() + std::chrono::seconds(limits_.head_timeout_s);
     gate_.add(std::move(c));
@@ -143,10 +161,19 @@ void GuardedHttpServer::serve_one(std::unique_ptr<Connection> c) {
 }
 
 void GuardedHttpServer::finish(std::unique_ptr<Connection> c, int status, const std::string& message) {
-    if (status != 0)
-        reply_and_close(c->fd, status, status == 408 ? "request_timeout" : "request_header_fields_too_large", message);
-    else
+    const char* code = status == 408   ? "request_timeout"
+                       : status == 400 ? "tls_required"
+                                       : "request_header_fields_too_large";
+    if (c->tls && c->tls->established()) {
+        c->tls->send_and_close(status != 0 ? early_reply_text(status, code, message) : std::string());
         close_quietly(c->fd);
+    } else if (status != 0 && (!c->tls || status == 400)) {
+        // 400: a plain-HTTP client on the TLS port is answered in plain HTTP, which it can read.
+        reply_and_close(c->fd, status, code, message);
+    } else {
+        close_quietly(c->fd);
+    }
+    c->tls.reset();
     std::lock_guard lock(count_mu_);
     --open_;
     if (auto it = per_address_.find(c->peer_host); it != per_address_.end() && --it->second == 0)

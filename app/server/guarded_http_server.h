@@ -10,7 +10,11 @@
 // - Range is ignored (nothing here is a byte range) and a form content type is read as the JSON
 //   it is (curl -d), not under httplib's 8 KiB form cap;
 // - the backlog is HttpLimits::backlog;
-// - stop() ends every wait within a fraction of a second.
+// - stop() ends every wait within a fraction of a second;
+// - with use_tls, every connection is TLS: the gate runs the handshake and decrypts the head
+//   (TlsSession), so the limits above hold the same over HTTPS (a slow handshake counts as a slow
+//   head). The 503 for too many connections is then a plain close: no reply can be sent before a
+//   handshake, and the refusal must not cost one.
 #pragma once
 
 #include <httplib.h>
@@ -25,6 +29,7 @@
 #include "app/server/head_gate.h"
 #include "app/server/http_limits.h"
 #include "app/server/request_workers.h"
+#include "app/server/tls_context.h"
 
 namespace snapdoc::server {
 
@@ -32,6 +37,10 @@ class GuardedHttpServer : public httplib::Server {
 public:
     GuardedHttpServer(HttpLimits limits, int request_threads, int read_timeout_s, int write_timeout_s);
     ~GuardedHttpServer() override;
+
+    // Serve HTTPS with `tls` (call before serve()).
+    void use_tls(std::shared_ptr<const TlsContext> tls) { tls_ = std::move(tls); }
+    bool tls() const { return tls_ != nullptr; }
 
     // Call after bind_to_port / bind_to_any_port: sets the listen backlog.
     void apply_backlog();
@@ -53,6 +62,7 @@ private:
     void finish(std::unique_ptr<Connection> c, int status, const std::string& message);
 
     HttpLimits limits_;
+    std::shared_ptr<const TlsContext> tls_;
     int read_timeout_s_, write_timeout_s_;
     std::atomic<bool> stopping_{false};
     mutable std::mutex count_mu_;

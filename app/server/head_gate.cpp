@@ -117,25 +117,51 @@ void HeadGate::leave(int fd) {
 
 bool HeadGate::examine(Connection& c, bool hung_up) {
     const int fd = c.fd;
-    ssize_t n;
-    do {
-        n = ::recv(fd, peek_.data(), peek_.size(), MSG_PEEK | MSG_DONTWAIT);
-    } while (n < 0 && errno == EINTR);
     auto out = [&](int status, std::string message) {
         leave(fd);
         auto node = waiting_.extract(fd);
         refused_(std::move(node.mapped()), status, std::move(message));
         return true;
     };
-    // A client that closed its side sends nothing more: an incomplete head never completes.
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return hung_up ? out(0, {}) : false;
-    if (n <= 0) return out(0, {});  // closed by the client, or broken
+    const char* bytes = nullptr;
+    std::size_t size = 0;
+    if (c.tls) {
+        // TLS bytes cannot be peeked: the handshake runs here, and what it decrypts is kept in
+        // `plain` (read until the socket is drained, as the edge-triggered watch requires).
+        char probe;
+        const bool sent = ::recv(fd, &probe, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
+        const TlsSession::Step step = c.tls->fill(c.plain, limits_.max_head_bytes);
+        if (step == TlsSession::Step::Failed && c.tls->plain_http_seen())
+            return out(400, "this port speaks HTTPS (TLS); use an https:// URL");
+        if (step == TlsSession::Step::Closed || step == TlsSession::Step::Failed) return out(0, {});
+        if (c.plain.empty()) {
+            // A handshake under way counts as the head's start: a client that sends its TLS
+            // hello one byte at a time is cut off by the head deadline as a slow head is.
+            if (sent && !c.head_started) {
+                c.head_started = true;
+                c.deadline = Connection::Clock::now() + std::chrono::seconds(limits_.head_timeout_s);
+            }
+            return hung_up ? out(0, {}) : false;
+        }
+        bytes = c.plain.data();
+        size = c.plain.size();
+    } else {
+        ssize_t n;
+        do {
+            n = ::recv(fd, peek_.data(), peek_.size(), MSG_PEEK | MSG_DONTWAIT);
+        } while (n < 0 && errno == EINTR);
+        // A client that closed its side sends nothing more: an incomplete head never completes.
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return hung_up ? out(0, {}) : false;
+        if (n <= 0) return out(0, {});  // closed by the client, or broken
+        bytes = peek_.data();
+        size = static_cast<std::size_t>(n);
+    }
     if (!c.head_started) {
         c.head_started = true;
         c.deadline = Connection::Clock::now() + std::chrono::seconds(limits_.head_timeout_s);
     }
     std::size_t head_bytes = 0;
-    switch (inspect(peek_.data(), static_cast<std::size_t>(n), limits_, head_bytes)) {
+    switch (inspect(bytes, size, limits_, head_bytes)) {
         case Head::Incomplete:
             return hung_up ? out(0, {}) : false;
         case Head::TooLarge:

@@ -36,9 +36,10 @@ struct Outcome {
 };
 
 struct JobEvent {
-    enum class Kind { Text, Done, Failed };
+    enum class Kind { Text, Done, Failed, Progress };
     Kind kind = Kind::Text;
     std::string text;
+    nlohmann::json progress;  // Progress: llama-server's prompt_progress {total, cache, processed, time_ms}
     Outcome outcome;
     int status = 500;  // Failed: the HTTP status and OpenAI error body
     nlohmann::json error;
@@ -52,6 +53,12 @@ struct JobEvent {
         JobEvent e;
         e.kind = Kind::Done;
         e.outcome = std::move(o);
+        return e;
+    }
+    static JobEvent progress_event(nlohmann::json p) {
+        JobEvent e;
+        e.kind = Kind::Progress;
+        e.progress = std::move(p);
         return e;
     }
     static JobEvent failed_event(int status, nlohmann::json error) {
@@ -114,6 +121,11 @@ struct Job {
     // Whom the fair queue counts it against (JobQueue): the request's "user" field, else its
     // Authorization header, else its remote address. Never logged.
     std::string client;
+
+    // Streamed with return_progress: Progress events while the prompt is read, out of
+    // `prompt_total` tokens (the whole prompt, document included).
+    bool return_progress = false;
+    int prompt_total = 0;
 
     std::atomic<bool> cancel{false};  // the client went away (or a stop string ended the answer)
     std::chrono::steady_clock::time_point started;  // when the worker took it (time to first token)

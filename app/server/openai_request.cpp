@@ -166,6 +166,7 @@ GenerationFields parse_generation(const json& obj) {
     }
     g.stream = get_bool(obj, "stream", "stream").value_or(false);
     g.ignore_eos = get_bool(obj, "ignore_eos", "ignore_eos").value_or(false);
+    g.return_progress = get_bool(obj, "return_progress", "return_progress").value_or(false);
     if (const json* so = field(obj, "stream_options")) {
         if (!so->is_object()) throw wrong_type("stream_options", "an object", *so);
         g.include_usage = get_bool(*so, "include_usage", "stream_options.include_usage").value_or(false);

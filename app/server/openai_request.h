@@ -30,6 +30,7 @@ struct GenerationFields {
     bool stream = false;
     bool include_usage = false;  // stream_options.include_usage
     bool ignore_eos = false;     // llama.cpp's extension: generate to max_tokens
+    bool return_progress = false;  // llama-server's extension: prompt_progress chunks while streaming
     SnapKvOverrides snapkv;
     std::string model;
 };

@@ -96,6 +96,18 @@ json delta_chunk(const ResponseMeta& meta, const std::string& text, bool first) 
     return j;
 }
 
+json progress_chunk(const ResponseMeta& meta, const json& prompt_progress) {
+    json j = base(meta, true);
+    json choice = {{"index", 0}, {"finish_reason", nullptr}, {"logprobs", nullptr}};
+    if (meta.endpoint == Endpoint::Chat)
+        choice["delta"] = json::object();
+    else
+        choice["text"] = "";
+    j["choices"] = json::array({choice});
+    j["prompt_progress"] = prompt_progress;
+    return j;
+}
+
 json final_chunk(const ResponseMeta& meta, const Outcome& o) {
     json j = base(meta, true);
     json choice = {{"index", 0}, {"finish_reason", o.finish_reason}, {"logprobs", nullptr}};

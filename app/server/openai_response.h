@@ -26,6 +26,8 @@ nlohmann::json completion_json(const ResponseMeta& meta, const std::string& text
 // A streamed chunk: the first of a chat carries the role; `finish_reason` null until the last.
 nlohmann::json delta_chunk(const ResponseMeta& meta, const std::string& text, bool first);
 nlohmann::json final_chunk(const ResponseMeta& meta, const Outcome& o);
+// return_progress (llama-server's extension): a chunk with an empty delta and `prompt_progress`.
+nlohmann::json progress_chunk(const ResponseMeta& meta, const nlohmann::json& prompt_progress);
 // stream_options.include_usage: the last chunk before [DONE], with empty choices.
 nlohmann::json usage_chunk(const ResponseMeta& meta, const Outcome& o);
 

@@ -3,7 +3,10 @@
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
 
+#include <cstdio>
+
 #include "app/server/api_error.h"
+#include "app/server/document_events.h"
 #include "engine/common/error.h"
 
 namespace snapdoc::server {
@@ -50,6 +53,14 @@ Server::Server(ServerConfig config)
         int yes = 1;
         ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
     });
+    if (!config_.ssl_cert_file.empty() || !config_.ssl_key_file.empty()) {
+        if (config_.ssl_cert_file.empty() || config_.ssl_key_file.empty())
+            throw Error("--ssl-cert FILE and --ssl-key FILE go together: give both for HTTPS, or neither");
+        auto tls = std::make_shared<const TlsContext>(config_.ssl_cert_file, config_.ssl_key_file);
+        // On stderr with the flag warnings: stdout's first line is the listening address.
+        if (!tls->warning().empty()) std::fprintf(stderr, "snapdoc-server: warning: %s\n", tls->warning().c_str());
+        http_.use_tls(std::move(tls));
+    }
     install_routes();
 }
 
@@ -210,6 +221,13 @@ void Server::install_routes() {
                   if (!d) throw not_found("no document '" + std::string(req.matches[1]) + "'");
                   send_json(res, 200, document_json(*d));
               }));
+    http_.Get(R"(/v1/documents/([A-Za-z0-9_-]+)/events)",
+              guarded([this](const httplib::Request& req, httplib::Response& res) {
+                  require_ready();
+                  const std::string id = req.matches[1], owner = access_.owner(req);
+                  if (!documents_.get(id, owner)) throw not_found("no document '" + id + "'");
+                  stream_document_events(res, documents_, id, owner, config_.sse_ping_ms, draining_);
+              }));
     http_.Delete(R"(/v1/documents/([A-Za-z0-9_-]+))",
                  guarded([this](const httplib::Request& req, httplib::Response& res) {
                      require_ready();
@@ -226,6 +244,7 @@ nlohmann::json Server::props() const {
     return {
         {"model", model_.id},
         {"model_path", model_.path.string()},
+        {"tls", http_.tls()},
         {"model_info", model_.info},
         {"context_length", model_.context_length},
         {"prompt_bytes_per_token", prompt_bound_.bytes_per_token},

@@ -53,6 +53,8 @@ public:
 
     // Binds config.host:config.port (0: a free port) and returns the port; throws Error if it cannot.
     int bind();
+    // "https" with --ssl-cert / --ssl-key, else "http".
+    std::string scheme() const { return http_.tls() ? "https" : "http"; }
     // Serves until shutdown() (blocking; call from one thread).
     void listen();
     // The model is ready: /health turns 200 and the API routes answer.

@@ -32,6 +32,9 @@ struct ServerConfig {
     // more tokens than the context is refused before tokenizing. 0: the vocabulary's longest piece.
     int prompt_bytes_per_token = 0;
     int read_timeout_s = 10, write_timeout_s = 10;
+    // A comment line on an event stream (document events, streamed answers) after this long without
+    // a write, so a long prefill never looks like a dead connection.
+    int sse_ping_ms = 2000;
     HttpLimits http;  // heads, connections, backlog (GuardedHttpServer)
 
     int64_t session_ram_cap_bytes = int64_t{4} << 30;  // document sessions held in RAM (LRU beyond)
@@ -45,6 +48,10 @@ struct ServerConfig {
     std::vector<std::string> allowed_hosts;  // Host names served without a key beyond IP literals and localhost
     bool share_sessions = false;             // held sessions (and their reuse) shared by every client
     std::size_t max_documents = 64;          // per owner; identical uploads share one
+    bool allow_no_key = false;               // --allow-no-key: a non-loopback --host without keys
+
+    // HTTPS (--ssl-cert / --ssl-key, both or neither): PEM files; empty: plain HTTP.
+    std::filesystem::path ssl_cert_file, ssl_key_file;
 };
 
 }  // namespace snapdoc::server

@@ -45,12 +45,13 @@ void usage() {
         "       [--queue 16] [--queue-per-client 0] [--http-threads 32] [--max-body-mb 64] [--timeout 10]\n"
         "       [--head-timeout 10] [--max-headers 100] [--max-header-kb 64] [--max-connections 512]\n"
         "       [--max-connections-per-address 64] [--max-active-per-address 0 (half the threads)] [--backlog 511]\n"
-        "       [--prompt-bytes-per-token N (0: the vocabulary's longest piece)]\n"
+        "       [--prompt-bytes-per-token N (0: the vocabulary's longest piece)] [--sse-ping-ms 2000]\n"
         "       [--session-ram-mb 4096] [--max-sessions 64] [--cache-dir DIR | --no-cache] [--cache-cap-mb "
         "4096]\n"
         "       [--log-level info]\n"
         "       [--api-key KEY ... | --api-keys-file FILE] [--allow-host NAME ...] [--share-sessions]\n"
-        "       [--max-documents 64]\n"
+        "       [--max-documents 64] [--allow-no-key (a non-loopback --host without keys)]\n"
+        "       [--ssl-cert CERT.pem --ssl-key KEY.pem (HTTPS)]\n"
         "MODEL as for snapdoc-cli: a .gguf file, a Hugging Face folder, hf://REPO[:QUANT], or demo (the\n"
         "bundled demo model). --version prints the version and where the CUDA backend and bundled files are.\n"
         "OpenAI routes: /v1/chat/completions, /v1/completions, /v1/models; also /health, /props, /tokenize,\n"
@@ -95,14 +96,22 @@ void access_from(const Args& args, snapdoc::server::ServerConfig& c) {
     const int docs = args.integer("max-documents", static_cast<int>(c.max_documents));
     if (docs < 1 || docs > 100000) throw Error("--max-documents must be in [1, 100000]");
     c.max_documents = static_cast<std::size_t>(docs);
-    // Said before binding: it is about the flags, and holds whether or not the bind succeeds.
-    if (c.api_keys.empty() && !snapdoc::server::is_loopback_host(c.host))
+    c.allow_no_key = args.has("allow-no-key");
+    // Refused before binding: it is about the flags, and holds whether or not the bind succeeds.
+    if (c.api_keys.empty() && !snapdoc::server::is_loopback_host(c.host)) {
+        if (!c.allow_no_key)
+            throw Error("--host " + c.host +
+                        " without --api-key: anyone who can reach this address could use the model and read, ask "
+                        "about and delete every uploaded document. Give each client a key (--api-key KEY, "
+                        "repeatable, or --api-keys-file FILE), or add --allow-no-key if a reverse proxy in front "
+                        "authenticates (or listen on 127.0.0.1 behind it)");
         std::fprintf(stderr,
-                     "snapdoc-server: warning: --host %s without --api-key: anyone who can reach this "
-                     "address can use the model and read, ask about and delete every uploaded document. "
-                     "Give each client a key (--api-key KEY, repeatable, or --api-keys-file FILE), or "
-                     "listen on 127.0.0.1 behind a reverse proxy that authenticates.\n",
+                     "snapdoc-server: warning: --host %s without --api-key (--allow-no-key): anyone who can reach "
+                     "this address can use the model and every uploaded document.\n",
                      c.host.c_str());
+    }
+    c.ssl_cert_file = args.str("ssl-cert");
+    c.ssl_key_file = args.str("ssl-key");
 }
 
 snapdoc::server::ServerConfig config_from(const Args& args) {
@@ -124,6 +133,8 @@ snapdoc::server::ServerConfig config_from(const Args& args) {
     const long long body_mb = args.integer64("max-body-mb", static_cast<long long>(c.max_body_bytes >> 20));
     const int timeout = args.integer("timeout", c.read_timeout_s);
     c.prompt_bytes_per_token = args.integer("prompt-bytes-per-token", c.prompt_bytes_per_token);
+    c.sse_ping_ms = args.integer("sse-ping-ms", c.sse_ping_ms);
+    if (c.sse_ping_ms < 100 || c.sse_ping_ms > 600000) throw Error("--sse-ping-ms must be in [100, 600000]");
     if (c.prompt_bytes_per_token < 0 || c.prompt_bytes_per_token > (1 << 20))
         throw Error("--prompt-bytes-per-token must be in [0, 1048576] (0: derived from the vocabulary)");
     const long long ram_mb = args.integer64("session-ram-mb", c.session_ram_cap_bytes >> 20);
@@ -188,6 +199,9 @@ int main(int argc, char** argv) {
                                {{"--api-keys-file"}},
                                {{"--allow-host"}, true, true},
                                {{"--share-sessions"}, false},
+                               {{"--allow-no-key"}, false},
+                               {{"--ssl-cert"}},
+                               {{"--ssl-key"}},
                                {{"--max-documents"}},
                                {{"--cors"}},
                                {{"--alias"}},
@@ -204,6 +218,7 @@ int main(int argc, char** argv) {
                                {{"--max-body-mb"}},
                                {{"--prompt-bytes-per-token"}},
                                {{"--timeout"}},
+                               {{"--sse-ping-ms"}},
                                {{"--session-ram-mb"}},
                                {{"--head-timeout"}},
                                {{"--max-headers"}},
@@ -225,7 +240,7 @@ int main(int argc, char** argv) {
         snapdoc::server::ServerConfig config = config_from(*args);
         server = std::make_unique<snapdoc::server::Server>(config);
         port = server->bind();
-        std::printf("snapdoc-server: listening on http://%s:%d\n", config.host.c_str(), port);
+        std::printf("snapdoc-server: listening on %s://%s:%d\n", server->scheme().c_str(), config.host.c_str(), port);
         std::fflush(stdout);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "snapdoc-server: %s\n", e.what());

@@ -9,46 +9,15 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
+#include "tests/remote/cli_run.h"
 #include "tests/remote/fake_engine.h"
+#include "tests/server/self_signed_cert.h"
 #include "tests/server/server_process.h"
 
 namespace snapdoc::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct CliRun {
-    int status = -1;
-    std::string out, err;
-};
-
-std::string quote(const std::string& s) {
-    std::string q = "'";
-    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
-
-fs::path temp_path(const std::string& name) {
-    return fs::temp_directory_path() / ("snapdoc-remote-test-" + std::to_string(getpid()) + "-" + name);
-}
-
-// Bounded: the CLI's own timeouts end every request, and `timeout` ends the process at 120 s.
-CliRun cli(const std::vector<std::string>& args) {
-    const fs::path err = temp_path("stderr.txt");
-    std::string cmd = "timeout 120 " + quote(SNAPDOC_CLI_PATH);
-    for (const auto& a : args) cmd += " " + quote(a);
-    cmd += " 2>" + quote(err.string());
-    const CommandResult r = run_command(cmd);
-    CliRun out{r.status, r.output, read_text(err)};
-    fs::remove(err);
-    return out;
-}
-
-fs::path write_file(const std::string& name, const std::string& text) {
-    const fs::path p = temp_path(name);
-    std::ofstream(p, std::ios::binary) << text;
-    return p;
-}
 
 TEST(RemoteCli, AskAgainstSnapdocServerUsesItsDocumentSessionAndCitations) {
     if (!fs::exists(demo_model_path())) GTEST_SKIP() << "demo model not found: " << demo_model_path();
@@ -307,18 +276,10 @@ TEST(RemoteCli, ServerErrorsEndTheCommandWithTheirWordsAndPartialJson) {
     fs::remove(json);
 }
 
-// A self-signed certificate for 127.0.0.1 made with the openssl command line tool.
-bool make_self_signed(const fs::path& cert, const fs::path& key) {
-    const CommandResult r = run_command(
-        "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj /CN=127.0.0.1 "
-        "-addext subjectAltName=IP:127.0.0.1 -keyout " +
-        quote(key.string()) + " -out " + quote(cert.string()) + " 2>&1");
-    return r.status == 0 && fs::exists(cert) && fs::exists(key);
-}
-
+// A self-signed certificate for 127.0.0.1, made with OpenSSL's API (tests/server/self_signed_cert.h).
 TEST(RemoteCli, TlsWithASelfSignedCertificateUntrustedCaCertOrInsecure) {
-    const fs::path cert = temp_path("cert.pem"), key = temp_path("key.pem");
-    if (!make_self_signed(cert, key)) GTEST_SKIP() << "the openssl command could not make a certificate";
+    const CertFiles made = make_self_signed_cert(fs::temp_directory_path(), "snapdoc-remote-test-" + std::to_string(getpid()));
+    const fs::path cert = made.cert, key = made.key;
     FakeEngine e(cert.string(), key.string());
     add_llama_server_routes(e, "qwen.gguf", 2048, "k");
     e.start();

@@ -44,21 +44,18 @@ bool send_text(int fd, const std::string& text) {
     return true;
 }
 
-namespace {
-// Whether `reply` holds a whole response (its head and Content-Length bytes of body).
-bool complete(const std::string& reply) {
+bool reply_complete(const std::string& reply) {
     const auto end = reply.find("\r\n\r\n");
     if (end == std::string::npos) return false;
     const auto cl = reply.find("Content-Length: ");
     if (cl == std::string::npos || cl > end) return false;
     return reply.size() >= end + 4 + std::strtoul(reply.c_str() + cl + 16, nullptr, 10);
 }
-}  // namespace
 
 std::string read_reply(int fd, int seconds) {
     std::string out;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-    while (!complete(out)) {
+    while (!reply_complete(out)) {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
         if (left.count() <= 0) break;
         pollfd p{fd, POLLIN, 0};

@@ -13,6 +13,8 @@ bool send_text(int fd, const std::string& text);
 // What the server sends until it closes the connection, a complete response arrived, or
 // `seconds` pass.
 std::string read_reply(int fd, int seconds);
+// Whether `reply` holds a whole response (its head and Content-Length bytes of body).
+bool reply_complete(const std::string& reply);
 // The status code of a raw HTTP response ("HTTP/1.1 431 ..."), 0 when there is none.
 int reply_status(const std::string& reply);
 

@@ -77,6 +77,7 @@ ServerProcess::ServerProcess(std::vector<std::string> args) {
         line.append(buf, static_cast<std::size_t>(n));
     }
     close(out[0]);
+    tls_ = line.find("https://") != std::string::npos;
     const auto colon = line.rfind(':');
     if (colon != std::string::npos) port_ = std::atoi(line.c_str() + colon + 1);
     if (port_ <= 0) {
@@ -84,7 +85,8 @@ ServerProcess::ServerProcess(std::vector<std::string> args) {
         throw std::runtime_error("snapdoc-server did not print its port: " + line + " / " + stderr_text());
     }
     for (int i = 0; i < 1200; ++i) {  // at most 60 s
-        if (http_get(port_, "/health").status == 200) return;
+        const int health = tls_ ? https_request("GET", port_, "/health", "").status : http_get(port_, "/health").status;
+        if (health == 200) return;
         int status = 0;
         if (waitpid(pid_, &status, WNOHANG) == pid_) {
             pid_ = -1;
@@ -186,6 +188,27 @@ Reply http_post(int port, const std::string& path, const std::string& body,
 
 Reply post_json(int port, const std::string& path, const nlohmann::json& body) {
     return http_post(port, path, body.dump());
+}
+
+Reply https_request(const std::string& method, int port, const std::string& path, const std::string& body,
+                    const std::map<std::string, std::string>& headers, const std::string& ca_file,
+                    std::string* error) {
+    httplib::SSLClient c("127.0.0.1", port);
+    c.set_connection_timeout(5, 0);
+    c.set_read_timeout(120, 0);
+    c.set_write_timeout(30, 0);
+    if (ca_file.empty())
+        c.enable_server_certificate_verification(false);
+    else
+        c.set_ca_cert_path(ca_file.c_str());
+    httplib::Result r = method == "GET"      ? c.Get(path, to_headers(headers))
+                        : method == "DELETE" ? c.Delete(path, to_headers(headers))
+                                             : c.Post(path, to_headers(headers), body, "application/json");
+    if (!r) {
+        if (error) *error = httplib::to_string(r.error());
+        return {};
+    }
+    return {r->status, r->body};
 }
 
 CommandResult run_command(const std::string& command) {

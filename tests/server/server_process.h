@@ -31,7 +31,9 @@ public:
 
     int port() const { return port_; }
     pid_t pid() const { return pid_; }
-    std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+    // https:// when the server said it listens with TLS (--ssl-cert / --ssl-key).
+    std::string url() const { return (tls_ ? "https" : "http") + std::string("://127.0.0.1:") + std::to_string(port_); }
+    bool tls() const { return tls_; }
     // SIGTERM and wait (bounded, then SIGKILL); the exit status, or -1 if it had to be killed.
     int stop();
     // Waits (at most `seconds`) for the server to exit on its own; its status, or stop()'s.
@@ -42,6 +44,7 @@ public:
 private:
     pid_t pid_ = -1;
     int port_ = 0;
+    bool tls_ = false;
     std::filesystem::path stderr_file_;
 };
 
@@ -55,6 +58,11 @@ Reply http_get(int port, const std::string& path, const std::map<std::string, st
 Reply http_post(int port, const std::string& path, const std::string& body,
                 const std::map<std::string, std::string>& headers = {});
 Reply post_json(int port, const std::string& path, const nlohmann::json& body);
+// Over HTTPS (cpp-httplib's SSLClient): the server's certificate is checked against `ca_file`, or
+// not at all when it is empty. `error` (when given) gets the client's error in words.
+Reply https_request(const std::string& method, int port, const std::string& path, const std::string& body,
+                    const std::map<std::string, std::string>& headers = {}, const std::string& ca_file = {},
+                    std::string* error = nullptr);
 
 // Runs a shell command; its stdout (stderr to stdout with `merge`) and exit status.
 struct CommandResult {

@@ -74,16 +74,23 @@ TEST_F(ServerHostOrigin, CorsAllowsItsOriginAndStarAllowsAny) {
     EXPECT_EQ(text_plain_upload(s.port(), {{"Origin", "http://anything.example"}}).status, 202);
 }
 
-// --host on an address other hosts can reach, without a key, warns on stderr and says what to do.
-// 192.0.2.1 (TEST-NET-1) is no address of this machine, so the bind fails and nothing listens.
-TEST(ServerExposure, ANonLoopbackHostWithoutAKeyWarns) {
+// --host on an address other hosts can reach, without a key, refuses to start and says what to do
+// (keys, or --allow-no-key behind an authenticating proxy, which then warns).
+TEST(ServerExposure, ANonLoopbackHostWithoutAKeyRefusesToStartUnlessAllowNoKey) {
+    // 192.0.2.1 (TEST-NET) is no address of this machine: past the flags, the bind fails anyway.
     const std::string server = std::string(SNAPDOC_SERVER_PATH) + " -m " + demo_model_path().string() +
                                " --port 0 --host 192.0.2.1";
     const CommandResult open = run_command("timeout 20 " + server + " 2>&1");
-    EXPECT_NE(open.output.find("warning"), std::string::npos) << open.output;
+    EXPECT_EQ(open.status, 2) << open.output;
     EXPECT_NE(open.output.find("--api-key"), std::string::npos) << open.output;
+    EXPECT_NE(open.output.find("--allow-no-key"), std::string::npos) << open.output;
+    EXPECT_EQ(open.output.find("cannot listen"), std::string::npos) << "refused only at the bind: " << open.output;
+    const CommandResult allowed = run_command("timeout 20 " + server + " --allow-no-key 2>&1");
+    EXPECT_NE(allowed.output.find("warning"), std::string::npos) << allowed.output;
+    EXPECT_NE(allowed.output.find("cannot listen"), std::string::npos) << allowed.output;
     const CommandResult keyed = run_command("timeout 20 " + server + " --api-key k 2>&1");
     EXPECT_EQ(keyed.output.find("warning"), std::string::npos) << keyed.output;
+    EXPECT_NE(keyed.output.find("cannot listen"), std::string::npos) << keyed.output;
 }
 
 }  // namespace
