@@ -19,6 +19,8 @@ class QSpinBox;
 
 namespace snapdoc::ui {
 
+class ConnectionsEditor;
+
 class SettingsDialog : public QDialog {
     Q_OBJECT
 public:
@@ -40,6 +42,10 @@ public:
     // The theme: System, Light or Dark (applied by the main window when the dialog is accepted).
     void set_appearance(const services::AppearanceSettings& appearance);
     services::AppearanceSettings appearance() const;
+    // Settings > Connections: the remote engines the Models menu offers.
+    void set_connections(const std::vector<services::ConnectionSettings>& connections);
+    std::vector<services::ConnectionSettings> connections() const;
+    ConnectionsEditor* connections_editor() const { return connections_; }
 
 private:
     QDoubleSpinBox* temperature_;
@@ -68,6 +74,7 @@ private:
     QSpinBox* server_port_;
     QLineEdit* server_key_;
     QLabel* server_status_;
+    ConnectionsEditor* connections_;
     void show_kv_cache_usage();
 };
 
