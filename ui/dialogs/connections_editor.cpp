@@ -192,7 +192,7 @@ void ConnectionsEditor::store_entry() {
 
 void ConnectionsEditor::test_current() {
     store_entry();
-    if (current_ < 0 || watcher_.isRunning()) return;
+    if (current_ < 0 || testing()) return;
     probing_row_ = current_;
     test_->setEnabled(false);
     const services::ConnectionSettings c = entries_[static_cast<std::size_t>(current_)];
@@ -203,8 +203,10 @@ void ConnectionsEditor::test_current() {
 
 void ConnectionsEditor::on_probed() {
     const ConnectionProbe p = watcher_.result();
+    const int row = probing_row_;
+    probing_row_ = -1;
     test_->setEnabled(current_ >= 0);
-    if (probing_row_ == current_) {
+    if (row == current_) {
         result_->setText(p.ok ? p.summary : tr("Cannot use this connection: %1").arg(p.summary));
         if (p.ok) {
             const QString chosen = model_->currentText().trimmed();

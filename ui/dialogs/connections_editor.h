@@ -35,7 +35,7 @@ public:
     void remove_current();
     // Runs the probe of the entry shown (off the GUI thread); probed() follows.
     void test_current();
-    bool testing() const { return watcher_.isRunning(); }
+    bool testing() const { return probing_row_ >= 0; }
     QString test_result() const;
 
     // The fields of the entry shown, for tests and the dialog.
@@ -70,7 +70,7 @@ private:
     QPushButton* test_;
     QLabel* result_;
     QFutureWatcher<ConnectionProbe> watcher_;
-    int probing_row_ = -1;
+    int probing_row_ = -1;  // the entry being tested, -1 when none
 };
 
 }  // namespace snapdoc::ui
