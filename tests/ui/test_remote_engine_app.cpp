@@ -13,6 +13,7 @@
 #include <QComboBox>
 #include <QDialog>
 #include <QElapsedTimer>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QSignalSpy>
@@ -165,7 +166,11 @@ private slots:
         // Two connections with one name cannot be kept (the menu could not tell them apart).
         SettingsDialog d(w->settings().generation);
         d.set_connections(w->settings().connections);
+        // Folded to its summary line until edited (Settings fits a 1080-pixel screen).
+        QVERIFY(!d.connections_editor()->url_edit()->isVisibleTo(&d));
+        QVERIFY(child<QLabel>(d, "connectionsSummaryLabel")->text().contains("nowhere"));
         d.connections_editor()->add_connection("nowhere");
+        QVERIFY(d.connections_editor()->url_edit()->isVisibleTo(&d));
         d.connections_editor()->url_edit()->setText("http://127.0.0.1:9");
         QVERIFY(d.connections_editor()->problem().contains("Two connections are named"));
         w->settings().connections.clear();

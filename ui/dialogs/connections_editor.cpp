@@ -19,6 +19,13 @@ namespace snapdoc::ui {
 
 ConnectionsEditor::ConnectionsEditor(QWidget* parent) : QGroupBox(tr("Connections (remote engines)"), parent) {
     setObjectName("connectionsSettingsGroup");
+    summary_ = new QLabel(this);
+    summary_->setObjectName("connectionsSummaryLabel");
+    summary_->setWordWrap(true);
+    unfold_ = new QPushButton(tr("Edit…"), this);
+    unfold_->setObjectName("editConnectionsButton");
+    unfold_->setCheckable(true);
+    body_ = new QWidget(this);
     list_ = new QListWidget(this);
     list_->setObjectName("connectionsList");
     list_->setMaximumHeight(80);
@@ -77,9 +84,21 @@ ConnectionsEditor::ConnectionsEditor(QWidget* parent) : QGroupBox(tr("Connection
     model_row->addWidget(test_);
     form->addRow(tr("Model"), model_row);
     form->addRow(result_);
+    auto* body = new QVBoxLayout(body_);
+    body->setContentsMargins(0, 0, 0, 0);
+    body->addLayout(top);
+    body->addLayout(form);
+    body_->setVisible(false);
+    auto* header = new QHBoxLayout;
+    header->addWidget(summary_, 1);
+    header->addWidget(unfold_);
     auto* layout = new QVBoxLayout(this);
-    layout->addLayout(top);
-    layout->addLayout(form);
+    layout->addLayout(header);
+    layout->addWidget(body_);
+    connect(unfold_, &QPushButton::toggled, this, [this](bool on) {
+        body_->setVisible(on);
+        unfold_->setText(on ? tr("Fold") : tr("Edit…"));
+    });
 
     connect(list_, &QListWidget::currentRowChanged, this, [this](int row) {
         store_entry();
@@ -140,6 +159,7 @@ void ConnectionsEditor::add_connection(const QString& name) {
         list_->addItem(QString::fromStdString(c.name));
         list_->setCurrentRow(row);
     }
+    unfold_->setChecked(true);
     show_entry(row);
     name_->setFocus();
 }
@@ -156,7 +176,17 @@ void ConnectionsEditor::remove_current() {
     show_entry(list_->currentRow());
 }
 
+void ConnectionsEditor::update_summary() {
+    QStringList names;
+    for (const auto& c : entries_) names << QString::fromStdString(c.name);
+    summary_->setText(names.isEmpty() ? tr("No connections yet: add a snapdoc-server, vLLM, llama-server, Ollama or "
+                                           "LM Studio, and its model appears in the Models menu.")
+                                      : tr("%n connection(s): %1", nullptr, static_cast<int>(names.size()))
+                                            .arg(names.join(QStringLiteral(", "))));
+}
+
 void ConnectionsEditor::show_entry(int row) {
+    update_summary();
     const bool valid = row >= 0 && row < static_cast<int>(entries_.size());
     current_ = valid ? row : -1;
     filling_ = true;
@@ -188,6 +218,7 @@ void ConnectionsEditor::store_entry() {
     c.ca_cert = ca_cert_->text().trimmed().toStdString();
     c.insecure = insecure_->isChecked();
     c.model = model_->currentText().trimmed().toStdString();
+    update_summary();
 }
 
 void ConnectionsEditor::test_current() {

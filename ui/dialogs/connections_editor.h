@@ -1,5 +1,5 @@
 // Settings > Connections: any number of named remote engines (base URL, API key, CA certificate or
-// "trust this certificate", model). "Test / refresh" asks the endpoint off the GUI thread and shows
+// "trust this certificate", model), folded to one line until "Edit…". "Test / refresh" asks the endpoint off the GUI thread and shows
 // the engine, its models and their context, or the error in words; its models fill the model list.
 #pragma once
 
@@ -51,12 +51,16 @@ signals:
 
 private:
     void show_entry(int row);
+    void update_summary();
     void store_entry();  // the fields into entries_[current_]
     void on_probed();
 
     std::vector<services::ConnectionSettings> entries_;
     int current_ = -1;
     bool filling_ = false;
+    QLabel* summary_;       // "No connections yet." / their names, while the editor is folded
+    QPushButton* unfold_;   // shows or folds the editor (folded: Settings fits a 1080-pixel screen)
+    QWidget* body_;
     QListWidget* list_;
     QPushButton* add_;
     QPushButton* remove_;
