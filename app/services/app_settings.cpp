@@ -160,6 +160,19 @@ AppSettings load_settings(LibraryStore& store) {
     read(probe, "tokens", pp.tokens);
     read(probe, "seconds", pp.seconds);
     if (pp.tokens <= 0 || !(pp.seconds > 0) || pp.n_layers <= 0 || pp.dim <= 0) pp = PrefillProbeSettings{};
+    const json connections = parse_setting(store, "connections");
+    if (connections.is_object() && connections.contains("list") && connections["list"].is_array()) {
+        for (const json& c : connections["list"]) {
+            ConnectionSettings cs;
+            read(c, "name", cs.name);
+            read(c, "url", cs.url);
+            read(c, "api_key", cs.api_key);
+            read(c, "ca_cert", cs.ca_cert);
+            read(c, "insecure", cs.insecure);
+            read(c, "model", cs.model);
+            if (!cs.name.empty() && !cs.url.empty()) s.connections.push_back(std::move(cs));
+        }
+    }
     const json session = parse_setting(store, "session");
     read(session, "document", s.last_document);
     read(session, "conversation", s.last_conversation);
@@ -170,6 +183,18 @@ AppSettings load_settings(LibraryStore& store) {
 }
 
 namespace {
+
+json connections_json(const std::vector<ConnectionSettings>& list) {
+    json out = json::array();
+    for (const ConnectionSettings& c : list)
+        out.push_back({{"name", c.name},
+                       {"url", c.url},
+                       {"api_key", c.api_key},
+                       {"ca_cert", c.ca_cert},
+                       {"insecure", c.insecure},
+                       {"model", c.model}});
+    return json{{"list", out}};
+}
 
 // The stored JSON of each settings row, by key.
 std::vector<std::pair<std::string, json>> rows(const AppSettings& s) {
@@ -184,6 +209,7 @@ std::vector<std::pair<std::string, json>> rows(const AppSettings& s) {
             {"prefill_probe", to_json(s.prefill_probe)},
             {"recent_documents", json{{"paths", s.recent_documents}}},
             {"recent_models", json{{"paths", s.recent_models}}},
+            {"connections", connections_json(s.connections)},
             {"session", json{{"document", s.last_document}, {"conversation", s.last_conversation}}},
             {"window", json{{"geometry", s.window_geometry}, {"state", s.window_state}}}};
 }

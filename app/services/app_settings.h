@@ -1,6 +1,6 @@
 // The app's settings as typed values, persisted as JSON in the library database's settings table
 // (one row per group: generation, documents, hub, local_server, appearance, snapkv, prefill_probe, recent_documents,
-// recent_models, session, window).
+// recent_models, session, window, connections).
 // Unknown or malformed stored values fall back to the defaults field by field, so a settings row
 // written by another version never stops the app from starting.
 #pragma once
@@ -60,6 +60,19 @@ struct PrefillProbeSettings {
     bool operator==(const PrefillProbeSettings&) const = default;
 };
 
+// A remote engine the app can answer with (Settings > Connections; docs/remote.md): a snapdoc-server
+// on another machine, vLLM, llama-server, Ollama, LM Studio. Stored like the hub token, in plain
+// text in the user's own library database (the "connections" settings row).
+struct ConnectionSettings {
+    std::string name;       // shown in the model menu; unique among the connections
+    std::string url;        // base URL as typed (with or without /v1)
+    std::string api_key;    // "" = none
+    std::string ca_cert;    // PEM file to trust for https:// ("" = the system's CAs)
+    bool insecure = false;  // trust whatever certificate the server shows
+    std::string model;      // one of the endpoint's /v1/models ("" = the only one it lists)
+    bool operator==(const ConnectionSettings&) const = default;
+};
+
 // How the app looks: "system" (the platform's palette), "light" or "dark" (ui/widgets/app_theme.h).
 struct AppearanceSettings {
     std::string theme = "system";
@@ -80,6 +93,7 @@ struct AppSettings {
     AppearanceSettings appearance;
     SnapKvConfig snapkv;
     PrefillProbeSettings prefill_probe;
+    std::vector<ConnectionSettings> connections;
     std::vector<std::string> recent_documents;  // most recent first
     std::vector<std::string> recent_models;
     // What was on screen when the app was last closed, for the next start (ui/main/main_window_session.cpp):

@@ -318,6 +318,24 @@ private slots:
     // is then the strongest, shown alone; Citation::weak), and the chat showed it like any other.
     // Now its line says "weak:", is grey and italic (not link blue), its tooltip says what that
     // means, it is stored and exported with the flag.
+    void a_remote_citation_is_placed_by_its_excerpt() {
+        // A remote snapdoc-server's citation: its token positions are the server's, its excerpt is
+        // one line; it is found in the text whitespace-insensitively, and not placed when absent.
+        const QString text = "Intro.\n\nThe total   revenue\nwas 42 million.\n\nEnd.";
+        const auto at = locate_excerpt(text, "The total revenue was 42 million.");
+        QCOMPARE(text.mid(at.first, at.second - at.first), QString("The total   revenue\nwas 42 million."));
+        QCOMPARE(locate_excerpt(text, "revenue was 4…").first, static_cast<int>(text.indexOf("revenue")));
+        QCOMPARE(locate_excerpt(text, "not in the text").first, -1);
+        CitationInfo remote{900, 950, 0.5};
+        remote.text = "revenue was 42";
+        remote.page = 3;
+        const auto cits = resolve_citations({remote}, nullptr, text);
+        QCOMPARE(cits.size(), std::size_t{1});
+        QCOMPARE(cits[0].begin, static_cast<int>(text.indexOf("revenue")));
+        QVERIFY(cits[0].excerpt.contains("revenue"));
+        QCOMPARE(cits[0].page, 3);  // the server's page when the text has none
+    }
+
     void a_weak_citation_says_so() {
         const QString text = "Filler words here and there, nothing that stands out at all.";
         const auto map = four_char_tokens(text, 0);

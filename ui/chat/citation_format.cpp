@@ -32,6 +32,32 @@ void snap_to_words(const QString& text, int& begin, int& end) {
 
 }  // namespace
 
+std::pair<int, int> locate_excerpt(const QString& document, const QString& excerpt) {
+    // Both sides with each whitespace run as one space (the server's excerpt is one line), keeping
+    // where each kept character of the document was.
+    QString flat;
+    std::vector<int> where;
+    flat.reserve(document.size());
+    where.reserve(static_cast<std::size_t>(document.size()));
+    for (int i = 0; i < document.size(); ++i) {
+        if (document[i].isSpace()) {
+            if (flat.isEmpty() || flat.back() == QLatin1Char(' ')) continue;
+            flat += QLatin1Char(' ');
+        } else {
+            flat += document[i];
+        }
+        where.push_back(i);
+    }
+    QString needle = excerpt.simplified();
+    if (needle.endsWith(QStringLiteral("…"))) needle.chop(1);  // a shortened excerpt: its start is enough
+    needle = needle.trimmed();
+    if (needle.isEmpty()) return {-1, -1};
+    const int at = static_cast<int>(flat.indexOf(needle));
+    if (at < 0) return {-1, -1};
+    const int last = at + static_cast<int>(needle.size()) - 1;
+    return {where[static_cast<std::size_t>(at)], where[static_cast<std::size_t>(last)] + 1};
+}
+
 std::vector<CitationView> resolve_citations(const std::vector<CitationInfo>& citations,
                                             const TokenTextMap* map, const QString& document,
                                             const std::vector<int>& page_offsets, int max_count) {
@@ -47,9 +73,10 @@ std::vector<CitationView> resolve_citations(const std::vector<CitationInfo>& cit
         v.last_token = c.last_token;
         v.weight = c.weight;
         v.weak = c.weak;
-        if (map) {
-            // The engine's span is inclusive; text_range takes [p0, p1).
-            auto [b, e] = map->text_range(c.first_token, c.last_token + 1);
+        if (map || !c.text.isEmpty()) {
+            // The engine's span is inclusive; text_range takes [p0, p1). A remote snapdoc-server's
+            // positions are its tokenizer's: its excerpt is looked for in the text instead.
+            auto [b, e] = map ? map->text_range(c.first_token, c.last_token + 1) : locate_excerpt(document, c.text);
             if (b >= 0 && e > b && e <= document.size()) {
                 snap_to_words(document, b, e);
                 v.begin = b;
@@ -62,6 +89,8 @@ std::vector<CitationView> resolve_citations(const std::vector<CitationInfo>& cit
                 if (paged) v.page = page_at(page_offsets, first);
             }
         }
+        if (v.excerpt.isEmpty() && !c.text.isEmpty()) v.excerpt = excerpt_of(c.text);
+        if (v.page == 0 && c.page > 0) v.page = c.page;
         out.push_back(std::move(v));
     }
     return out;

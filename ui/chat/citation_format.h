@@ -8,6 +8,7 @@
 
 #include <QString>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/common/token_text_map.h"
@@ -27,6 +28,9 @@ std::vector<CitationView> resolve_citations(const std::vector<CitationInfo>& cit
                                             const TokenTextMap* map, const QString& document,
                                             const std::vector<int>& page_offsets = {},
                                             int max_count = kShownCitations);
+// Where `excerpt` (a remote server's citation text, whitespace runs as one space) is in
+// `document`: [begin, end) in UTF-16, whitespace-insensitive; {-1, -1} when it is not found.
+std::pair<int, int> locate_excerpt(const QString& document, const QString& excerpt);
 // Gives a page to each citation that has a text range but no page (answers stored before pages
 // were), from `page_offsets` (empty: nothing to do).
 void name_missing_pages(std::vector<CitationView>& citations, const std::vector<int>& page_offsets);

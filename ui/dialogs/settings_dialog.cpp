@@ -21,6 +21,7 @@
 #include "engine/runtime/backend_factory.h"
 #include "engine/runtime/gpu_self_check.h"
 #include "engine/tokenizer/chat_template.h"
+#include "ui/dialogs/connections_editor.h"
 #include "ui/widgets/screen_fit.h"
 #include "ui/widgets/app_theme.h"
 #include "ui/widgets/scrolling_body.h"
@@ -214,6 +215,7 @@ SettingsDialog::SettingsDialog(const services::GenerationSettings& s, QWidget* p
     server->addRow(tr("Address"), server_status_);
     auto [documents_box, documents] = section(tr("Documents"), "documentSettingsGroup");
     documents->addRow(tr("OCR language"), ocr_language_);
+    connections_ = new ConnectionsEditor(this);
     auto [appearance_box, appearance] = section(tr("Appearance"), "appearanceSettingsGroup");
     appearance->addRow(tr("Theme"), theme_);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
@@ -230,6 +232,7 @@ SettingsDialog::SettingsDialog(const services::GenerationSettings& s, QWidget* p
     sections_layout->addWidget(hub_box);
     sections_layout->addWidget(server_box);
     sections_layout->addWidget(documents_box);
+    sections_layout->addWidget(connections_);
     sections_layout->addWidget(appearance_box);
     sections_layout->addStretch(1);
     auto* layout = new QVBoxLayout(this);
@@ -328,11 +331,23 @@ void SettingsDialog::show_kv_cache_usage() {
         tr("%n document(s), %1 in use", nullptr, u.files).arg(QString::fromStdString(format_bytes(u.bytes))));
 }
 
+void SettingsDialog::set_connections(const std::vector<services::ConnectionSettings>& connections) {
+    connections_->set_connections(connections);
+}
+
+std::vector<services::ConnectionSettings> SettingsDialog::connections() const {
+    return connections_->connections();
+}
+
 void SettingsDialog::accept() {
     try {
         settings().sampling.validate();
     } catch (const std::exception& e) {
         error_->setText(QString::fromStdString(e.what()));
+        return;
+    }
+    if (const QString problem = connections_->problem(); !problem.isEmpty()) {
+        error_->setText(problem);
         return;
     }
     QDialog::accept();

@@ -22,6 +22,7 @@ namespace snapdoc::ui {
 
 // "German (deu)" for Tesseract's code "deu"; a code Qt does not know ("chi_sim", "deu+eng") as it is.
 QString ocr_language_name(const QString& code);
+class ConnectionsEditor;
 
 class SettingsDialog : public QDialog {
     Q_OBJECT
@@ -47,6 +48,10 @@ public:
     // The theme: System, Light or Dark (applied by the main window when the dialog is accepted).
     void set_appearance(const services::AppearanceSettings& appearance);
     services::AppearanceSettings appearance() const;
+    // Settings > Connections: the remote engines the Models menu offers.
+    void set_connections(const std::vector<services::ConnectionSettings>& connections);
+    std::vector<services::ConnectionSettings> connections() const;
+    ConnectionsEditor* connections_editor() const { return connections_; }
 
 private:
     QDoubleSpinBox* temperature_;
@@ -76,6 +81,7 @@ private:
     QSpinBox* server_port_;
     QLineEdit* server_key_;
     QLabel* server_status_;
+    ConnectionsEditor* connections_;
     void show_kv_cache_usage();
 };
 

@@ -163,8 +163,14 @@ InspectorPanel::InspectorPanel(QWidget* parent) : QWidget(parent) {
     scroll_->setWidgetResizable(true);
     scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);  // whatever cannot reflow still scrolls
     scroll_->setFrameShape(QFrame::NoFrame);
+    // Why the inspector is empty for a remote engine (set_engine_note); hidden for a local model.
+    engine_note_ = new QLabel(this);
+    engine_note_->setObjectName("inspectorEngineNote");
+    engine_note_->setWordWrap(true);
+    engine_note_->setVisible(false);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(engine_note_);
     layout->addWidget(scroll_);
     setMinimumWidth(260);
 
@@ -243,6 +249,15 @@ void InspectorPanel::set_location_lookup(std::function<QString(int)> lookup) {
 
 void InspectorPanel::set_export_path_chooser(std::function<QString(const QString&)> chooser) {
     export_path_ = std::move(chooser);
+}
+
+void InspectorPanel::set_engine_note(const QString& note) {
+    engine_note_->setText(note);
+    engine_note_->setVisible(!note.isEmpty());
+}
+
+QString InspectorPanel::engine_note() const {
+    return engine_note_->text();
 }
 
 void InspectorPanel::reset() {

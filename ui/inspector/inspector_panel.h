@@ -58,6 +58,10 @@ public:
     // Forget everything shown (stability, locked head, images, zoom), and tell the document view
     // (headCountsReady / selectionShown with nothing).
     void reset();
+    // A sentence above the (empty) heatmaps saying why they are empty: a remote engine that does not
+    // expose its kept positions. "" hides it (a local model).
+    void set_engine_note(const QString& note);
+    QString engine_note() const;
     // Locks a head as a click on its strip does (opens its detail view).
     void lock_head(int layer, int head);
     // Shows kept by the earlier question `index` (0 = oldest of questions()) only / now only / both;
@@ -119,6 +123,7 @@ private:
     QPushButton* reset_zoom_;
     QPushButton* export_;
     QLabel* status_;
+    QLabel* engine_note_ = nullptr;
     HeatmapMinimap* minimap_;
     RetentionGrid* grid_;
     QScrollArea* grid_scroll_;

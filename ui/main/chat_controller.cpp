@@ -97,8 +97,9 @@ ChatController::ChatController(EngineHost& engine, services::LibraryStore& store
             m.streaming = false;
             m.text = st.answer;  // the engine's text is authoritative (it includes the flushed tail)
             m.meta = answer_meta_line(st);
-            m.stats_json = answer_stats_json(st, kept_fraction(*snap.selection));
-            m.settings_json = settings_json_of(request_generation_, snap.selection->config);
+            // A remote engine keeps no positions the app can see: no selection, nothing kept to show.
+            m.stats_json = answer_stats_json(st, snap.valid() ? kept_fraction(*snap.selection) : 1.0);
+            m.settings_json = settings_json_of(request_generation_, snap.valid() ? snap.selection->config : settings_.snapkv);
             m.model = request_model_;
             m.citations = resolve_citations(st.citations, document_ ? document_->token_map.get() : nullptr,
                                             document_text(), document_pages());
@@ -118,10 +119,12 @@ ChatController::ChatController(EngineHost& engine, services::LibraryStore& store
             answer_row_ = -1;
             panel_.set_speed(speed_line(st));
             if (model_) panel_.set_context(st.prompt_tokens + st.generated_tokens, model_->context_length);
-            if (m.id > 0) keep_turn_snapshot(m.id, snap);
-            inspector_.set_snapshot(snap);
-            emit selectionShown(snap);
-            emit answerWeightsChanged(snap.answer_attention);
+            if (snap.valid()) {
+                if (m.id > 0) keep_turn_snapshot(m.id, snap);
+                inspector_.set_snapshot(snap);
+                emit selectionShown(snap);
+                emit answerWeightsChanged(snap.answer_attention);
+            }
             load_conversations(conversation_id_);
             update_panel(st.stop_reason == "cancelled" ? tr("Stopped.") : QString(" "));
             emit answerDone(st);

@@ -60,8 +60,9 @@ DocumentController::DocumentController(EngineHost& engine, services::LibraryStor
             emit prefillStarted(id);
         }
         update_facts();
-        panel_.show_progress(seconds >= 0 ? tr("Prefilling: %1 (estimate)").arg(duration_text(seconds))
-                                          : tr("Prefilling…"),
+        panel_.show_progress(model_ && model_->remote()   ? tr("Sending the document to %1…").arg(model_->remote_url)
+                             : seconds >= 0 ? tr("Prefilling: %1 (estimate)").arg(duration_text(seconds))
+                                            : tr("Prefilling…"),
                              0, kProgressSteps);
         emit prefillEstimated(id, tokens, seconds);
     });
@@ -76,6 +77,13 @@ DocumentController::DocumentController(EngineHost& engine, services::LibraryStor
                 // the facts line above it), so nothing is clipped.
                 // An estimate, and said so: the probe's until the first chunks are timed, then the
                 // measured recent rate (which follows the machine's load).
+                if (total == 0) {
+                    // A remote snapdoc-server prefilling the uploaded document: only its share done.
+                    panel_.show_progress(tr("On the server: %1%").arg(static_cast<int>(fraction * 100)),
+                                         static_cast<int>(fraction * kProgressSteps + 0.5), kProgressSteps);
+                    emit prefillProgress(id, done, total, fraction);
+                    return;
+                }
                 time_left_.observe(fraction, elapsed);
                 const double left = time_left_.remaining();
                 const QString when =

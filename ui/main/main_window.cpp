@@ -38,6 +38,18 @@ namespace snapdoc::ui {
 
 namespace {
 
+// Why the inspector is empty with a remote engine ("" for a local model).
+QString remote_inspector_note(const ModelInfo& info) {
+    if (!info.remote()) return QString();
+    if (info.remote_snapdoc_server())
+        return MainWindow::tr("The answers come from the snapdoc-server at %1: heatmaps for remote sessions are not "
+                              "available yet (the citations are).")
+            .arg(info.remote_url);
+    return MainWindow::tr("The remote engine (%1 at %2) does not expose kept positions: there are no heatmaps, "
+                          "head details or re-selection for its answers.")
+        .arg(info.remote_engine, info.remote_url);
+}
+
 bool is_model_path(const QString& path) {
     const QFileInfo fi(path);
     return (fi.isFile() && fi.suffix().compare("gguf", Qt::CaseInsensitive) == 0) ||
@@ -116,11 +128,14 @@ void MainWindow::connect_controllers() {
         library_panel_->set_model_text(tr("Loading %1…").arg(QFileInfo(path).fileName()), path);
     });
     connect(model_controller_, &ModelController::loaded, this, [this](const ModelInfo& info) {
-        services::push_recent(settings_.recent_models, info.path.toStdString());
-        rebuild_recent_menus();
-        save_settings();
+        if (!info.remote()) {
+            services::push_recent(settings_.recent_models, info.path.toStdString());
+            rebuild_recent_menus();
+            save_settings();
+        }
         show_model_text();
         inspector_->reset();
+        inspector_->set_engine_note(remote_inspector_note(info));
         inspector_->set_shape({info.n_layers, info.n_heads, info.n_kv_heads, info.head_dim},
                               info.context_length);
         inspector_->set_head_roles(HeadRoles(info.head_roles, info.n_heads));
@@ -185,6 +200,15 @@ void MainWindow::connect_controllers() {
             model_controller_->info(), std::nullopt,
             model_controller_->info() ? QString() : tr("Open a model to ask questions."));
     });
+    connect(document_controller_, &DocumentController::prefillProgress, this,
+            [this](qint64, int, int total, double fraction) {
+                const auto& info = model_controller_->info();
+                if (total == 0 && info && info->remote())
+                    statusBar()->showMessage(tr("The document on %1: %2% read by the server")
+                                                 .arg(info->remote_url)
+                                                 .arg(static_cast<int>(fraction * 100)),
+                                             5000);
+            });
     connect(document_controller_, &DocumentController::prefillStarted, this, [this](qint64) {
         inspector_->controls()->set_unavailable_reason(QString());
         chat_controller_->set_engine_state(model_controller_->info(), std::nullopt,
@@ -253,6 +277,13 @@ void MainWindow::show_model_text() {
     library_panel_->set_first_run_notice((!info || demo) && library_model_->rowCount() == 0);
     if (!info) {
         library_panel_->set_model_text(tr("No model"), tr("Open a .gguf file or a Hugging Face folder."));
+        return;
+    }
+    if (info->remote()) {
+        library_panel_->set_model_text(
+            info->name, tr("Remote: %1 · context %2")
+                            .arg(info->backend, info->context_length > 0 ? QString::number(info->context_length)
+                                                                         : tr("not given by the server")));
         return;
     }
     library_panel_->set_model_text(info->name,

@@ -56,6 +56,10 @@ public:
 
     void open_document(const QString& path);
     bool ask(const QString& question);
+    // Answers with the remote engine of the Settings > Connections entry `name` (the Models menu's
+    // remote items); false when there is no such connection.
+    bool use_connection(const QString& name);
+    QMenu* models_menu() const { return models_menu_; }
 
     services::AppSettings& settings() { return settings_; }
     void save_settings();
@@ -100,6 +104,7 @@ private:
     void build_menus();
     void connect_controllers();
     void rebuild_recent_menus();
+    void rebuild_models_menu();
     void restore_geometry();
     void open_document_dialog();
     void open_model_dialog(bool folder);
@@ -147,6 +152,7 @@ private:
     ChatPanel* chat_panel_ = nullptr;
     InspectorPanel* inspector_ = nullptr;
     QMenu* recent_documents_ = nullptr;
+    QMenu* models_menu_ = nullptr;
     QMenu* recent_models_ = nullptr;
 
     ModelController* model_controller_ = nullptr;

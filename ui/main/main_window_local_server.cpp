@@ -56,7 +56,8 @@ void MainWindow::show_server_log() {
 
 void MainWindow::apply_local_server_settings() {
     const auto& info = model_controller_->info();
-    local_server_->apply(settings_.local_server, settings_.generation, info ? info->path : QString(),
+    // A remote engine is not a model file the local server could serve.
+    local_server_->apply(settings_.local_server, settings_.generation, info && !info->remote() ? info->path : QString(),
                          kv_cache_dir_);
 }
 

@@ -48,6 +48,13 @@ void MainWindow::build_menus() {
     QAction* quit = file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
     quit->setMenuRole(QAction::QuitRole);
 
+    // Local models and the Connections' remote ones side by side; built as it opens, so a
+    // connection added in Settings is there at once.
+    models_menu_ = menuBar()->addMenu(tr("&Models"));
+    models_menu_->setObjectName("modelsMenu");
+    connect(models_menu_, &QMenu::aboutToShow, this, &MainWindow::rebuild_models_menu);
+    rebuild_models_menu();
+
     QMenu* chat = menuBar()->addMenu(tr("&Chat"));
     chat->addAction(tr("&Ask"), QKeySequence(tr("Ctrl+Return")), this,
                     [this] { chat_controller_->ask(chat_panel_->question_edit()->text().trimmed()); });
@@ -107,6 +114,47 @@ void MainWindow::rebuild_recent_menus() {
     fill(recent_models_, settings_.recent_models, true);
 }
 
+void MainWindow::rebuild_models_menu() {
+    models_menu_->clear();
+    const auto& info = model_controller_->info();
+    const QString current = info ? info->path : QString();
+    models_menu_->addSection(tr("On this machine"));
+    int local = 0;
+    for (const std::string& p : settings_.recent_models) {
+        const QString path = QString::fromStdString(p);
+        if (!QFileInfo::exists(path)) continue;
+        QAction* a = models_menu_->addAction(QFileInfo(path).fileName(), this, [this, path] { open_model(path, true); });
+        a->setToolTip(path);
+        a->setCheckable(true);
+        a->setChecked(path == current);
+        ++local;
+    }
+    if (local == 0) models_menu_->addAction(tr("(none opened yet)"))->setEnabled(false);
+    models_menu_->addAction(tr("Open Model File…"), this, [this] { open_model_dialog(false); });
+    models_menu_->addSection(tr("Remote (Settings > Connections)"));
+    for (const services::ConnectionSettings& c : settings_.connections) {
+        const QString name = QString::fromStdString(c.name);
+        const QString model = QString::fromStdString(c.model);
+        QAction* a = models_menu_->addAction(model.isEmpty() ? name : tr("%1 — %2").arg(name, model), this,
+                                             [this, name] { use_connection(name); });
+        a->setObjectName(QStringLiteral("remoteModelAction"));
+        a->setToolTip(QString::fromStdString(c.url));
+        a->setCheckable(true);
+        a->setChecked(current.startsWith(QStringLiteral("remote://%1/").arg(name)));
+    }
+    if (settings_.connections.empty())
+        models_menu_->addAction(tr("Add one in Settings > Connections…"), this, &MainWindow::settings_dialog);
+}
+
+bool MainWindow::use_connection(const QString& name) {
+    for (const services::ConnectionSettings& c : settings_.connections)
+        if (QString::fromStdString(c.name) == name) {
+            model_controller_->open_remote(c);
+            return true;
+        }
+    return false;
+}
+
 void MainWindow::open_document_dialog() {
     const QString dir =
         settings_.recent_documents.empty()
@@ -152,8 +200,10 @@ void MainWindow::settings_dialog() {
     dialog.set_local_server(settings_.local_server, local_server_->status_text());
     dialog.set_documents(settings_.documents);
     dialog.set_appearance(settings_.appearance);
+    dialog.set_connections(settings_.connections);
     if (dialog.exec() != QDialog::Accepted) return;
     settings_.documents = dialog.documents();
+    settings_.connections = dialog.connections();
     settings_.generation = dialog.settings();
     settings_.hub = dialog.hub();
     settings_.local_server = dialog.local_server();

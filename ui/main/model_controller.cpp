@@ -37,7 +37,10 @@ ModelController::ModelController(EngineHost& engine, DialogProvider& dialogs, QW
         pending_.clear();
         if (loading_stage_) info_.reset();  // loadModel drops the previous model before it starts
         loading_stage_ = false;
-        dialogs_.show_error(dialog_parent_, tr("Cannot open model"), sentence_case(message));
+        dialogs_.show_error(dialog_parent_,
+                            path.startsWith(QLatin1String("remote://")) ? tr("Cannot use the remote engine")
+                                                                        : tr("Cannot open model"),
+                            sentence_case(message));
         emit failed(path, message);
     });
 }
@@ -49,6 +52,19 @@ void ModelController::open(const QString& path, bool confirm, const ModelLoadOpt
     options_ = options;
     emit loadingStarted(path);
     engine_.post([path](EngineWorker& w) { w.inspectModel(path); });
+}
+
+}  // namespace snapdoc::ui
+
+namespace snapdoc::ui {
+
+void ModelController::open_remote(const services::ConnectionSettings& connection) {
+    pending_ = QStringLiteral("remote://%1/%2")
+                   .arg(QString::fromStdString(connection.name), QString::fromStdString(connection.model));
+    loading_stage_ = true;  // the worker drops the local model before it asks the server
+    confirm_ = false;
+    emit loadingStarted(pending_);
+    engine_.post([connection](EngineWorker& w) { w.useRemote(connection); });
 }
 
 }  // namespace snapdoc::ui

@@ -23,6 +23,9 @@ public:
 
     // confirm=false loads without showing the facts first (command line, tests).
     void open(const QString& path, bool confirm, const ModelLoadOptions& options);
+    // Answers with a remote engine (a Settings > Connections entry): discovered on the engine
+    // thread, then `loaded` with ModelInfo::remote_engine set, or an error dialog and `failed`.
+    void open_remote(const services::ConnectionSettings& connection);
     bool loading() const { return !pending_.isEmpty(); }
     const std::optional<ModelInfo>& info() const { return info_; }
 

@@ -20,6 +20,7 @@
 #include "ui/inspector/selection_analysis.h"
 #include "ui/worker/held_reselect.h"
 #include "ui/worker/model_description.h"
+#include "ui/worker/remote_state.h"
 #include "ui/worker/text_coalescer.h"
 #include "ui/widgets/number_format.h"
 
@@ -112,8 +113,22 @@ void EngineWorker::inspectModel(const QString& path) {
     }
 }
 
+void EngineWorker::drop_local_model() {
+    s_->chat.reset();
+    s_->backend.reset();
+    s_->tokenizer.reset();
+    s_->model.reset();
+    s_->inspected.reset();
+    s_->drop_document();
+}
+
+const std::string& EngineWorker::next_system_prompt() const {
+    return s_->next_system_prompt;
+}
+
 void EngineWorker::loadModel(const QString& path, const ModelLoadOptions& options) {
     // Free the old model first: two large models rarely fit in memory together.
+    remote_.reset();
     s_->chat.reset();
     s_->backend.reset();
     s_->tokenizer.reset();
@@ -165,6 +180,7 @@ void EngineWorker::loadModel(const QString& path, const ModelLoadOptions& option
 void EngineWorker::loadDocument(qint64 document_id, std::shared_ptr<const std::string> text,
                                 int reserve_tokens, bool ignore_context, CancelToken cancel) {
     s_->drop_document();
+    if (remote_) return load_remote_document(document_id, std::move(text), reserve_tokens, std::move(cancel));
     if (!s_->chat) {
         emit documentFailed(document_id, tr("Open a model first."), false);
         return;
@@ -454,6 +470,7 @@ AnswerStats EngineWorker::run_ask(const AskRequest& request, const SnapKvConfig&
 }
 
 void EngineWorker::ask(const AskRequest& request) {
+    if (remote_) return ask_remote(request);
     try {
         std::shared_ptr<const Selection> selection;
         std::shared_ptr<const std::vector<float>> attention;
@@ -469,6 +486,10 @@ void EngineWorker::ask(const AskRequest& request) {
 }
 
 void EngineWorker::reselect(const SnapKvConfig& config) {
+    if (remote_) {
+        emit selectionFailed(tr("The remote engine does not expose its kept positions: there is nothing to re-select."));
+        return;
+    }
     if (!s_->chat || !s_->has_question) {
         emit selectionFailed(tr("Ask a question first: the selection is scored against it."));
         return;
@@ -484,6 +505,7 @@ void EngineWorker::reselect(const SnapKvConfig& config) {
 }
 
 void EngineWorker::reselectFor(const SnapKvConfig& config, const SelectionSnapshot& base) {
+    if (remote_) return reselect(config);
     if (s_->chat && s_->has_question && base.question_serial == s_->question_serial) return reselect(config);
     try {
         emit selectionReady(reselect_held(base, config));
@@ -493,6 +515,11 @@ void EngineWorker::reselectFor(const SnapKvConfig& config, const SelectionSnapsh
 }
 
 void EngineWorker::compare(const AskRequest& request) {
+    if (remote_) {
+        emit compareFailed(request.id, tr("Comparing the full cache with SnapKV needs a local model: the remote "
+                                          "engine answers with its own cache."));
+        return;
+    }
     try {
         CompareResult result;
         result.request_id = request.id;

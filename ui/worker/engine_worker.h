@@ -22,6 +22,8 @@ class DocumentChat;
 
 namespace snapdoc::ui {
 
+struct RemoteState;
+
 class EngineWorker : public QObject {
     Q_OBJECT
 public:
@@ -55,6 +57,13 @@ public:
     void reselectFor(const SnapKvConfig& config, const SelectionSnapshot& base);
     // The same question answered with the full cache, then with SnapKV.
     void compare(const AskRequest& request);
+    // Answers with a remote engine from now on (Settings > Connections; engine_worker_remote.cpp):
+    // drops the local model and any document, discovers the endpoint's engine, model and context,
+    // and reports it as modelLoaded (ModelInfo::remote_engine set) or modelFailed in words.
+    // loadDocument then uploads the document to a snapdoc-server (its progress as documentProgress
+    // with total_layers 0) or checks that it fits any other engine's context; ask streams the
+    // answer from the server. loadModel goes back to a local model.
+    void useRemote(const snapdoc::services::ConnectionSettings& connection);
 
 signals:
     void modelInspected(const snapdoc::ui::ModelInfo& info);
@@ -91,7 +100,15 @@ private:
     // seconds that took (0: nothing to do). Throws Cancelled when stopped, Error when it failed.
     double ensure_system_prompt(const std::string& system_prompt, const AskRequest& request);
 
+    void drop_local_model();
+    const std::string& next_system_prompt() const;
+    // engine_worker_remote.cpp
+    void load_remote_document(qint64 document_id, std::shared_ptr<const std::string> text, int reserve_tokens,
+                              CancelToken cancel);
+    void ask_remote(const AskRequest& request);
+
     std::unique_ptr<State> s_;
+    std::unique_ptr<RemoteState> remote_;  // set while a remote engine answers
 };
 
 }  // namespace snapdoc::ui

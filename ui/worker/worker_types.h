@@ -51,6 +51,12 @@ struct ModelInfo {
     // What each query head attends to, layer-major (n_layers × n_heads, "" where unnamed), from the
     // GGUF's snapdoc.attention.head_roles; empty when the model names none (Model::head_roles).
     QStringList head_roles;
+    // A remote engine (Settings > Connections): its kind in words ("snapdoc-server", "vLLM", ...)
+    // and base URL; empty for a local model. path is then "remote://<connection name>".
+    QString remote_engine;
+    QString remote_url;
+    bool remote() const { return !remote_engine.isEmpty(); }
+    bool remote_snapdoc_server() const { return remote_engine == QLatin1String("snapdoc-server"); }
 };
 
 // How to load a model: the settings that only take effect at load time.
@@ -96,6 +102,10 @@ struct CitationInfo {
     int first_token = 0, last_token = 0;
     double weight = 0;
     bool weak = false;  // no passage stood out; this, the strongest, is shown alone (Citation::weak)
+    // A remote snapdoc-server's citation: its excerpt (whitespace runs as one space), found in the
+    // document's text to place it, since its token positions are the server's tokenizer's.
+    QString text;
+    int page = 0;  // 1-based page the server gives for a PDF; 0: none
 };
 
 struct AnswerStats {
