@@ -198,8 +198,10 @@ private slots:
         QVERIFY2(wait_healthy(port), qPrintable(w.local_server().status_text()));
         auto* activity = child<QLabel>(w, "localServerActivityLabel");
         QVERIFY(wait_until([&] { return activity->isVisible(); }, 10000));
+        // The /health polls above, once their log lines have come through the event loop (under load
+        // they arrive after wait_healthy returns).
+        QVERIFY(wait_until([&] { return w.local_server().activity().request_count() >= 1; }, 10000));
         const qint64 before = w.local_server().activity().request_count();
-        QVERIFY(before >= 1);  // the /health polls above
 
         // A chat with a pasted document: its prefill, its answer, then idle; one more request.
         std::string document;

@@ -29,6 +29,8 @@ LocalServerController::LocalServerController(QObject* parent)
     : QObject(parent), program_(default_program()) {}
 
 LocalServerController::~LocalServerController() {
+    // No signals from a controller being destroyed: its receivers may be going away with it.
+    blockSignals(true);
     stop();
 }
 

@@ -100,6 +100,11 @@ MainWindow::MainWindow(services::LibraryStore& store, std::unique_ptr<DialogProv
 MainWindow::~MainWindow() {
     // Stop the engine thread before the controllers and panels it reports to go away.
     engine_.reset();
+    // And the local server while this window can still take its last lines: stopping waits for the
+    // process, and QProcess delivers its final output (logLine, activityChanged) during that wait.
+    // From the child deletion below, those signals reached this half-destroyed window (a crash seen
+    // in ui.test_local_server under load).
+    if (local_server_) local_server_->stop();
 }
 
 void MainWindow::build_layout() {
