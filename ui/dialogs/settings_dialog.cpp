@@ -231,9 +231,13 @@ SettingsDialog::SettingsDialog(const services::GenerationSettings& s, QWidget* p
     sections_layout->addWidget(cache_box);
     sections_layout->addWidget(hub_box);
     sections_layout->addWidget(server_box);
-    sections_layout->addWidget(documents_box);
+    // Two one-row sections side by side: one section's height less, so Settings still opens
+    // without scrolling on a 1080-pixel screen.
+    auto* small_sections = new QHBoxLayout;
+    small_sections->addWidget(documents_box, 1);
+    small_sections->addWidget(appearance_box, 1);
+    sections_layout->addLayout(small_sections);
     sections_layout->addWidget(connections_);
-    sections_layout->addWidget(appearance_box);
     sections_layout->addStretch(1);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(new ScrollingBody(sections, this), 1);
