@@ -38,22 +38,12 @@ using snapdoc::test::wait_until;
 
 namespace {
 
-// Opens Settings from the menu, lets `edit` change the dialog's local-server fields, presses OK.
+// Settings > Local server changed by `edit`, then OK.
 bool edit_settings(MainWindow& w, const std::function<void(QDialog&)>& edit) {
-    QAction* open = nullptr;
-    for (QAction* a : w.findChildren<QAction*>())
-        if (a->text() == "&Settings…") open = a;
-    if (!open) return false;
-    bool edited = false;
-    QTimer::singleShot(0, &w, [&] {
-        auto* dialog = qobject_cast<QDialog*>(QApplication::activeModalWidget());
-        if (!dialog) return;
-        edit(*dialog);
-        edited = true;
-        dialog->accept();
+    return snapdoc::test::edit_settings(w, [&](QDialog& d) {
+        edit(d);
+        return true;
     });
-    open->trigger();
-    return edited;
 }
 
 void set_server(QDialog& d, bool on, int port, const QString& key) {

@@ -35,26 +35,14 @@ class TestOcrLanguageSetting : public QObject {
 
     // Opens Settings in `w`, picks `code` in its Documents section and presses OK.
     void choose_language(MainWindow& w, const QString& code) {
-        QAction* open = nullptr;
-        for (QAction* a : w.findChildren<QAction*>())
-            if (a->text() == "&Settings…") open = a;
-        QVERIFY(open);
-        bool done = false;
-        QTimer::singleShot(0, this, [&] {
-            auto* dialog = qobject_cast<QDialog*>(QApplication::activeModalWidget());
-            if (!dialog) return;
-            auto* combo = dialog->findChild<QComboBox*>("ocrLanguageCombo");
-            auto* box = dialog->findChild<QGroupBox*>("documentSettingsGroup");
-            if (!combo || !box || !box->isAncestorOf(combo) || combo->findData(code) < 0) {
-                dialog->reject();
-                return;
-            }
+        const bool chosen = snapdoc::test::edit_settings(w, [&](QDialog& dialog) {
+            auto* combo = dialog.findChild<QComboBox*>("ocrLanguageCombo");
+            auto* box = dialog.findChild<QGroupBox*>("documentSettingsGroup");
+            if (!combo || !box || !box->isAncestorOf(combo) || combo->findData(code) < 0) return false;
             combo->setCurrentIndex(combo->findData(code));
-            dialog->accept();
-            done = true;
+            return true;
         });
-        open->trigger();
-        QVERIFY2(done, qPrintable("no OCR language " + code + " in Settings > Documents"));
+        QVERIFY2(chosen, qPrintable("no OCR language " + code + " in Settings > Documents"));
     }
 
 private slots:

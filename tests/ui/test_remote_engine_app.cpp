@@ -50,20 +50,11 @@ namespace {
 
 // Opens Settings from its menu, lets `edit` work on the dialog, presses OK (the real dialog, modal).
 bool edit_settings(MainWindow& w, const std::function<void(SettingsDialog&)>& edit) {
-    QAction* open = nullptr;
-    for (QAction* a : w.findChildren<QAction*>())
-        if (a->text() == "&Settings…") open = a;
-    if (!open) return false;
-    bool edited = false;
-    QTimer::singleShot(0, &w, [&] {
-        auto* dialog = qobject_cast<SettingsDialog*>(QApplication::activeModalWidget());
-        if (!dialog) return;
-        edit(*dialog);
-        edited = true;
-        dialog->accept();
+    return snapdoc::test::edit_settings(w, [&](QDialog& d) {
+        auto* settings = qobject_cast<SettingsDialog*>(&d);
+        if (settings) edit(*settings);
+        return settings != nullptr;
     });
-    open->trigger();
-    return edited;
 }
 
 // Adds a connection in Settings > Connections, runs Test / refresh (bounded) and keeps it; the

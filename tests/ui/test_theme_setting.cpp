@@ -26,26 +26,14 @@ class TestThemeSetting : public QObject {
 
     // Opens Settings in `w`, picks `theme` in its Appearance section and presses OK.
     void choose_theme(MainWindow& w, const QString& theme) {
-        QAction* open = nullptr;
-        for (QAction* a : w.findChildren<QAction*>())
-            if (a->text() == "&Settings…") open = a;
-        QVERIFY(open);
-        bool done = false;
-        QTimer::singleShot(0, this, [&] {
-            auto* dialog = qobject_cast<QDialog*>(QApplication::activeModalWidget());
-            if (!dialog) return;
-            auto* combo = dialog->findChild<QComboBox*>("themeCombo");
-            auto* box = dialog->findChild<QGroupBox*>("appearanceSettingsGroup");
-            if (!combo || !box || !box->isAncestorOf(combo)) {
-                dialog->reject();
-                return;
-            }
+        const bool chosen = snapdoc::test::edit_settings(w, [&](QDialog& dialog) {
+            auto* combo = dialog.findChild<QComboBox*>("themeCombo");
+            auto* box = dialog.findChild<QGroupBox*>("appearanceSettingsGroup");
+            if (!combo || !box || !box->isAncestorOf(combo)) return false;
             combo->setCurrentIndex(combo->findData(theme));
-            dialog->accept();
-            done = true;
+            return true;
         });
-        open->trigger();
-        QVERIFY2(done, "no Theme choice in Settings > Appearance");
+        QVERIFY2(chosen, "no Theme choice in Settings > Appearance");
     }
 
 private slots:

@@ -1,10 +1,13 @@
 #include "tests/ui/support/ui_test_support.h"
 
+#include <QAction>
+#include <QApplication>
 #include <QCoreApplication>
 #include <QDeadlineTimer>
 #include <QDir>
 #include <QFileInfo>
 #include <QThread>
+#include <QTimer>
 
 namespace snapdoc::test {
 
@@ -44,6 +47,22 @@ QString sample_text(int words) {
         out += (i % 12 == 11) ? ".\n" : " ";
     }
     return out;
+}
+
+bool edit_settings(QWidget& window, const std::function<bool(QDialog&)>& edit) {
+    QAction* open = nullptr;
+    for (QAction* a : window.findChildren<QAction*>())
+        if (a->text() == "&Settings…") open = a;
+    if (!open) return false;
+    bool accepted = false;
+    QTimer::singleShot(0, &window, [&] {
+        auto* dialog = qobject_cast<QDialog*>(QApplication::activeModalWidget());
+        if (!dialog) return;
+        accepted = edit(*dialog);
+        accepted ? dialog->accept() : dialog->reject();
+    });
+    open->trigger();
+    return accepted;
 }
 
 }  // namespace snapdoc::test

@@ -4,6 +4,7 @@
 
 #include <QString>
 #include <QStringList>
+#include <QDialog>
 #include <QWidget>
 #include <functional>
 
@@ -71,6 +72,11 @@ T* child(QWidget& w, const char* name) {
 
 // Processes events until `done()` or the timeout; returns done().
 bool wait_until(const std::function<bool()>& done, int timeout_ms = 60000);
+
+// Opens Settings from `window`'s menu (the real modal dialog) and, inside its event loop, calls
+// `edit` on it: true presses OK, false Cancel. Returns whether `edit` ran and chose OK (false when
+// there is no Settings action or no dialog came up).
+bool edit_settings(QWidget& window, const std::function<bool(QDialog&)>& edit);
 
 // A long made-up text (deterministic) of about `words` words, for documents in tests.
 QString sample_text(int words);
