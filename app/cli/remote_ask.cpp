@@ -23,6 +23,7 @@
 #include "app/remote/remote_tokens.h"
 #include "engine/common/error.h"
 #include "engine/common/message_text.h"
+#include "app/remote/remote_messages.h"
 #include "engine/tokenizer/chat_template.h"
 
 namespace snapdoc::cli {
@@ -33,24 +34,6 @@ using json = nlohmann::json;
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-// The turns of a conversation so far and the new question, as chat messages. With the document in
-// the prompt the first user message carries it; on a snapdoc-server document the server adds it.
-json question_messages(const std::string& system, const std::string* document,
-                       const std::vector<std::pair<std::string, std::string>>& history, const std::string& question) {
-    json messages = json::array();
-    if (document && !system.empty()) messages.push_back({{"role", "system"}, {"content", system}});
-    const auto user_text = [&](const std::string& q, bool first) {
-        if (!document) return q;  // snapdoc-server lays its document's question out itself
-        return first ? document_question_text(*document, q) : followup_question_text(q);
-    };
-    for (std::size_t i = 0; i < history.size(); ++i) {
-        messages.push_back({{"role", "user"}, {"content", user_text(history[i].first, i == 0)}});
-        messages.push_back({{"role", "assistant"}, {"content", history[i].second}});
-    }
-    messages.push_back({{"role", "user"}, {"content", user_text(question, history.empty())}});
-    return messages;
 }
 
 // Refuses before anything is sent when prompt + answer cannot fit the remote model's context.
@@ -127,7 +110,7 @@ int cmd_ask_remote(int argc, char** argv) {
             answers = static_cast<int64_t>(questions.size()) * (max_tokens + remote::kTemplateTokensPerMessage);
         }
         const std::string& last = conversation ? questions.back() : questions[longest];
-        const json messages = question_messages(system, &document, turns, last);
+        const json messages = remote::question_messages(system, &document, turns, last);
         check_fit(ep, server, model, messages, answers, &prompt_estimate);
     }
 
@@ -184,7 +167,7 @@ int cmd_ask_remote(int argc, char** argv) {
         for (std::size_t i = 0; i < questions.size(); ++i) {
             remote::RemoteChatRequest req = base;
             if (!conversation) history.clear();
-            req.messages = question_messages(system, snapdoc_server ? nullptr : &document, history, questions[i]);
+            req.messages = remote::question_messages(system, snapdoc_server ? nullptr : &document, history, questions[i]);
             if (snapdoc_server && !several) req.document_id = uploaded.id;
             if (snapdoc_server && several) req.document_ids = uploaded_ids;
             const auto t0 = std::chrono::steady_clock::now();

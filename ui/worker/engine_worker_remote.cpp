@@ -15,6 +15,7 @@
 
 #include "app/remote/remote_chat.h"
 #include "app/remote/remote_documents.h"
+#include "app/remote/remote_messages.h"
 #include "app/remote/remote_tokens.h"
 #include "engine/common/error.h"
 #include "engine/tokenizer/chat_template.h"
@@ -38,24 +39,13 @@ QString engine_words(const RemoteState& r) {
     return QString::fromUtf8(n.data(), static_cast<qsizetype>(n.size()));
 }
 
-// The chat messages of a question: with the document in the prompt (any engine but a
-// snapdoc-server) the first user message carries it; a snapdoc-server's document session lays its
-// document out itself, so only the turns and the question go.
+// The chat messages of a question: the document in the prompt for any engine but a snapdoc-server
+// (whose document session lays it out itself).
 json question_messages(const RemoteState& r, const std::string& system, const std::vector<HistoryTurn>& history,
                        const std::string& question) {
-    const bool in_prompt = !r.snapdoc_server();
-    json messages = json::array();
-    if (in_prompt && !system.empty()) messages.push_back({{"role", "system"}, {"content", system}});
-    const auto user_text = [&](const std::string& q, bool first) {
-        if (!in_prompt) return q;
-        return first ? document_question_text(*r.text, q) : followup_question_text(q);
-    };
-    for (std::size_t i = 0; i < history.size(); ++i) {
-        messages.push_back({{"role", "user"}, {"content", user_text(history[i].question.toStdString(), i == 0)}});
-        messages.push_back({{"role", "assistant"}, {"content", history[i].answer.toStdString()}});
-    }
-    messages.push_back({{"role", "user"}, {"content", user_text(question, history.empty())}});
-    return messages;
+    std::vector<std::pair<std::string, std::string>> turns;
+    for (const HistoryTurn& t : history) turns.emplace_back(t.question.toStdString(), t.answer.toStdString());
+    return remote::question_messages(system, r.snapdoc_server() ? nullptr : r.text.get(), turns, question);
 }
 
 // Refuses, with the numbers and where they came from, a prompt that with `answer_tokens` does not
