@@ -276,6 +276,20 @@ void EngineWorker::run_prompt(Job& job) {
     });
 }
 
+DocumentInfo EngineWorker::answerable_document(const std::string& id, const char* field) const {
+    const auto info = documents_.get(id);
+    if (!info) throw not_found("no document '" + id + "'");
+    if (info->status == "failed") throw bad_request("document '" + id + "' failed: " + info->error, field);
+    return *info;
+}
+
+void EngineWorker::hand_over(HeldSession& held, const Job& job) {
+    // What the last asker's prompt left after the document (its question, the answer) must not be
+    // reused, and so reported, for another client's prompt.
+    if (held.scope != job.scope) held.chat->session().forget_turns();
+    held.scope = job.scope;
+}
+
 std::shared_ptr<HeldSession> EngineWorker::document_set_session(Job& job, std::string& source, int& reused) {
     const std::vector<std::string>& ids = job.document_ids;
     std::vector<SetDocument> docs;
@@ -283,19 +297,16 @@ std::shared_ptr<HeldSession> EngineWorker::document_set_session(Job& job, std::s
     // Every document is looked up again: one deleted since the request was queued is not answered
     // from a set session that still holds its text.
     for (const std::string& id : ids) {
-        const auto info = documents_.get(id);
-        if (!info) throw not_found("no document '" + id + "'");
-        if (info->status == "failed") throw bad_request("document '" + id + "' failed: " + info->error, "document_ids");
+        const DocumentInfo info = answerable_document(id, "document_ids");
         if (docs.empty()) {
-            system = info->system_prompt;
-            owner = info->owner;
+            system = info.system_prompt;
+            owner = info.owner;
         }
-        docs.push_back({info->name.empty() ? id : info->name, info->text, info->page_starts});
+        docs.push_back({info.name.empty() ? id : info.name, info.text, info.page_starts});
     }
     const std::string name = set_session_name(ids);
     if (auto held = sessions_.find_name(name)) {
-        if (held->scope != job.scope) held->chat->session().forget_turns();
-        held->scope = job.scope;
+        hand_over(*held, job);
         source = "ram";
         reused = held->chat->session().document_tokens();
         return held;
@@ -340,20 +351,14 @@ std::shared_ptr<HeldSession> EngineWorker::explicit_session(Job& job, std::strin
     const std::string& id = job.document_id;
     source = "ram";
     if (auto held = sessions_.find_name(id)) {
-        // What the last asker's prompt left after the document (its question, the answer) must not
-        // be reused, and so reported, for another client's prompt.
-        if (held->scope != job.scope) held->chat->session().forget_turns();
-        held->scope = job.scope;
+        hand_over(*held, job);
         return held;
     }
-    const auto info = documents_.get(id);
-    if (!info) throw not_found("no document '" + id + "'");
-    if (info->status == "failed")
-        throw bad_request("document '" + id + "' failed: " + info->error, "document_id");
-    auto chat = new_chat(true, info->owner);
-    chat->load_document(info->text, progress_logger(job, 0, info->tokens), &job.cancel, info->system_prompt);
+    const DocumentInfo info = answerable_document(id, "document_id");
+    auto chat = new_chat(true, info.owner);
+    chat->load_document(info.text, progress_logger(job, 0, info.tokens), &job.cancel, info.system_prompt);
     source = chat->served_from_cache() ? "kv-cache" : "new";
-    auto held = hold_document(job, *info, std::move(chat));
+    auto held = hold_document(job, info, std::move(chat));
     sessions_.insert(held);
     return held;
 }

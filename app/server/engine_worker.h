@@ -54,6 +54,11 @@ private:
     void run_document_prefill(Job& job);  // POST /v1/documents
     // `owner`'s K/V cache files are its own: the owner is mixed into the cache key.
     std::unique_ptr<DocumentChat> new_chat(bool cacheable, const std::string& owner);
+    // A document the request names (`field`: its request field, for the error), or 404 / 400 in
+    // words when it is unknown or its prefill failed.
+    DocumentInfo answerable_document(const std::string& id, const char* field) const;
+    // A held session taken by this request: another client's turns after the document are forgotten.
+    static void hand_over(HeldSession& held, const Job& job);
     std::shared_ptr<HeldSession> explicit_session(Job& job, std::string& source);
     // Several documents ("document_ids"): their held set session, or one built from the longest
     // leading subset held (prefilling only the rest), from the K/V cache, or by a prefill.
